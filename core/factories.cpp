@@ -1,0 +1,109 @@
+#include "core/factories.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+#include "core/dispatch.h"
+
+namespace tg {
+
+namespace {
+
+void check_shape(const Shape& shape, const char* op) {
+  if (shape.size() > 16) throw Error(op, fmt::format("at most 16 dims, got {}", shape_str(shape)));
+  for (int64_t d : shape)
+    if (d < 0) throw Error(op, fmt::format("negative size in shape {}", shape_str(shape)));
+}
+
+// Builds a tensor on the host from a generator of element i, then moves it to `device`.
+template <class Fill>
+Tensor host_filled(const Shape& shape, DType dtype, Device device, Fill fill) {
+  Tensor host = empty(shape, dtype, kCPU);
+  dispatch_all(dtype, [&](auto zero) {
+    using T = decltype(zero);
+    T* p = host.data<T>();
+    const int64_t n = host.numel();
+#pragma omp parallel for if (n > (1 << 15))
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(fill(i));
+  });
+  return to_device_copy(host, device);
+}
+
+}  // namespace
+
+Tensor empty(const Shape& shape, DType dtype, Device device) {
+  check_shape(shape, "empty");
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(numel(shape) * element_size(dtype), device);
+  impl->shape = shape;
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  impl->id = next_tensor_id();
+  return Tensor(std::move(impl));
+}
+
+Tensor full(const Shape& shape, double value, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  fill_(t, value);
+  return t;
+}
+Tensor zeros(const Shape& shape, DType dtype, Device device) { return full(shape, 0, dtype, device); }
+Tensor ones(const Shape& shape, DType dtype, Device device) { return full(shape, 1, dtype, device); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), t.dtype(), t.device()); }
+Tensor ones_like(const Tensor& t) { return ones(t.shape(), t.dtype(), t.device()); }
+Tensor full_like(const Tensor& t, double value) { return full(t.shape(), value, t.dtype(), t.device()); }
+Tensor empty_like(const Tensor& t) { return empty(t.shape(), t.dtype(), t.device()); }
+
+Tensor arange(double start, double end, double step, DType dtype, Device device) {
+  if (step == 0 || !std::isfinite(start) || !std::isfinite(end))
+    throw Error("arange", fmt::format("invalid range start={} end={} step={}", start, end, step));
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((end - start) / step)));
+  return host_filled({n}, dtype, device, [&](int64_t i) { return start + step * static_cast<double>(i); });
+}
+Tensor arange(int64_t n, DType dtype, Device device) { return arange(0, static_cast<double>(n), 1, dtype, device); }
+
+Tensor rand(const Shape& shape, DType dtype, Device device, Generator& gen, double low, double high) {
+  check_shape(shape, "rand");
+  check_floating(empty({}, dtype), "rand", "dtype");
+  const uint64_t seed = gen.seed(), offset = gen.reserve(numel(shape), 4);
+  return host_filled(shape, dtype, device, [&](int64_t i) {
+    return low + (high - low) * (1.0 - uniform_at(seed, offset, static_cast<uint64_t>(i)));
+  });
+}
+
+Tensor randn(const Shape& shape, DType dtype, Device device, Generator& gen, double mean, double std) {
+  check_shape(shape, "randn");
+  check_floating(empty({}, dtype), "randn", "dtype");
+  const uint64_t seed = gen.seed(), offset = gen.reserve(numel(shape), 2);
+  return host_filled(shape, dtype, device, [&](int64_t i) {
+    return mean + std * normal_at(seed, offset, static_cast<uint64_t>(i));
+  });
+}
+
+Tensor tensor(const std::vector<double>& values, const Shape& shape, DType dtype, Device device) {
+  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
+  if (numel(s) != static_cast<int64_t>(values.size()))
+    throw Error("tensor", fmt::format("{} values do not fill shape {} ({} elements)", values.size(),
+                                      shape_str(s), numel(s)));
+  return host_filled(s, dtype, device, [&](int64_t i) { return values[i]; });
+}
+Tensor tensor(std::initializer_list<double> values, const Shape& shape, DType dtype, Device device) {
+  return tensor(std::vector<double>(values), shape, dtype, device);
+}
+Tensor tensor_i64(const std::vector<int64_t>& values, const Shape& shape, Device device) {
+  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
+  if (numel(s) != static_cast<int64_t>(values.size()))
+    throw Error("tensor_i64", fmt::format("{} values do not fill shape {}", values.size(), shape_str(s)));
+  return host_filled(s, kI64, device, [&](int64_t i) { return values[i]; });
+}
+Tensor tensor_bool(const std::vector<bool>& values, const Shape& shape, Device device) {
+  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
+  if (numel(s) != static_cast<int64_t>(values.size()))
+    throw Error("tensor_bool", fmt::format("{} values do not fill shape {}", values.size(), shape_str(s)));
+  return host_filled(s, kBool, device, [&](int64_t i) { return values[i] ? 1 : 0; });
+}
+Tensor scalar(double value, DType dtype, Device device) { return full({}, value, dtype, device); }
+
+}  // namespace tg

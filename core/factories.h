@@ -1,0 +1,40 @@
+#pragma once
+// Making tensors. Every factory takes the shape first, then dtype (default float32), then
+// device (default cpu). Random factories draw from a Generator (default: the global one).
+#include <initializer_list>
+#include <vector>
+
+#include "core/rng.h"
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor empty(const Shape& shape, DType dtype = kF32, Device device = kCPU);  // uninitialised
+Tensor zeros(const Shape& shape, DType dtype = kF32, Device device = kCPU);
+Tensor ones(const Shape& shape, DType dtype = kF32, Device device = kCPU);
+Tensor full(const Shape& shape, double value, DType dtype = kF32, Device device = kCPU);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, double value);
+Tensor empty_like(const Tensor& t);
+
+// start, start+step, ... < end (like Python's range); arange(n) = 0..n-1 as int64.
+Tensor arange(double start, double end, double step = 1, DType dtype = kF32, Device device = kCPU);
+Tensor arange(int64_t n, DType dtype = kI64, Device device = kCPU);
+
+// Uniform in [low, high) and standard normal N(mean, std^2).
+Tensor rand(const Shape& shape, DType dtype = kF32, Device device = kCPU,
+            Generator& gen = default_generator(), double low = 0, double high = 1);
+Tensor randn(const Shape& shape, DType dtype = kF32, Device device = kCPU,
+             Generator& gen = default_generator(), double mean = 0, double std = 1);
+
+// From values, row-major; the shape defaults to 1-D and must match the count.
+Tensor tensor(const std::vector<double>& values, const Shape& shape = {}, DType dtype = kF32,
+              Device device = kCPU);
+Tensor tensor(std::initializer_list<double> values, const Shape& shape = {}, DType dtype = kF32,
+              Device device = kCPU);
+Tensor tensor_i64(const std::vector<int64_t>& values, const Shape& shape = {}, Device device = kCPU);
+Tensor tensor_bool(const std::vector<bool>& values, const Shape& shape = {}, Device device = kCPU);
+Tensor scalar(double value, DType dtype = kF32, Device device = kCPU);  // shape ()
+
+}  // namespace tg

@@ -1,0 +1,158 @@
+#include "core/tape.h"
+
+#include <atomic>
+
+#include "core/copy.h"
+#include "core/grad_mode.h"
+
+namespace tg {
+
+namespace {
+thread_local bool grad_enabled = true;
+thread_local bool anomaly_enabled = false;
+
+TensorRecord record_of(const Tensor& t) { return {t.id(), t.shape(), t.dtype(), t.device(), t.name()}; }
+
+std::string record_str(const TensorRecord& r) {
+  return fmt::format("{}{}", r.name.empty() ? "" : r.name + " ", shape_str(r.shape));
+}
+}  // namespace
+
+bool GradMode::enabled() { return grad_enabled; }
+void GradMode::set_enabled(bool on) { grad_enabled = on; }
+bool AnomalyMode::enabled() { return anomaly_enabled; }
+void AnomalyMode::set_enabled(bool on) { anomaly_enabled = on; }
+
+std::string Entry::str() const {
+  std::vector<std::string> ins, outs, saves, attrs;
+  for (const auto& in : inputs) ins.push_back(record_str(in.record) + (in.requires_grad ? "" : " const"));
+  for (const auto& out : outputs) outs.push_back(shape_str(out.shape));
+  for (const auto& s : saved) saves.push_back(s.name);
+  for (const auto& [key, value] : attributes) attrs.push_back(key + "=" + value);
+  std::string line = fmt::format("#{:<3} {}({}{}{}) -> {}", index, op, fmt::join(ins, ", "),
+                                 attrs.empty() ? "" : "; ", fmt::join(attrs, ", "), fmt::join(outs, ", "));
+  if (!saves.empty()) line += fmt::format("  saved: {}", fmt::join(saves, ", "));
+  if (released) line += "  [released]";
+  return line;
+}
+
+const Tensor& BackwardContext::saved(std::string_view name) const {
+  for (const auto& s : entry_.saved)
+    if (s.name == name) return s.tensor;
+  throw Error(entry_.op, fmt::format("backward rule asked for saved tensor '{}', which tape entry #{} "
+                                     "does not hold", name, entry_.index));
+}
+
+std::vector<std::shared_ptr<Entry>> Tape::entries() const {
+  std::vector<std::shared_ptr<Entry>> live;
+  for (const auto& weak : entries_)
+    if (auto e = weak.lock()) live.push_back(std::move(e));
+  return live;
+}
+
+void Tape::clear() {
+  entries_.clear();
+  next_index_ = 0;
+}
+
+void Tape::append(const std::shared_ptr<Entry>& entry) {
+  entry->index = next_index_++;
+  entries_.push_back(entry);
+  if (entries_.size() >= compact_at_) {  // drop entries whose graphs are gone
+    std::erase_if(entries_, [](const auto& weak) { return weak.expired(); });
+    compact_at_ = std::max<size_t>(1024, 2 * entries_.size());
+  }
+}
+
+std::string Tape::to_dot() const {
+  std::string dot = "digraph tape {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n";
+  std::vector<int64_t> drawn;
+  auto tensor_node = [&](const TensorRecord& r, bool leaf) {
+    if (std::find(drawn.begin(), drawn.end(), r.id) != drawn.end()) return;
+    drawn.push_back(r.id);
+    dot += fmt::format("  t{} [shape=box{}, label=\"{}{}\"];\n", r.id, leaf ? ", style=filled" : "",
+                       r.name.empty() ? "" : r.name + "\\n", shape_str(r.shape));
+  };
+  for (const auto& e : entries()) {
+    dot += fmt::format("  op{} [label=\"#{} {}\"];\n", e->index, e->index, e->op);
+    for (const auto& in : e->inputs) {
+      tensor_node(in.record, in.producer == nullptr);
+      dot += fmt::format("  t{} -> op{};\n", in.record.id, e->index);
+    }
+    for (const auto& out : e->outputs) {
+      tensor_node(out, false);
+      dot += fmt::format("  op{} -> t{};\n", e->index, out.id);
+    }
+  }
+  return dot + "}\n";
+}
+
+Tape& tape() {
+  thread_local Tape t;
+  return t;
+}
+
+Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& outputs) {
+  if (AnomalyMode::enabled()) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (all_finite(outputs[i])) continue;
+      std::vector<std::string> shapes;
+      for (const auto& in : inputs) shapes.push_back(in.defined() ? in.describe() : "none");
+      std::string where = GradMode::enabled() ? fmt::format("tape entry #{} ", tape().next_index())
+                                              : std::string("an unrecorded call of ");
+      throw Error(op, fmt::format("anomaly: {}'{}' produced NaN or Inf in output {} {}; inputs: {}", where,
+                                  op, i, shape_str(outputs[i].shape()), fmt::join(shapes, ", ")));
+    }
+  }
+  if (!GradMode::enabled()) return;
+  bool any = false;
+  for (const auto& in : inputs) any = any || (in.defined() && in.requires_grad());
+  if (!any) return;
+
+  entry_ = std::make_shared<Entry>();
+  static std::atomic<uint64_t> seq{0};
+  entry_->seq = ++seq;
+  entry_->op = std::move(op);
+  for (const auto& in : inputs) {
+    EntryInput e;
+    if (in.defined()) {
+      e.record = record_of(in);
+      e.requires_grad = in.requires_grad();
+      e.producer = in.producer();
+      e.output_index = in.impl()->output_index;
+      if (in.requires_grad() && in.is_leaf()) e.leaf = in.impl_ptr();
+    }
+    entry_->inputs.push_back(std::move(e));
+  }
+  for (const auto& out : outputs) entry_->outputs.push_back(record_of(out));
+  outputs_ = outputs;
+}
+
+Recorder& Recorder::save(std::string name, const Tensor& t) {
+  // Saved detached: a saved output must not own its own producer (that would be a cycle).
+  entry_->saved.push_back({std::move(name), t.defined() ? t.detach() : t,
+                           t.defined() ? t.storage()->version() : 0});
+  return *this;
+}
+
+void Recorder::backward(BackwardRule rule) {
+  entry_->backward = std::move(rule);
+  tape().append(entry_);
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    TensorImpl* out = outputs_[i].impl();
+    if (!is_floating(out->dtype)) continue;  // index outputs (argmax) carry no gradient
+    out->requires_grad = true;
+    out->producer = entry_;
+    out->output_index = static_cast<int>(i);
+  }
+}
+
+}  // namespace tg
+
+auto fmt::formatter<tg::Tape>::format(const tg::Tape& tape, format_context& ctx) const
+    -> decltype(ctx.out()) {
+  std::string text;
+  for (const auto& e : tape.entries()) text += e->str() + "\n";
+  if (text.empty()) text = "(empty tape)\n";
+  return fmt::formatter<std::string_view>::format(text, ctx);
+}

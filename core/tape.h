@@ -1,0 +1,134 @@
+#pragma once
+// The tape: every differentiable op that sees an input requiring grad appends one Entry, in
+// execution order. backward() walks the entries from last to first (core/backward.h).
+//
+// An Entry is data first: its index, the op's name, its inputs' and outputs' ids and shapes,
+// its named saved tensors and printable attributes. The backward rule is the only code in it.
+//
+// Ownership: an output tensor owns its producing entry, and an entry owns the entries that
+// produced its inputs, so a graph lives exactly as long as the tensors computed from it. The
+// Tape itself only lists entries (weakly) in order, for printing, DOT export and stepping.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/tensor.h"
+
+namespace tg {
+
+struct TensorRecord {  // what the tape keeps of a tensor: enough to print and to check shapes
+  int64_t id = 0;
+  Shape shape;
+  DType dtype = kF32;
+  Device device;
+  std::string name;
+};
+
+struct EntryInput {
+  TensorRecord record;
+  bool requires_grad = false;
+  std::shared_ptr<Entry> producer;   // entry that made this input (null for leaves)
+  int output_index = 0;              // which of producer's outputs
+  std::shared_ptr<TensorImpl> leaf;  // the leaf whose .grad accumulates (null otherwise)
+};
+
+struct SavedTensor {
+  std::string name;
+  Tensor tensor;
+  uint64_t version = 0;  // storage version when saved; a later in-place write is an error
+};
+
+class BackwardContext;
+using TensorList = std::vector<Tensor>;
+// One gradient per input (an undefined Tensor where an input needs none).
+using BackwardRule = std::function<TensorList(const BackwardContext&)>;
+
+struct Entry {
+  int64_t index = 0;  // position on the tape since it was last cleared
+  uint64_t seq = 0;   // global execution order (never reset)
+  std::string op;
+  std::vector<EntryInput> inputs;
+  std::vector<TensorRecord> outputs;
+  std::vector<SavedTensor> saved;
+  std::vector<std::pair<std::string, std::string>> attributes;  // {"dim", "1"}
+  BackwardRule backward;
+  bool released = false;  // a backward without retain_graph went through it
+
+  std::string str() const;  // one line: "#3 matmul(x (2,3), w (3,4)) -> (2,4)  saved: a, b"
+};
+
+// What a backward rule sees: the gradients of the entry's outputs and its saved tensors.
+class BackwardContext {
+ public:
+  BackwardContext(const Entry& entry, TensorList grad_outputs)
+      : entry_(entry), grad_outputs_(std::move(grad_outputs)) {}
+  const Tensor& grad(int output = 0) const { return grad_outputs_.at(output); }
+  const Tensor& saved(std::string_view name) const;
+  const Shape& input_shape(int input) const { return entry_.inputs.at(input).record.shape; }
+  DType input_dtype(int input) const { return entry_.inputs.at(input).record.dtype; }
+  bool needs_grad(int input) const { return entry_.inputs.at(input).requires_grad; }
+  const Entry& entry() const { return entry_; }
+
+ private:
+  const Entry& entry_;
+  TensorList grad_outputs_;
+};
+
+class Tape {
+ public:
+  // Live entries in execution order.
+  std::vector<std::shared_ptr<Entry>> entries() const;
+  void clear();  // forgets the listing (graphs stay valid) and restarts numbering at 0
+  std::string to_dot() const;  // Graphviz: tensors as boxes, ops as ellipses
+
+  // Used by Recorder.
+  void append(const std::shared_ptr<Entry>& entry);
+  int64_t next_index() const { return next_index_; }
+
+ private:
+  std::vector<std::weak_ptr<Entry>> entries_;
+  int64_t next_index_ = 0;
+  size_t compact_at_ = 1024;
+};
+
+Tape& tape();  // this thread's tape
+
+// How an op records itself:
+//
+//   Recorder rec("mul", {a, b}, {out});   // checks outputs in anomaly mode
+//   if (rec) {                            // false when nothing needs a gradient
+//     rec.save("a", a).save("b", b);
+//     rec.backward([](const BackwardContext& ctx) -> TensorList { ... });
+//   }
+class Recorder {
+ public:
+  Recorder(std::string op, const TensorList& inputs, const TensorList& outputs);
+  explicit operator bool() const { return entry_ != nullptr; }
+  Recorder& save(std::string name, const Tensor& t);
+  template <class V> Recorder& attr(std::string name, const V& value) {
+    entry_->attributes.emplace_back(std::move(name), fmt::format("{}", value));
+    return *this;
+  }
+  void backward(BackwardRule rule);  // commits the entry to the tape and links the outputs
+
+ private:
+  std::shared_ptr<Entry> entry_;
+  TensorList outputs_;
+};
+
+}  // namespace tg
+
+template <> struct fmt::formatter<tg::Tape> : fmt::formatter<std::string_view> {
+  auto format(const tg::Tape& tape, format_context& ctx) const -> decltype(ctx.out());
+};
+template <> struct fmt::formatter<tg::Entry> : fmt::formatter<std::string_view> {
+  auto format(const tg::Entry& e, format_context& ctx) const -> decltype(ctx.out()) {
+    return fmt::formatter<std::string_view>::format(e.str(), ctx);
+  }
+};

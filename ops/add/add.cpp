@@ -1,0 +1,25 @@
+#include "ops/add/add.h"
+
+#include "core/cuda/cuda_only.h"
+#include "core/tape.h"
+#include "ops/common/elementwise.h"
+#include "ops/sum/sum.h"
+
+namespace tg {
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_output(a, b, "add");
+  if (out.is_cuda())
+    TG_CUDA_ONLY(add_forward_cuda(out, a, b));
+  else
+    add_forward_cpu(out, a, b);
+  if (Recorder rec("add", {a, b}, {out}); rec)
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      return {sum_to(ctx.grad(), ctx.input_shape(0)), sum_to(ctx.grad(), ctx.input_shape(1))};
+    });
+  return out;
+}
+
+Tensor add(const Tensor& a, double b) { return add(a, scalar_like(a, b)); }
+
+}  // namespace tg

@@ -1,0 +1,17 @@
+#include "ops/contiguous/contiguous.h"
+
+#include "core/copy.h"
+#include "core/tape.h"
+
+namespace tg {
+
+Tensor contiguous(const Tensor& x) {
+  check_defined(x, "contiguous", "x");
+  if (x.is_contiguous()) return x;
+  Tensor out = contiguous_copy(x);
+  if (Recorder rec("contiguous", {x}, {out}); rec)
+    rec.backward([](const BackwardContext& ctx) -> TensorList { return {ctx.grad()}; });
+  return out;
+}
+
+}  // namespace tg

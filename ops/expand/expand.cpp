@@ -1,0 +1,29 @@
+#include "ops/expand/expand.h"
+
+#include "core/tape.h"
+#include "ops/sum/sum.h"
+
+namespace tg {
+
+Tensor expand(const Tensor& x, Shape shape) {
+  check_defined(x, "expand", "x");
+  const int64_t lead = static_cast<int64_t>(shape.size()) - x.dim();
+  if (lead < 0)
+    throw Error("expand", fmt::format("cannot expand x {} to fewer dims {}", shape_str(x.shape()), shape_str(shape)));
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (shape[d] == -1 && d >= lead) shape[d] = x.size(d - lead);
+    bool ok = shape[d] >= 0 && (d < lead || x.size(d - lead) == 1 || x.size(d - lead) == shape[d]);
+    if (!ok)
+      throw Error("expand", fmt::format("x {} cannot be expanded to {} (dim {})", shape_str(x.shape()),
+                                        shape_str(shape), d));
+  }
+  if (shape == x.shape()) return x;
+  Tensor out = make_view(x, shape, broadcast_strides(x.shape(), x.strides(), shape), x.offset());
+  if (Recorder rec("expand", {x}, {out}); rec) {
+    rec.attr("shape", shape_str(shape));
+    rec.backward([](const BackwardContext& ctx) -> TensorList { return {sum_to(ctx.grad(), ctx.input_shape(0))}; });
+  }
+  return out;
+}
+
+}  // namespace tg

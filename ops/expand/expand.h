@@ -1,0 +1,12 @@
+#pragma once
+// expand: a broadcast view of x as `shape` (no copy; stride 0 on expanded dims).
+//   x (s...) -> out (shape), numpy broadcasting rules; -1 keeps a dim's size
+// Backward:
+//   dx = sum_to(grad, x.shape)
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor expand(const Tensor& x, Shape shape);
+
+}  // namespace tg

@@ -1,0 +1,53 @@
+#include "ops/reshape/reshape.h"
+
+#include "core/tape.h"
+#include "ops/contiguous/contiguous.h"
+
+namespace tg {
+
+namespace {
+
+// Resolves a -1 and checks the element count.
+Shape infer_shape(const Tensor& x, Shape shape, const char* op) {
+  int64_t known = 1, infer = -1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      if (infer >= 0) throw Error(op, fmt::format("only one dim can be -1, got {}", shape_str(shape)));
+      infer = static_cast<int64_t>(d);
+    } else if (shape[d] < 0) {
+      throw Error(op, fmt::format("invalid size {} in {}", shape[d], shape_str(shape)));
+    } else {
+      known *= shape[d];
+    }
+  }
+  if (infer >= 0 && known != 0 && x.numel() % known == 0) shape[infer] = x.numel() / known;
+  if (numel(shape) != x.numel() || (infer >= 0 && known == 0))
+    throw Error(op, fmt::format("shape {} is invalid for input x {} of {} elements", shape_str(shape),
+                                shape_str(x.shape()), x.numel()));
+  return shape;
+}
+
+}  // namespace
+
+Tensor view(const Tensor& x, Shape shape) {
+  check_defined(x, "view", "x");
+  shape = infer_shape(x, std::move(shape), "view");
+  if (!x.is_contiguous())
+    throw Error("view", fmt::format("x {} with strides {} is not contiguous; use reshape() or "
+                                    "contiguous() first", shape_str(x.shape()), shape_str(x.strides())));
+  Tensor out = make_view(x, shape, contiguous_strides(shape), x.offset());
+  if (Recorder rec("view", {x}, {out}); rec) {
+    rec.attr("shape", shape_str(shape));
+    rec.backward([](const BackwardContext& ctx) -> TensorList { return {reshape(ctx.grad(), ctx.input_shape(0))}; });
+  }
+  return out;
+}
+
+Tensor reshape(const Tensor& x, Shape shape) {
+  check_defined(x, "reshape", "x");
+  return view(x.is_contiguous() ? x : contiguous(x), infer_shape(x, std::move(shape), "reshape"));
+}
+
+Tensor flatten(const Tensor& x) { return reshape(x, {-1}); }
+
+}  // namespace tg

@@ -1,0 +1,15 @@
+#pragma once
+// reshape / view: the same elements in a new shape (row-major order). One dim may be -1.
+//   x (s...) -> out (t...) with numel equal
+// view never copies and requires a contiguous x; reshape views when it can, else copies.
+// Backward:
+//   dx = reshape(grad, x.shape)
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor reshape(const Tensor& x, Shape shape);
+Tensor view(const Tensor& x, Shape shape);
+Tensor flatten(const Tensor& x);  // (numel,)
+
+}  // namespace tg

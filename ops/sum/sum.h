@@ -1,0 +1,23 @@
+#pragma once
+// sum: adds up elements over some dims (or all of them).
+//   x (d0, ..., dn-1), dims {k...} -> out with each dim k removed (keepdim: kept as size 1)
+// Backward:
+//   dx = expand(grad reshaped with the summed dims as size 1, x.shape)
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor sum(const Tensor& x);  // all elements -> shape ()
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
+
+// Reduces a broadcast gradient back to `shape`: sums the leading dims that broadcasting added
+// and the dims where `shape` has size 1. Differentiable (it is sum + reshape).
+Tensor sum_to(const Tensor& grad, const Shape& shape);
+
+// Kernel: out = sum of x over the dims where out_keepdim_shape has size 1 and x does not
+// (= writes). out is contiguous with x's rank (keepdim layout).
+void sum_forward_cpu(const Tensor& out, const Tensor& x);
+
+}  // namespace tg

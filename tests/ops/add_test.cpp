@@ -1,0 +1,19 @@
+#include "test_util.h"
+
+using namespace tg;
+using namespace tg::test;
+
+TEST_CASE("add: hand-worked forward with broadcasting") {
+  Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = tensor({10, 20, 30});
+  require_values(add(a, b), {11, 22, 33, 14, 25, 36});
+  require_values(a + 1.5, {2.5, 3.5, 4.5, 5.5, 6.5, 7.5});
+}
+
+TG_GRADCHECK_TEST("add") {
+  auto fn = [](const std::vector<Tensor>& in) { return add(in[0], in[1]); };
+  require_gradcheck("add", fn, {rand64({2, 3}, 1), rand64({2, 3}, 2)});
+  require_gradcheck("add", fn, {rand64({2, 3}, 1), rand64({3}, 2)});
+  require_gradcheck("add", fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
+  require_gradcheck("add", fn, {noncontig64({3, 4}, 1), rand64({1, 4}, 2)});
+}

@@ -1,0 +1,42 @@
+#pragma once
+// Helpers shared by the test files.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tapegrad.h"
+
+namespace tg::test {
+
+// Registers `op` as having a gradcheck test (see TG_GRADCHECK_TEST) and returns true.
+bool register_gradcheck_test(const std::string& op);
+const std::set<std::string>& gradcheck_tested_ops();
+
+// Runs gradcheck and requires that it passes and that `op` was on the checked tape.
+void require_gradcheck(const std::string& op, const GradcheckFn& fn, const std::vector<Tensor>& inputs,
+                       const GradcheckOptions& options = {});
+
+// f64 tensor of `shape` with values drawn from a fixed seed, requiring grad.
+Tensor rand64(const Shape& shape, uint64_t seed, double low = -1, double high = 1);
+// A non-contiguous f64 tensor of `shape` (a transposed view of a contiguous one), requiring grad.
+Tensor noncontig64(const Shape& shape, uint64_t seed);
+
+// Elementwise closeness, with the worst element in the failure message.
+void require_close(const Tensor& actual, const Tensor& expected, double atol = 1e-6, double rtol = 1e-5);
+void require_values(const Tensor& actual, const std::vector<double>& expected, double atol = 1e-6);
+
+// GPU cases: true when a GPU is present; otherwise counts the skip and returns false.
+bool gpu_available_or_skip();
+int skipped_gpu_cases();
+
+}  // namespace tg::test
+
+#define TG_CONCAT_INNER(a, b) a##b
+#define TG_CONCAT(a, b) TG_CONCAT_INNER(a, b)
+// A doctest case named "gradcheck <op>" that also records, before main runs, that <op> has
+// one. tests/ops/coverage_test.cpp fails for any op folder without such a case.
+#define TG_GRADCHECK_TEST(op)                                                                   \
+  static const bool TG_CONCAT(tg_gradcheck_registered_, __LINE__) = ::tg::test::register_gradcheck_test(op); \
+  TEST_CASE("gradcheck " op)
