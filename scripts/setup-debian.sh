@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what tapegrad needs to build and test on Debian 12, skipping what is already there.
+# Run as root (or with sudo available). The CUDA toolkit is optional and not installed here:
+# when /usr/local/cuda exists the GPU backend is compiled too.
+set -euo pipefail
+
+packages=(cmake g++ ninja-build libfmt-dev doctest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup-debian: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
