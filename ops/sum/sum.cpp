@@ -1,51 +1,24 @@
 #include "ops/sum/sum.h"
 
-#include <algorithm>
-
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/reduce.h"
 #include "ops/expand/expand.h"
 #include "ops/reshape/reshape.h"
 
 namespace tg {
 
-namespace {
-
-// The output shape with reduced dims kept as size 1.
-Shape keepdim_shape(const Tensor& x, const std::vector<int64_t>& dims, const char* op) {
-  Shape shape = x.shape();
-  std::vector<bool> seen(x.dim(), false);
-  for (int64_t d : dims) {
-    int64_t k = wrap_dim(d, x.dim(), op, x.shape());
-    if (x.dim() == 0) continue;
-    if (seen[k]) throw Error(op, fmt::format("dim {} appears twice in dims for shape {}", d, shape_str(x.shape())));
-    seen[k] = true;
-    shape[k] = 1;
-  }
-  return shape;
-}
-
-}  // namespace
-
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   check_floating(x, "sum", "x");
-  Shape keep = keepdim_shape(x, dims, "sum");
-  Tensor out = empty(keep, x.dtype(), x.device());
+  ReduceShape r = reduce_shape(x, dims, keepdim, "sum");
+  Tensor out = empty(r.keep, x.dtype(), x.device());
   if (x.is_cuda())
     throw Error("sum", "no CUDA kernel yet for sum");
   sum_forward_cpu(out, x);
-  if (!keepdim) {
-    Shape squeezed;
-    for (size_t d = 0; d < keep.size(); ++d)
-      if (std::find_if(dims.begin(), dims.end(), [&](int64_t k) {
-            return wrap_dim(k, x.dim(), "sum", x.shape()) == static_cast<int64_t>(d);
-          }) == dims.end())
-        squeezed.push_back(keep[d]);
-    out = make_view(out, squeezed, contiguous_strides(squeezed), 0);
-  }
+  if (!keepdim) out = make_view(out, r.out, contiguous_strides(r.out), 0);  // drop the reduced dims
   if (Recorder rec("sum", {x}, {out}); rec) {
     rec.attr("dims", fmt::format("[{}]", fmt::join(dims, ","))).attr("keepdim", keepdim);
-    rec.backward([keep](const BackwardContext& ctx) -> TensorList {
+    rec.backward([keep = r.keep](const BackwardContext& ctx) -> TensorList {
       return {expand(reshape(ctx.grad(), keep), ctx.input_shape(0))};
     });
   }
@@ -54,9 +27,7 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 
 Tensor sum(const Tensor& x) {
   check_floating(x, "sum", "x");
-  std::vector<int64_t> all(x.dim());
-  for (int64_t d = 0; d < x.dim(); ++d) all[d] = d;
-  return sum(x, all, false);
+  return sum(x, all_dims(x), false);
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {
@@ -66,8 +37,12 @@ Tensor sum_to(const Tensor& grad, const Shape& shape) {
     throw Error("sum_to", fmt::format("cannot reduce {} to the larger rank {}", shape_str(grad.shape()),
                                       shape_str(shape)));
   std::vector<int64_t> dims;
-  for (int64_t d = 0; d < grad.dim(); ++d)
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d >= lead && shape[d - lead] != 1 && shape[d - lead] != grad.size(d))
+      throw Error("sum_to", fmt::format("cannot reduce {} to {} (dim {}: {} vs {})", shape_str(grad.shape()),
+                                        shape_str(shape), d, grad.size(d), shape[d - lead]));
     if (d < lead || (shape[d - lead] == 1 && grad.size(d) != 1)) dims.push_back(d);
+  }
   return reshape(sum(grad, dims, true), shape);
 }
 
