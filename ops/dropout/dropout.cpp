@@ -1,0 +1,37 @@
+#include "ops/dropout/dropout.h"
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+#include "core/factories.h"
+#include "core/tape.h"
+
+namespace tg {
+
+Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {
+  check_floating(x, "dropout", "x");
+  if (!(p >= 0 && p <= 1))  // also rejects NaN
+    throw Error("dropout", fmt::format("p must be in [0, 1], got {} (x {})", p, x.describe()));
+  if (!training || p == 0) return x;
+  if (x.is_cuda())
+    throw Error("dropout", "no CUDA kernel yet (x " + x.describe() + " is on " + x.device().str() + ")");
+
+  const double scale = p < 1 ? 1 / (1 - p) : 0;
+  const uint64_t offset = gen.reserve(static_cast<uint64_t>(x.numel()), 4);
+  Tensor out = empty(x.shape(), x.dtype(), x.device());
+  Tensor keep = empty(x.shape(), kBool, x.device());
+  dropout_forward_cpu(out, keep, x.is_contiguous() ? x : contiguous_copy(x), gen.seed(), offset, p, scale);
+
+  if (Recorder rec("dropout", {x}, {out}); rec) {
+    rec.save("keep", keep).attr("p", p);
+    rec.backward([scale](const BackwardContext& ctx) -> TensorList {
+      const Tensor& g = ctx.grad();
+      Tensor dx = empty(ctx.input_shape(0), ctx.input_dtype(0), g.device());
+      dropout_backward_cpu(dx, ctx.saved("keep"), g.is_contiguous() ? g : contiguous_copy(g), scale);
+      return {dx};
+    });
+  }
+  return out;
+}
+
+}  // namespace tg

@@ -1,0 +1,31 @@
+#pragma once
+// layer_norm: normalises every row of x over its trailing dims (PyTorch's F.layer_norm).
+//   x (..., normalized_shape), weight/bias (normalized_shape) optional -> out like x
+//   N = numel of the leading dims (rows), C = numel(normalized_shape)
+//   mean = sum_c x[n,c] / C,  rstd = 1 / sqrt(sum_c (x[n,c] - mean)^2 / C + eps)   (biased variance)
+//   norm = (x - mean) * rstd,  out = norm * weight + bias
+// mean and rstd have x's leading dims (shape () when x has no leading dims); they are saved.
+// Backward (w = weight, or 1 without one; sums over the row's C elements):
+//   dnorm   = grad * w
+//   dx      = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm))
+//   dweight = sum over rows of grad * norm
+//   dbias   = sum over rows of grad
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
+
+// Kernels; every tensor contiguous; weight, bias undefined = none.
+// out (N,C), mean/rstd (N) = writes; mean and variance of each row in two passes in double.
+void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                            const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps);
+// dx (N,C), dweight (C), dbias (C) = writes; an undefined one is not computed. Parallel over
+// rows for dx and over columns for dweight/dbias (each column sums its rows in order: no
+// races, and the same result with any number of threads).
+void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
+                             const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
+                             int64_t N, int64_t C);
+
+}  // namespace tg

@@ -1,0 +1,145 @@
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <omp.h>
+
+#include "ops/dropout/dropout.h"
+#include "test_util.h"
+
+using namespace tg;
+using namespace tg::test;
+
+namespace {
+
+// How many elements of a dropout output are non-zero (the input has no zeros).
+int64_t count_kept(const Tensor& out) {
+  int64_t kept = 0;
+  for (double v : to_dtype_copy(out, kF64).to_vector<double>()) kept += v != 0;
+  return kept;
+}
+
+}  // namespace
+
+TEST_CASE("dropout: hand-worked forward and backward, mask from uniform_at") {
+  // p = 0.75: a kept element is scaled by 1 / (1 - 0.75) = 4; element i is kept exactly when
+  // uniform_at(seed, 0, i) > 0.75 (the generator starts at offset 0).
+  Tensor x = tensor({1, -2, 3, 0.5, 10, -7, 2, 8, 6}, {3, 3}, kF64);
+  x.requires_grad_();
+  Generator gen(42);
+  Tensor y = dropout(x, 0.75, true, gen);
+  CHECK(gen.offset() == 3);  // 9 elements, 4 per Philox counter: ceil(9 / 4) counters
+  std::vector<double> xv = x.to_vector<double>(), expected(9), expected_dx(9);
+  int kept = 0;
+  for (uint64_t i = 0; i < 9; ++i) {
+    bool keep = uniform_at(42, 0, i) > 0.75;
+    kept += keep;
+    expected[i] = keep ? 4 * xv[i] : 0;
+    expected_dx[i] = keep ? 4 * 0.5 : 0;  // grad 0.5 everywhere
+  }
+  CHECK(kept > 0);
+  CHECK(kept < 9);
+  require_values(y, expected, 1e-12);
+  CHECK(y.producer()->str().find("saved: keep") != std::string::npos);
+  y.backward(full({3, 3}, 0.5, kF64));
+  require_values(x.grad(), expected_dx, 1e-12);
+}
+
+TEST_CASE("dropout: keeps about 1-p of 100k elements, scaled by 1/(1-p)") {
+  Generator gen(3);
+  Tensor x = ones({100000});
+  for (double p : {0.1, 0.5, 0.9}) {
+    CAPTURE(p);
+    Tensor y = dropout(x, p, true, gen);
+    // Binomial standard deviation is at most 0.0016 here; 0.01 is more than 6 of them.
+    CHECK(std::abs(count_kept(y) / 1e5 - (1 - p)) < 0.01);
+    double worst = 0;  // largest relative distance of a kept value from 1/(1-p)
+    for (float v : y.to_vector<float>())
+      if (v != 0) worst = std::max(worst, std::abs(v * (1 - p) - 1));
+    CHECK(worst < 1e-6);
+  }
+}
+
+TEST_CASE("dropout: the mask depends on the seed and offset only, not on the thread count") {
+  Tensor x = ones({100001});  // above the parallel grain, and not a multiple of 4
+  Generator a(5), b(5);
+  std::vector<float> first = dropout(x, 0.3, true, a).to_vector<float>();
+  CHECK(dropout(x, 0.3, true, b).to_vector<float>() == first);  // same seed, same mask
+  CHECK(a.offset() == 25001);
+  CHECK(dropout(x, 0.3, true, a).to_vector<float>() != first);  // the next draw differs
+
+  const int threads = omp_get_max_threads();
+  std::vector<std::vector<float>> by_threads;
+  for (int t : {1, 2}) {
+    omp_set_num_threads(t);
+    Generator gen(5);
+    by_threads.push_back(dropout(x, 0.3, true, gen).to_vector<float>());
+  }
+  omp_set_num_threads(threads);
+  CHECK(by_threads[0] == first);
+  CHECK(by_threads[1] == first);
+}
+
+TEST_CASE("dropout: eval mode and p = 0 are the identity, p = 1 gives zeros and zero gradient") {
+  Tensor x = tensor({1, 2, 3, 4}, {2, 2});
+  x.requires_grad_();
+  Generator gen(1);
+  for (Tensor y : {dropout(x, 0.5, false, gen), dropout(x, 0, true, gen)}) {
+    CHECK(y.id() == x.id());  // x itself: no copy, no tape entry
+    CHECK(y.is_leaf());
+  }
+  CHECK(gen.offset() == 0);  // nothing was drawn
+
+  Tensor z = tensor({1, std::numeric_limits<double>::infinity(), -2, 5}, {2, 2}, kF64);
+  z.requires_grad_();
+  Tensor y = dropout(z, 1, true, gen);
+  require_values(y, {0, 0, 0, 0});  // no inf * 0 = NaN, no division by zero
+  y.backward(full({2, 2}, 3.0, kF64));
+  require_values(z.grad(), {0, 0, 0, 0});
+}
+
+TG_GRADCHECK_TEST("dropout") {
+  // The same generator state at every evaluation, so every evaluation draws the same mask.
+  auto fn = [](const std::vector<Tensor>& in) {
+    Generator gen(7);
+    return dropout(in[0], 0.4, true, gen);
+  };
+  require_gradcheck("dropout", fn, {rand64({5}, 1)});
+  require_gradcheck("dropout", fn, {rand64({2, 3}, 2)});
+  require_gradcheck("dropout", fn, {rand64({4, 5, 3}, 3)});
+  require_gradcheck("dropout", fn, {noncontig64({3, 4}, 4)});
+}
+
+TEST_CASE("dropout: float32 matches float64, non-contiguous input uses the row-major index") {
+  Tensor x64 = noncontig64({6, 5}, 9).detach();
+  Tensor x32 = to_dtype_copy(x64, kF32);
+  x64.requires_grad_();
+  x32.requires_grad_();
+  Generator g64(11), g32(11);
+  Tensor y64 = dropout(x64, 0.5, true, g64), y32 = dropout(x32, 0.5, true, g32);
+  require_close(y32, y64, 1e-6, 1e-6);
+  // The mask is that of a contiguous copy: element i of the row-major order uses uniform_at(.., i).
+  Generator gc(11);
+  require_close(dropout(to_dtype_copy(x64, kF64), 0.5, true, gc), y64, 0, 0);
+  Tensor g = rand64({6, 5}, 10).detach();
+  y64.backward(g);
+  y32.backward(to_dtype_copy(g, kF32));
+  CHECK(x32.grad().dtype() == kF32);
+  require_close(x32.grad(), x64.grad(), 1e-6, 1e-6);
+}
+
+TEST_CASE("dropout: errors name the op and p") {
+  Tensor x = ones({2, 3});
+  CHECK_THROWS_WITH_AS(dropout(x, -0.1, true), doctest::Contains("dropout: p must be in [0, 1], got -0.1"), Error);
+  CHECK_THROWS_WITH_AS(dropout(x, 1.5, false), doctest::Contains("dropout: p must be in [0, 1], got 1.5"), Error);
+  CHECK_THROWS_WITH_AS(dropout(x, std::nan(""), true), doctest::Contains("got nan"), Error);
+  CHECK_THROWS_WITH_AS(dropout(tensor_i64({1, 2}), 0.5, true), doctest::Contains("dropout"), Error);
+  CHECK_THROWS_WITH_AS(dropout(Tensor(), 0.5, true), doctest::Contains("dropout"), Error);
+}
+
+TEST_CASE("dropout: a CUDA tensor gets a clear error (no CUDA kernel yet)") {
+  if (!gpu_available_or_skip()) return;
+  Tensor x = to_device_copy(ones({2, 3}), Device::cuda());
+  CHECK_THROWS_WITH_AS(dropout(x, 0.5, true), doctest::Contains("dropout: no CUDA kernel yet"), Error);
+  CHECK(dropout(x, 0.5, false).id() == x.id());  // eval mode needs no kernel
+}
