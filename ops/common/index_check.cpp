@@ -1,0 +1,34 @@
+#include "ops/common/index_check.h"
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+
+namespace tg {
+
+int64_t check_indices(const Tensor& idx, int64_t limit, const char* op, const char* what,
+                      const std::string& context, std::optional<int64_t> skip) {
+  check_defined(idx, op, what);
+  if (idx.dtype() != kI64)
+    throw Error(op, fmt::format("{} must be int64, got {} {}", what, dtype_name(idx.dtype()), shape_str(idx.shape())));
+  if (idx.is_cuda()) throw Error(op, "no CUDA kernel yet");
+  const Tensor c = idx.is_contiguous() ? idx : contiguous_copy(idx);
+  const int64_t* p = c.data<int64_t>();
+  int64_t kept = 0;
+  for (int64_t i = 0; i < c.numel(); ++i) {  // serial: the error names the first bad element
+    if (skip && p[i] == *skip) continue;
+    if (p[i] < 0 || p[i] >= limit) {
+      Shape position(c.dim());
+      for (int64_t d = c.dim() - 1, rest = i; d >= 0; --d) {
+        position[d] = rest % c.size(d);
+        rest /= c.size(d);
+      }
+      throw Error(op, fmt::format("{} {} at position ({}) is out of range {}", what, p[i], fmt::join(position, ","),
+                                  context));
+    }
+    ++kept;
+  }
+  return kept;
+}
+
+}  // namespace tg

@@ -1,0 +1,69 @@
+#include "ops/cross_entropy/cross_entropy.h"
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+#include "core/factories.h"
+#include "core/tape.h"
+#include "ops/common/index_check.h"
+#include "ops/sum/sum.h"
+
+namespace tg {
+
+namespace {
+
+// Checks the arguments; returns the number of non-ignored targets.
+int64_t check_args(const Tensor& logits, const Tensor& target, const CrossEntropyOptions& opts) {
+  check_floating(logits, "cross_entropy", "logits");
+  if (logits.dim() == 0 || logits.size(-1) == 0)
+    throw Error("cross_entropy", fmt::format("logits must have a class dim (last) of size >= 1, got {}",
+                                             shape_str(logits.shape())));
+  if (logits.is_cuda()) throw Error("cross_entropy", "no CUDA kernel yet");
+  check_defined(target, "cross_entropy", "target");
+  const Shape rows(logits.shape().begin(), logits.shape().end() - 1);
+  if (target.shape() != rows)
+    throw Error("cross_entropy", fmt::format("target {} must have logits' shape without the class dim: logits {} "
+                                             "-> target {} (the class dim is last)", shape_str(target.shape()),
+                                             shape_str(logits.shape()), shape_str(rows)));
+  if (!(opts.label_smoothing >= 0 && opts.label_smoothing <= 1))
+    throw Error("cross_entropy", fmt::format("label_smoothing must be in [0, 1], got {}", opts.label_smoothing));
+  const int64_t C = logits.size(-1);
+  return check_indices(target, C, "cross_entropy", "target",
+                       fmt::format("[0, {}) for logits {} and is not ignore_index {}", C,
+                                   shape_str(logits.shape()), opts.ignore_index),
+                       opts.ignore_index);
+}
+
+}  // namespace
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOptions opts) {
+  const int64_t count = check_args(logits, target, opts);
+  const Tensor x = logits.is_contiguous() ? logits : contiguous_copy(logits);
+  const Tensor t = target.is_contiguous() ? target : contiguous_copy(target);
+  Tensor loss = empty(target.shape(), logits.dtype()), lse = empty(target.shape(), logits.dtype());
+  cross_entropy_forward_cpu(loss, lse, x, t, opts.ignore_index, opts.label_smoothing);
+
+  // scale turns the sum of the row losses into the output: 1 for sum, 1/count for mean.
+  const double scale = opts.reduction == Reduction::mean ? (count > 0 ? 1.0 / static_cast<double>(count) : 0.0) : 1.0;
+  Tensor out = loss;
+  if (opts.reduction != Reduction::none)  // loss needs no grad, so sum records nothing
+    out = full({}, sum(loss).item() * scale, logits.dtype());
+
+  if (Recorder rec("cross_entropy", {logits, target}, {out}); rec) {
+    rec.attr("reduction", reduction_name(opts.reduction))
+        .attr("ignore_index", opts.ignore_index)
+        .attr("label_smoothing", opts.label_smoothing);
+    rec.save("logits", x).save("target", t).save("lse", lse);
+    rec.backward([opts, scale](const BackwardContext& ctx) -> TensorList {
+      const Tensor& grad = ctx.grad();  // () or (...), possibly an expanded view
+      Tensor dlogits = empty(ctx.input_shape(0), ctx.input_dtype(0));
+      cross_entropy_backward_cpu(dlogits, grad.is_contiguous() ? grad : contiguous_copy(grad), ctx.saved("lse"),
+                                 ctx.saved("logits"), ctx.saved("target"), scale, opts.ignore_index,
+                                 opts.label_smoothing);
+      return {dlogits, Tensor()};
+    });
+  }
+  return out;
+}
+
+}  // namespace tg
