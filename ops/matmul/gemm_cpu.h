@@ -1,0 +1,32 @@
+#pragma once
+// gemm_cpu: the CPU matrix-multiply kernel behind matmul (and its backward). Row-major.
+// For every batch element p in [0, batch):
+//
+//   c[p] (M,N) = op(a[p]) (M,K) @ op(b[p]) (K,N)          (= writes)
+//
+// c is contiguous: matrix p starts at c + p*M*N. Each input is a GemmMatrix: matrix p starts
+// at data + offsets[p] (offsets may repeat: a broadcast operand), its stored rows are `ld`
+// elements apart, and `trans` says it is stored transposed:
+//
+//   trans == false: op(x) = x,   element (r, k) of op(x) at r*ld + k   (row-major)
+//   trans == true:  op(x) = x^T, element (r, k) of op(x) at k*ld + r   (column-major)
+//
+// so matmul's backward (da = grad @ b^T, db = a^T @ grad) passes transposed views of the
+// saved operands without copying them. Sums accumulate in T.
+#include <cstdint>
+
+namespace tg {
+
+template <class T>
+struct GemmMatrix {
+  const T* data;
+  const int64_t* offsets;  // one per batch element, in elements from data
+  int64_t ld;              // elements between consecutive stored rows
+  bool trans;
+};
+
+template <class T>
+void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N,
+              int64_t K);
+
+}  // namespace tg

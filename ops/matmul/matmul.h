@@ -1,0 +1,37 @@
+#pragma once
+// matmul: matrix product with PyTorch's rules (torch.matmul).
+//   a (K)          @ b (K)           -> out ()              dot product
+//   a (M,K)        @ b (K,N)         -> out (M,N)
+//   a (K)          @ b (..., K,N)    -> out (..., N)        a read as (1,K), the 1 removed
+//   a (..., M,K)   @ b (K)           -> out (..., M)        b read as (K,1), the 1 removed
+//   a (..A, M,K)   @ b (..B, K,N)    -> out (..., M,N)      batch dims ..A and ..B broadcast:
+//                                                            (2,1,3,4) @ (5,4,6) -> (2,5,3,6)
+//   out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
+// 0-d operands are an error, as are differing inner dims K.
+//
+// Backward (with a, b and grad promoted to rank >= 2 as above):
+//   da = sum_to(grad @ b^T, a.shape)     then the promoted 1 removed again
+//   db = sum_to(a^T @ grad, b.shape)
+//
+// Derivation, for one batch element (batch dims only broadcast, so their gradients are
+// summed over the dims that were broadcast, which is what sum_to does):
+//   out[i,j] = sum_k a[i,k] b[k,j]                       a (M,K), b (K,N), out/grad (M,N)
+//   dL/da[i,k] = sum_j grad[i,j] * d out[i,j]/d a[i,k] = sum_j grad[i,j] b[k,j]
+//              = (grad @ b^T)[i,k]                      (M,N) @ (N,K) -> (M,K)
+//   dL/db[k,j] = sum_i grad[i,j] * d out[i,j]/d b[k,j] = sum_i a[i,k] grad[i,j]
+//              = (a^T @ grad)[k,j]                      (K,M) @ (M,N) -> (K,N)
+// The vector cases are the same with M = 1 (a is a row) or N = 1 (b is a column): for
+// a (K) @ b (K,N), da (K) = b @ grad(N) and db (K,N) = outer(a, grad).
+// b^T and a^T are transposed views, not copies: the GEMM kernel reads them column-major.
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// Kernels: out (batch..., M, N) = a (..., M, K) @ b (..., K, N) (= writes). out contiguous;
+// a and b of rank >= 2 with batch dims broadcasting to out's; any strides.
+void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b);
+void matmul_forward_cuda(const Tensor& out, const Tensor& a, const Tensor& b);
+
+}  // namespace tg
