@@ -1,0 +1,43 @@
+#include "ops/masked_fill/masked_fill.h"
+
+#include "core/factories.h"
+#include "core/tape.h"
+
+namespace tg {
+
+namespace {
+
+void check_mask(const Tensor& x, const Tensor& mask) {
+  check_defined(mask, "masked_fill", "mask");
+  if (mask.dtype() != kBool)
+    throw Error("masked_fill", fmt::format("mask must be bool, got {} {}; a float 0/1 mask is a classic bug: "
+                                           "convert it explicitly", dtype_name(mask.dtype()),
+                                           shape_str(mask.shape())));
+  check_same_device(x, mask, "masked_fill");
+  // Right-aligned numpy broadcasting, one way only: mask -> x.shape.
+  const int64_t lead = x.dim() - mask.dim();
+  bool fits = lead >= 0;
+  for (int64_t d = 0; fits && d < mask.dim(); ++d) fits = mask.size(d) == 1 || mask.size(d) == x.size(lead + d);
+  if (!fits)
+    throw Error("masked_fill", fmt::format("mask {} does not broadcast to x {} (the output keeps x's shape)",
+                                           shape_str(mask.shape()), shape_str(x.shape())));
+}
+
+}  // namespace
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  check_floating(x, "masked_fill", "x");
+  check_mask(x, mask);
+  if (x.is_cuda()) throw Error("masked_fill", "no CUDA kernel yet for masked_fill");
+  Tensor out = empty_like(x);
+  masked_fill_forward_cpu(out, x, mask, value);
+  if (Recorder rec("masked_fill", {x, mask}, {out}); rec) {
+    rec.attr("value", value).save("mask", mask);
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      return {masked_fill(ctx.grad(), ctx.saved("mask"), 0.0), Tensor()};
+    });
+  }
+  return out;
+}
+
+}  // namespace tg
