@@ -25,6 +25,30 @@ void require_gradcheck(const std::string& op, const GradcheckFn& fn, const std::
   REQUIRE(std::find(r.ops.begin(), r.ops.end(), op) != r.ops.end());
 }
 
+void require_f32_matches_f64(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double atol, double rtol) {
+  auto run = [&](DType dtype) {
+    std::vector<Tensor> xs;
+    for (const Tensor& in : inputs) {
+      Tensor x = in.defined() && is_floating(in.dtype()) ? to_dtype_copy(in, dtype) : in;
+      if (x.defined() && in.requires_grad()) x.requires_grad_();
+      xs.push_back(x);
+    }
+    Tensor y = fn(xs);
+    Generator gen(4321);
+    y.backward(to_dtype_copy(randn(y.shape(), kF64, y.device(), gen), y.dtype()));
+    std::vector<Tensor> results{y};
+    for (const Tensor& x : xs) results.push_back(x.defined() && x.requires_grad() ? x.grad() : Tensor());
+    return results;
+  };
+  std::vector<Tensor> r32 = run(kF32), r64 = run(kF64);
+  for (size_t i = 0; i < r32.size(); ++i) {
+    const std::string what = i == 0 ? std::string("output") : fmt::format("gradient of input {}", i - 1);
+    INFO(what);
+    REQUIRE(r32[i].defined() == r64[i].defined());
+    if (r32[i].defined()) require_close(r32[i], r64[i], atol, rtol);
+  }
+}
+
 Tensor rand64(const Shape& shape, uint64_t seed, double low, double high) {
   Generator gen(seed);
   Tensor t = rand(shape, kF64, kCPU, gen, low, high);

@@ -18,6 +18,11 @@ const std::set<std::string>& gradcheck_tested_ops();
 void require_gradcheck(const std::string& op, const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                        const GradcheckOptions& options = {});
 
+// Runs fn on float32 copies of the floating inputs and on float64 copies, backward from the
+// same random grad_output, and requires the outputs and every input's gradient to be close.
+void require_f32_matches_f64(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double atol = 1e-5,
+                             double rtol = 1e-4);
+
 // f64 tensor of `shape` with values drawn from a fixed seed, requiring grad.
 Tensor rand64(const Shape& shape, uint64_t seed, double low = -1, double high = 1);
 // A non-contiguous f64 tensor of `shape` (a transposed view of a contiguous one), requiring grad.

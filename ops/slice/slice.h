@@ -1,0 +1,21 @@
+#pragma once
+// slice: a view of x keeping positions start, start+step, ... < end of one dim (no copy),
+// like Python's x[..., start:end:step, ...]. Negative start/end count from the end; both are
+// then clamped to 0..size (so end = INT64_MAX means "to the end"); step must be >= 1.
+//   x (..., n, ...) -> out (..., ceil((end - start) / step), ...)    (0 when end <= start)
+// narrow: the same view of `length` positions from `start`, which must lie inside the dim
+// (start may be negative; no clamping: out of range is an error). It records as "slice".
+// Backward:
+//   dx = zeros(x.shape) with dx[..., start:end:step, ...] = grad
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+
+// The view alone, for ops that cut tensors into pieces (cat, split): dim already wrapped and
+// 0 <= start <= end <= x.size(dim), step >= 1. No checks, no tape entry.
+Tensor slice_view(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+
+}  // namespace tg

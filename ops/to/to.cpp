@@ -1,0 +1,36 @@
+#include "ops/to/to.h"
+
+#include "core/copy.h"
+#include "core/tape.h"
+
+namespace tg {
+
+Tensor to(const Tensor& x, DType dtype) {
+  check_defined(x, "to", "x");
+  if (x.dtype() == dtype) return x;
+  Tensor out = to_dtype_copy(x, dtype);
+  if (Recorder rec("to", {x}, {out}); rec && is_floating(dtype)) {
+    rec.attr("dtype", dtype_name(dtype));
+    rec.backward([](const BackwardContext& ctx) -> TensorList { return {to(ctx.grad(), ctx.input_dtype(0))}; });
+  }
+  return out;
+}
+
+Tensor to(const Tensor& x, Device device) {
+  check_defined(x, "to", "x");
+  if (x.device() == device) return x;
+  if (device.is_cuda() && (device.index < 0 || device.index >= cuda_device_count()))
+    throw Error("to", fmt::format("cannot move x {} to {}: {}", x.describe(), device.str(),
+                                  cuda_built() ? fmt::format("{} GPU(s) present", cuda_device_count())
+                                               : std::string("tapegrad was built without CUDA")));
+  Tensor out = to_device_copy(x, device);
+  if (Recorder rec("to", {x}, {out}); rec) {
+    rec.attr("device", device.str());
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      return {to(ctx.grad(), ctx.entry().inputs[0].record.device)};
+    });
+  }
+  return out;
+}
+
+}  // namespace tg

@@ -1,0 +1,26 @@
+#include "ops/transpose/transpose.h"
+
+#include <utility>
+
+#include "core/tape.h"
+
+namespace tg {
+
+Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
+  check_defined(x, "transpose", "x");
+  const int64_t d0 = wrap_dim(dim0, x.dim(), "transpose", x.shape());
+  const int64_t d1 = wrap_dim(dim1, x.dim(), "transpose", x.shape());
+  Shape shape = x.shape(), strides = x.strides();
+  if (x.dim() > 0) {  // a 0-d tensor has no dims to swap (dims -1 and 0 both name "none")
+    std::swap(shape[d0], shape[d1]);
+    std::swap(strides[d0], strides[d1]);
+  }
+  Tensor out = make_view(x, shape, strides, x.offset());
+  if (Recorder rec("transpose", {x}, {out}); rec) {
+    rec.attr("dim0", dim0).attr("dim1", dim1);
+    rec.backward([d0, d1](const BackwardContext& ctx) -> TensorList { return {transpose(ctx.grad(), d0, d1)}; });
+  }
+  return out;
+}
+
+}  // namespace tg
