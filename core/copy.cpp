@@ -80,15 +80,16 @@ void fill_(const Tensor& dst, double value) {
   dst.storage()->bump_version();
 }
 
-bool all_finite(const Tensor& t) {
+bool all_finite(const Tensor& t, bool allow_neg_inf) {
   if (!is_floating(t.dtype())) return true;
-  if (t.is_cuda()) return all_finite_cuda(t);
+  if (t.is_cuda()) return all_finite_cuda(t, allow_neg_inf);
   return dispatch_floating(t.dtype(), "all_finite", [&](auto zero) {
     using T = decltype(zero);
     const T* in = t.data<T>();
     std::atomic<bool> finite{true};
     strided_for_each<1>(t.shape(), {&t.strides()}, [&](const auto& off) {
-      if (!std::isfinite(in[off[0]])) finite.store(false, std::memory_order_relaxed);
+      const T v = in[off[0]];
+      if (!std::isfinite(v) && !(allow_neg_inf && v == -INFINITY)) finite.store(false, std::memory_order_relaxed);
     });
     return finite.load();
   });

@@ -13,7 +13,8 @@ void add_into_(const Tensor& dst, const Tensor& src);
 // Every element of dst = value.
 void fill_(const Tensor& dst, double value);
 // False if any element is NaN or +-Inf (floating tensors; other dtypes are always finite).
-bool all_finite(const Tensor& t);
+// With allow_neg_inf, -Inf counts as fine: it is how masked scores are written.
+bool all_finite(const Tensor& t, bool allow_neg_inf = false);
 
 // A new contiguous tensor holding t's values (same dtype and device).
 Tensor contiguous_copy(const Tensor& t);

@@ -19,6 +19,9 @@ class NoGradGuard {
   bool previous_;
 };
 
+// Anomaly mode: every recorded op's outputs are checked for NaN and +Inf (-Inf is allowed:
+// it is how masks write "never attend here"), and every backward gradient for NaN and +-Inf.
+// The error names the tape entry, the op and its inputs' shapes.
 struct AnomalyMode {
   static bool enabled();
   static void set_enabled(bool on);

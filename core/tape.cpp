@@ -95,12 +95,12 @@ Tape& tape() {
 Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& outputs) {
   if (AnomalyMode::enabled()) {
     for (size_t i = 0; i < outputs.size(); ++i) {
-      if (all_finite(outputs[i])) continue;
+      if (all_finite(outputs[i], /*allow_neg_inf=*/true)) continue;  // -inf: masked scores
       std::vector<std::string> shapes;
       for (const auto& in : inputs) shapes.push_back(in.defined() ? in.describe() : "none");
       std::string where = GradMode::enabled() ? fmt::format("tape entry #{} ", tape().next_index())
                                               : std::string("an unrecorded call of ");
-      throw Error(op, fmt::format("anomaly: {}'{}' produced NaN or Inf in output {} {}; inputs: {}", where,
+      throw Error(op, fmt::format("anomaly: {}'{}' produced NaN or +Inf in output {} {}; inputs: {}", where,
                                   op, i, shape_str(outputs[i].shape()), fmt::join(shapes, ", ")));
     }
   }

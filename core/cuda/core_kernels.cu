@@ -26,8 +26,11 @@ __global__ void fill_kernel(T* out, StridedDesc desc, T value, int64_t n) {
 }
 
 template <class T>
-__global__ void nonfinite_kernel(const T* in, StridedDesc desc, int64_t n, int* found) {
-  TG_GRID_STRIDE_LOOP(i, n) if (!isfinite(in[desc.at(i)])) *found = 1;
+__global__ void nonfinite_kernel(const T* in, StridedDesc desc, int64_t n, bool allow_neg_inf, int* found) {
+  TG_GRID_STRIDE_LOOP(i, n) {
+    const T v = in[desc.at(i)];
+    if (!isfinite(v) && !(allow_neg_inf && isinf(v) && v < 0)) *found = 1;
+  }
 }
 
 }  // namespace
@@ -68,7 +71,7 @@ void fill_cuda(const Tensor& dst, double value) {
   TG_CUDA_CHECK_LAUNCH("fill");
 }
 
-bool all_finite_cuda(const Tensor& t) {
+bool all_finite_cuda(const Tensor& t, bool allow_neg_inf) {
   const int64_t n = t.numel();
   if (n == 0) return true;
   int* found = nullptr;
@@ -76,7 +79,7 @@ bool all_finite_cuda(const Tensor& t) {
   TG_CUDA_CHECK(cudaMemset(found, 0, sizeof(int)), "all_finite");
   dispatch_floating(t.dtype(), "all_finite", [&](auto zero) {
     using T = decltype(zero);
-    nonfinite_kernel<<<blocks_for(n), kThreads>>>(t.data<T>(), StridedDesc(t), n, found);
+    nonfinite_kernel<<<blocks_for(n), kThreads>>>(t.data<T>(), StridedDesc(t), n, allow_neg_inf, found);
   });
   TG_CUDA_CHECK_LAUNCH("all_finite");
   int host = 0;

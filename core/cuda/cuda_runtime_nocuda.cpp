@@ -26,5 +26,5 @@ namespace tg {
 void copy_cuda(const Tensor&, const Tensor&) { not_built("copy"); }
 void add_into_cuda(const Tensor&, const Tensor&) { not_built("add_into"); }
 void fill_cuda(const Tensor&, double) { not_built("fill"); }
-bool all_finite_cuda(const Tensor&) { not_built("all_finite"); }
+bool all_finite_cuda(const Tensor&, bool) { not_built("all_finite"); }
 }  // namespace tg
