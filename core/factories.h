@@ -28,7 +28,8 @@ Tensor rand(const Shape& shape, DType dtype = kF32, Device device = kCPU,
 Tensor randn(const Shape& shape, DType dtype = kF32, Device device = kCPU,
              Generator& gen = default_generator(), double mean = 0, double std = 1);
 
-// From values, row-major; the shape defaults to 1-D and must match the count.
+// From values, row-major; the shape defaults to 1-D and must match the count (an empty
+// shape means 1-D here: a 0-d tensor is scalar()).
 Tensor tensor(const std::vector<double>& values, const Shape& shape = {}, DType dtype = kF32,
               Device device = kCPU);
 Tensor tensor(std::initializer_list<double> values, const Shape& shape = {}, DType dtype = kF32,

@@ -89,7 +89,8 @@ void require_close(const Tensor& actual, const Tensor& expected, double atol, do
 
 void require_values(const Tensor& actual, const std::vector<double>& expected, double atol) {
   REQUIRE(actual.numel() == static_cast<int64_t>(expected.size()));
-  require_close(actual, tensor(expected, actual.shape(), kF64), atol, 0);
+  Tensor want = actual.dim() == 0 ? scalar(expected[0], kF64) : tensor(expected, actual.shape(), kF64);
+  require_close(actual, want, atol, 0);
 }
 
 bool gpu_available_or_skip() {
