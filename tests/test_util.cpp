@@ -56,13 +56,13 @@ Tensor rand64(const Shape& shape, uint64_t seed, double low, double high) {
   return t;
 }
 
-Tensor noncontig64(const Shape& shape, uint64_t seed) {
+Tensor noncontig64(const Shape& shape, uint64_t seed, double low, double high) {
   // Allocate the last two dims swapped, then view them back: same shape, strides swapped.
   Shape swapped = shape;
   REQUIRE(shape.size() >= 2);
   std::swap(swapped[shape.size() - 1], swapped[shape.size() - 2]);
   Generator gen(seed);
-  Tensor base = rand(swapped, kF64, kCPU, gen, -1, 1);
+  Tensor base = rand(swapped, kF64, kCPU, gen, low, high);
   Shape strides = base.strides();
   std::swap(strides[shape.size() - 1], strides[shape.size() - 2]);
   Tensor t = make_view(base, shape, strides, 0);

@@ -25,8 +25,9 @@ void require_f32_matches_f64(const GradcheckFn& fn, const std::vector<Tensor>& i
 
 // f64 tensor of `shape` with values drawn from a fixed seed, requiring grad.
 Tensor rand64(const Shape& shape, uint64_t seed, double low = -1, double high = 1);
-// A non-contiguous f64 tensor of `shape` (a transposed view of a contiguous one), requiring grad.
-Tensor noncontig64(const Shape& shape, uint64_t seed);
+// A non-contiguous f64 tensor of `shape` (a transposed view of a contiguous one), requiring grad,
+// with values uniform in [low, high).
+Tensor noncontig64(const Shape& shape, uint64_t seed, double low = -1, double high = 1);
 
 // Elementwise closeness, with the worst element in the failure message.
 void require_close(const Tensor& actual, const Tensor& expected, double atol = 1e-6, double rtol = 1e-5);

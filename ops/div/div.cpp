@@ -1,0 +1,38 @@
+#include "ops/div/div.h"
+
+#include "core/cuda/cuda_only.h"
+#include "core/tape.h"
+#include "ops/common/elementwise.h"
+#include "ops/mul/mul.h"
+#include "ops/neg/neg.h"
+#include "ops/sum/sum.h"
+
+namespace tg {
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_output(a, b, "div");
+  if (out.is_cuda())
+    TG_CUDA_ONLY(div_forward_cuda(out, a, b));
+  else
+    div_forward_cpu(out, a, b);
+  if (Recorder rec("div", {a, b}, {out}); rec) {
+    rec.save("b", b);
+    if (b.requires_grad()) rec.save("out", out);
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      Tensor g_over_b = div(ctx.grad(), ctx.saved("b"));  // (broadcast shape)
+      Tensor da = ctx.needs_grad(0) ? sum_to(g_over_b, ctx.input_shape(0)) : Tensor();
+      // -grad * a / b^2 = -(grad / b) * (a / b) = -(grad / b) * out
+      Tensor db = ctx.needs_grad(1) ? neg(sum_to(mul(g_over_b, ctx.saved("out")), ctx.input_shape(1))) : Tensor();
+      return {da, db};
+    });
+  }
+  return out;
+}
+
+Tensor div(const Tensor& a, double b) { return div(a, scalar_like(a, b)); }
+Tensor div(double a, const Tensor& b) {
+  check_floating(b, "div", "b");  // before scalar_like makes an `a` of b's dtype
+  return div(scalar_like(b, a), b);
+}
+
+}  // namespace tg

@@ -1,0 +1,18 @@
+#include <cmath>
+
+#include "ops/common/elementwise_cpu.h"
+#include "ops/log/log.h"
+
+namespace tg {
+
+// inp (...) -> out (...)
+void log_forward_cpu(const Tensor& out, const Tensor& inp) {
+  unary_kernel_cpu(out, inp, "log", [](auto v) { return std::log(v); });
+}
+
+// dout (...), inp (...) -> dinp (...)
+void log_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp) {
+  binary_kernel_cpu(dinp, dout, inp, "log", [](auto g, auto v) { return g / v; });
+}
+
+}  // namespace tg

@@ -1,0 +1,32 @@
+#include "ops/mul/mul.h"
+
+#include "core/cuda/cuda_only.h"
+#include "core/tape.h"
+#include "ops/common/elementwise.h"
+#include "ops/sum/sum.h"
+
+namespace tg {
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_output(a, b, "mul");
+  if (out.is_cuda())
+    TG_CUDA_ONLY(mul_forward_cuda(out, a, b));
+  else
+    mul_forward_cpu(out, a, b);
+  if (Recorder rec("mul", {a, b}, {out}); rec) {
+    // Each input's gradient needs the other input: save only those that will be used.
+    if (b.requires_grad()) rec.save("a", a);
+    if (a.requires_grad()) rec.save("b", b);
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      const Tensor& g = ctx.grad();  // (broadcast shape)
+      Tensor da = ctx.needs_grad(0) ? sum_to(mul(g, ctx.saved("b")), ctx.input_shape(0)) : Tensor();
+      Tensor db = ctx.needs_grad(1) ? sum_to(mul(g, ctx.saved("a")), ctx.input_shape(1)) : Tensor();
+      return {da, db};
+    });
+  }
+  return out;
+}
+
+Tensor mul(const Tensor& a, double b) { return mul(a, scalar_like(a, b)); }
+
+}  // namespace tg

@@ -1,0 +1,16 @@
+#pragma once
+// neg: out = -x.
+//   x (...) -> out (same shape)
+// Backward:
+//   dx = -grad
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor neg(const Tensor& x);
+inline Tensor operator-(const Tensor& x) { return neg(x); }
+
+// Kernel: out = -x (= writes); out contiguous of x's shape.
+void neg_forward_cpu(const Tensor& out, const Tensor& x);
+
+}  // namespace tg

@@ -1,0 +1,19 @@
+#pragma once
+// pow: out = x^p for a scalar exponent p.
+//   x (...) -> out (same shape)
+// A negative x with a non-integer p gives NaN (and 0 with p < 0 gives Inf), as in PyTorch:
+// no error is thrown; anomaly mode reports it.
+// Backward:
+//   dx = grad * p * x^(p-1)      (0 everywhere when p == 0)
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor pow(const Tensor& x, double p);
+
+// Kernels: out = x^p (= writes); dinp = dout * p * inp^(p-1) (= writes). Outputs contiguous,
+// of inp's shape.
+void pow_forward_cpu(const Tensor& out, const Tensor& x, double p);
+void pow_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp, double p);
+
+}  // namespace tg

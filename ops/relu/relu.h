@@ -1,0 +1,18 @@
+#pragma once
+// relu: out = max(x, 0) (NaN stays NaN).
+//   x (...) -> out (same shape)
+// Backward:
+//   dx = grad * (x > 0)      (0 at x == 0, like PyTorch)
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor relu(const Tensor& x);
+
+// Kernels (= write; outputs contiguous of inp's shape):
+//   out  = relu(inp)
+//   dinp = dout * (inp > 0)
+void relu_forward_cpu(const Tensor& out, const Tensor& inp);
+void relu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp);
+
+}  // namespace tg

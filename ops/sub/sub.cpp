@@ -1,0 +1,33 @@
+#include "ops/sub/sub.h"
+
+#include "core/cuda/cuda_only.h"
+#include "core/tape.h"
+#include "ops/common/elementwise.h"
+#include "ops/neg/neg.h"
+#include "ops/sum/sum.h"
+
+namespace tg {
+
+Tensor sub(const Tensor& a, const Tensor& b) {
+  Tensor out = binary_output(a, b, "sub");
+  if (out.is_cuda())
+    TG_CUDA_ONLY(sub_forward_cuda(out, a, b));
+  else
+    sub_forward_cpu(out, a, b);
+  if (Recorder rec("sub", {a, b}, {out}); rec)
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      const Tensor& g = ctx.grad();  // (broadcast shape)
+      Tensor da = ctx.needs_grad(0) ? sum_to(g, ctx.input_shape(0)) : Tensor();
+      Tensor db = ctx.needs_grad(1) ? neg(sum_to(g, ctx.input_shape(1))) : Tensor();
+      return {da, db};
+    });
+  return out;
+}
+
+Tensor sub(const Tensor& a, double b) { return sub(a, scalar_like(a, b)); }
+Tensor sub(double a, const Tensor& b) {
+  check_floating(b, "sub", "b");  // before scalar_like makes an `a` of b's dtype
+  return sub(scalar_like(b, a), b);
+}
+
+}  // namespace tg

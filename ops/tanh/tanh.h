@@ -1,0 +1,18 @@
+#pragma once
+// tanh: out = tanh(x).
+//   x (...) -> out (same shape)
+// Backward:
+//   dx = grad * (1 - out^2)
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor tanh(const Tensor& x);
+
+// Kernels (= write; outputs contiguous of inp's shape):
+//   out  = tanh(inp)
+//   dinp = dout * (1 - out^2)
+void tanh_forward_cpu(const Tensor& out, const Tensor& inp);
+void tanh_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& out);
+
+}  // namespace tg
