@@ -20,6 +20,7 @@ inline constexpr int64_t kParallelGrain = 1 << 15;  // below this many elements,
 template <size_t N, class Fn>
 void strided_range(const Shape& shape, const std::array<const Shape*, N>& strides, int64_t begin,
                    int64_t end, Fn&& fn) {
+  if (begin >= end) return;  // also keeps a zero-size dim out of the % below
   const int rank = static_cast<int>(shape.size());
   std::array<int64_t, 16> index{};
   std::array<int64_t, N> off{};

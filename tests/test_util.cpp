@@ -65,7 +65,9 @@ void require_close(const Tensor& actual, const Tensor& expected, double atol, do
 
 void require_values(const Tensor& actual, const std::vector<double>& expected, double atol) {
   REQUIRE(actual.numel() == static_cast<int64_t>(expected.size()));
-  require_close(actual, tensor(expected, actual.shape(), kF64), atol, 0);
+  // Viewed as actual's shape: tensor() cannot make a 0-d tensor (an empty shape means 1-D).
+  Tensor flat = tensor(expected, {}, kF64);
+  require_close(actual, make_view(flat, actual.shape(), contiguous_strides(actual.shape()), 0), atol, 0);
 }
 
 bool gpu_available_or_skip() {
