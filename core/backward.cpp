@@ -35,6 +35,14 @@ std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::shared_ptr<Ent
 
 namespace {
 
+void check_saved_versions(const Entry& e) {
+  for (const auto& s : e.saved)
+    if (s.tensor.defined() && s.tensor.storage()->version() != s.version)
+      throw Error(e.op, fmt::format("saved tensor '{}' {} of tape entry #{} was modified in place after "
+                                    "it was saved; its gradient would be wrong", s.name,
+                                    shape_str(s.tensor.shape()), e.index));
+}
+
 void check_gradient(const Tensor& grad, const TensorRecord& target, const Entry& e, const char* what) {
   if (grad.shape() != target.shape || grad.dtype() != target.dtype)
     throw Error(e.op, fmt::format("backward rule of tape entry #{} returned a {} {} gradient for {} {} {}",
@@ -72,11 +80,14 @@ BackwardStepper::BackwardStepper(const Tensor& root, const Tensor& grad_output, 
     return;
   }
   order_ = reverse_order_from(root.producer());
-  for (const auto& e : order_)
+  // Checked for every entry before any runs, so a failing backward leaves no partial gradients.
+  for (const auto& e : order_) {
     if (e->released)
       throw Error("backward", fmt::format("tape entry #{} '{}' was already used by a backward pass that "
                                           "freed its saved tensors; pass retain_graph=true to the first "
                                           "backward to run through the tape twice", e->index, e->op));
+    check_saved_versions(*e);
+  }
   grads_[root.id()] = seed;
 }
 
@@ -109,13 +120,10 @@ void BackwardStepper::accumulate(const EntryInput& input, const Tensor& grad) {
 }
 
 const Entry& BackwardStepper::step() {
+  if (done()) throw Error("backward", "no entries left to step");
   Entry& e = *order_[next_++];
   NoGradGuard no_grad;
-  for (const auto& s : e.saved)
-    if (s.tensor.defined() && s.tensor.storage()->version() != s.version)
-      throw Error(e.op, fmt::format("saved tensor '{}' {} of tape entry #{} was modified in place after "
-                                    "it was saved; its gradient would be wrong", s.name,
-                                    shape_str(s.tensor.shape()), e.index));
+  check_saved_versions(e);  // again: a stepping user may have written in between
   last_output_grads_.clear();
   bool any = false;
   for (const auto& out : e.outputs) {
@@ -133,7 +141,12 @@ const Entry& BackwardStepper::step() {
     TensorList filled = last_output_grads_;  // rules see zeros for outputs that got no gradient
     for (size_t i = 0; i < filled.size(); ++i)
       if (!filled[i].defined()) filled[i] = zeros(e.outputs[i].shape, e.outputs[i].dtype, e.outputs[i].device);
-    TensorList input_grads = e.backward(BackwardContext(e, std::move(filled)));
+    TensorList input_grads;
+    try {
+      input_grads = e.backward(BackwardContext(e, std::move(filled)));
+    } catch (const Error& err) {  // an op the rule calls failed (an anomaly, say): say which entry ran it
+      throw Error(e.op, fmt::format("in the backward rule of tape entry #{} '{}': {}", e.index, e.op, err.what()));
+    }
     if (input_grads.size() != e.inputs.size())
       throw Error(e.op, fmt::format("backward rule of tape entry #{} returned {} gradients for {} inputs",
                                     e.index, input_grads.size(), e.inputs.size()));

@@ -13,20 +13,10 @@ constexpr int64_t kSummariseAbove = 1000;  // elements
 constexpr int64_t kEdgeItems = 3;
 
 struct Printer {
-  std::vector<double> values;  // row-major
+  std::vector<std::string> cells;  // every element, formatted, row-major
   Shape shape;
-  DType dtype;
   bool summarise;
-  std::string number_format;
   size_t width = 1;
-
-  std::string number(double v) const {
-    if (dtype == kBool) return v != 0 ? "True" : "False";
-    if (dtype == kI64) return fmt::format("{}", static_cast<int64_t>(v));
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-    return fmt::format(fmt::runtime(number_format), v);
-  }
 
   // Indices of dim d to print (-1 marks the "..." gap).
   std::vector<int64_t> shown(int64_t size) const {
@@ -43,7 +33,7 @@ struct Printer {
 
   void print(std::string& out, size_t d, int64_t base, size_t indent) const {
     if (d == shape.size()) {
-      std::string s = number(values[base]);
+      const std::string& s = cells[base];
       out += std::string(width - std::min(width, s.size()), ' ') + s;
       return;
     }
@@ -66,29 +56,44 @@ struct Printer {
   }
 };
 
+// Every element as text. Integers print exactly (no trip through double); floating values
+// share one format chosen from their range, as PyTorch does.
+std::vector<std::string> cells_of(const Tensor& t) {
+  std::vector<std::string> cells;
+  if (t.dtype() == kI64) {
+    for (int64_t v : t.to_vector<int64_t>()) cells.push_back(fmt::format("{}", v));
+    return cells;
+  }
+  if (t.dtype() == kBool) {
+    for (bool v : t.to_vector<bool>()) cells.push_back(v ? "True" : "False");
+    return cells;
+  }
+  std::vector<double> values = to_dtype_copy(t, kF64).to_vector<double>();
+  double max_abs = 0, min_abs = INFINITY;
+  bool integral = true;
+  for (double v : values) {
+    if (!std::isfinite(v)) continue;
+    max_abs = std::max(max_abs, std::abs(v));
+    if (v != 0) min_abs = std::min(min_abs, std::abs(v));
+    integral = integral && v == std::floor(v);
+  }
+  bool scientific = max_abs >= 1e8 || (min_abs < 1e-4 && max_abs > 0);
+  const char* number_format = scientific ? "{:.4e}" : integral ? "{:.0f}." : "{:.4f}";
+  for (double v : values)
+    cells.push_back(std::isnan(v) ? "nan" : std::isinf(v) ? (v > 0 ? "inf" : "-inf")
+                                                          : fmt::format(fmt::runtime(number_format), v));
+  return cells;
+}
+
 }  // namespace
 
 std::string to_string(const Tensor& t) {
   if (!t.defined()) return "tensor(undefined)";
   Printer p;
   p.shape = t.shape();
-  p.dtype = t.dtype();
   p.summarise = t.numel() > kSummariseAbove;
-  p.values = to_dtype_copy(t, kF64).to_vector<double>();
-
-  if (is_floating(t.dtype())) {
-    double max_abs = 0, min_abs = INFINITY;
-    bool integral = true;
-    for (double v : p.values) {
-      if (!std::isfinite(v)) continue;
-      max_abs = std::max(max_abs, std::abs(v));
-      if (v != 0) min_abs = std::min(min_abs, std::abs(v));
-      integral = integral && v == std::floor(v);
-    }
-    bool scientific = max_abs >= 1e8 || (min_abs < 1e-4 && max_abs > 0);
-    p.number_format = scientific ? "{:.4e}" : integral && max_abs < 1e8 ? "{:.0f}." : "{:.4f}";
-  }
-  for (double v : p.values) p.width = std::max(p.width, p.number(v).size());
+  p.cells = cells_of(t);
+  for (const auto& cell : p.cells) p.width = std::max(p.width, cell.size());
 
   std::string out = "tensor(";
   p.print(out, 0, 0, 7);

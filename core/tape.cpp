@@ -93,21 +93,21 @@ Tape& tape() {
 }
 
 Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& outputs) {
+  bool records = false;  // an entry is made when grad mode is on and some input requires grad
+  if (GradMode::enabled())
+    for (const auto& in : inputs) records = records || (in.defined() && in.requires_grad());
   if (AnomalyMode::enabled()) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (all_finite(outputs[i], /*allow_neg_inf=*/true)) continue;  // -inf: masked scores
       std::vector<std::string> shapes;
       for (const auto& in : inputs) shapes.push_back(in.defined() ? in.describe() : "none");
-      std::string where = GradMode::enabled() ? fmt::format("tape entry #{} ", tape().next_index())
-                                              : std::string("an unrecorded call of ");
+      std::string where = records ? fmt::format("tape entry #{} ", tape().next_index())
+                                  : std::string("an unrecorded call of ");
       throw Error(op, fmt::format("anomaly: {}'{}' produced NaN or +Inf in output {} {}; inputs: {}", where,
                                   op, i, shape_str(outputs[i].shape()), fmt::join(shapes, ", ")));
     }
   }
-  if (!GradMode::enabled()) return;
-  bool any = false;
-  for (const auto& in : inputs) any = any || (in.defined() && in.requires_grad());
-  if (!any) return;
+  if (!records) return;
 
   entry_ = std::make_shared<Entry>();
   static std::atomic<uint64_t> seq{0};

@@ -32,6 +32,7 @@ bool Tensor::is_contiguous() const {
 }
 
 Tensor& Tensor::set_name(std::string name) {
+  checked();
   impl_->name = std::move(name);
   return *this;
 }
@@ -92,7 +93,7 @@ Tensor& Tensor::requires_grad_(bool on) {
   return *this;
 }
 
-Tensor Tensor::grad() const { return impl_->grad ? Tensor(impl_->grad) : Tensor(); }
+Tensor Tensor::grad() const { return checked().grad ? Tensor(impl_->grad) : Tensor(); }
 
 void Tensor::zero_grad() { checked(), impl_->grad.reset(); }
 

@@ -1,0 +1,182 @@
+// Backward through the tape: all at once or stepped, seeds, accumulation, retain_graph,
+// anomaly checks on gradients, saved-tensor checks, and the layout of leaf gradients.
+#include "core/square_test_op.h"
+
+using namespace tg;
+using namespace tg::test;
+
+TEST_CASE("backward: seeds, grad_output and errors") {
+  Tensor x = tensor({1, 2, 3}, {}, kF64).requires_grad_();
+  sum(x).backward();  // a 0-d result: the seed defaults to 1
+  require_values(x.grad(), {1, 1, 1});
+  x.zero_grad();
+  CHECK_FALSE(x.grad().defined());
+  reshape(sum(x), {1, 1}).backward();  // any one-element result
+  require_values(x.grad(), {1, 1, 1});
+
+  x.zero_grad();
+  CHECK_THROWS_WITH_AS((x + x).backward(), "backward: grad_output can be omitted only for a one-element "
+                                           "tensor, but the tensor has shape (3,)", Error);
+  (x + x).backward(tensor({1, 2, 3}, {}, kF64));
+  require_values(x.grad(), {2, 4, 6});
+  CHECK_THROWS_WITH_AS((x + x).backward(ones({2}, kF64)), doctest::Contains("does not match"), Error);
+  CHECK_THROWS_WITH_AS((x + x).backward(ones({3}, kF32)), doctest::Contains("does not match"), Error);
+  CHECK_THROWS_WITH_AS(ones({1}).backward(), doctest::Contains("does not require grad"), Error);
+
+  Tensor leaf = zeros({2}, kF64).requires_grad_();
+  leaf.backward(tensor({3, 4}, {}, kF64));  // a leaf root: the seed is its gradient
+  require_values(leaf.grad(), {3, 4});
+}
+
+TEST_CASE("backward: leaf gradients accumulate; a tensor used twice gets both") {
+  Tensor x = tensor({1, 2}, {}, kF64).requires_grad_();
+  sum(x + x).backward();
+  require_values(x.grad(), {2, 2});
+  sum(x + x).backward();
+  require_values(x.grad(), {4, 4});
+  x.zero_grad();
+  sum(x + x).backward();
+  require_values(x.grad(), {2, 2});
+}
+
+TEST_CASE("backward: a diamond graph adds both paths") {
+  // b[i,j] = x[i] + (x[j] + 1), s = sum(b): ds/dx[k] = 3 (as i) + 3 (as j) = 6.
+  Tensor x = tensor({1, 2, 3}, {}, kF64).requires_grad_();
+  Tensor a = x + 1.0;
+  Tensor b = reshape(x, {3, 1}) + a;
+  require_values(b, {3, 4, 5, 4, 5, 6, 5, 6, 7});
+  sum(b).backward();
+  require_values(x.grad(), {6, 6, 6});
+}
+
+TEST_CASE("backward: retain_graph") {
+  Tensor x = tensor({1, 2}, {}, kF64).requires_grad_();
+  Tensor s = sum(x + x);
+  s.backward();
+  CHECK(s.producer()->released);
+  CHECK(s.producer()->str().ends_with("[released]"));
+  CHECK_THROWS_WITH_AS(s.backward(), doctest::Contains("pass retain_graph=true"), Error);
+
+  Tensor y = tensor({1, 2}, {}, kF64).requires_grad_();
+  Tensor t = sum(y + y);
+  t.backward({}, true);
+  t.backward();
+  require_values(y.grad(), {4, 4});
+
+  Tensor z = tensor({1, 2}, {}, kF64).requires_grad_();
+  Tensor q = square_test_op(z);
+  CHECK(q.producer()->saved.size() == 1);
+  sum(q).backward();
+  CHECK(q.producer()->saved.empty());  // freed by a backward without retain_graph
+}
+
+TEST_CASE("BackwardStepper: one entry at a time, in reverse execution order") {
+  // x (3,) -> a = x + 1 (#0) -> v = reshape(a, (3,1)) (#1) -> e = expand(v, (3,2)) (#2) -> s = sum(e) (#3)
+  tape().clear();
+  Tensor x = tensor({1, 2, 3}, {}, kF64).requires_grad_();
+  Tensor a = x + 1.0;
+  Tensor v = reshape(a, {3, 1});
+  Tensor e = expand(v, {3, 2});
+  Tensor s = sum(e);
+  BackwardStepper step(s);
+  CHECK(step.remaining() == 4);
+
+  CHECK(step.peek().op == "sum");
+  CHECK(step.step().index == 3);
+  require_values(step.last_output_grads().at(0), {1});
+  CHECK(step.last_input_grads().at(0).shape() == Shape{3, 2});
+  require_values(step.last_input_grads().at(0), {1, 1, 1, 1, 1, 1});
+  require_values(step.pending_grad(e), {1, 1, 1, 1, 1, 1});
+
+  CHECK(step.peek().op == "expand");
+  CHECK(step.step().index == 2);
+  CHECK_FALSE(step.pending_grad(e).defined());  // consumed
+  require_values(step.last_input_grads().at(0), {2, 2, 2});
+  CHECK(step.last_input_grads().at(0).shape() == Shape{3, 1});
+
+  CHECK(step.step().op == "view");
+  CHECK(step.last_output_grads().at(0).shape() == Shape{3, 1});
+  CHECK(step.last_input_grads().at(0).shape() == Shape{3});
+
+  CHECK_FALSE(x.grad().defined());  // leaves see nothing until their entry runs
+  CHECK(step.remaining() == 1);
+  const Entry& add_e = step.step();
+  CHECK(add_e.op == "add");
+  CHECK(add_e.index == 0);
+  require_values(step.last_input_grads().at(0), {2, 2, 2});
+  CHECK_FALSE(step.last_input_grads().at(1).defined());  // the constant 1.0
+  CHECK(step.done());
+  require_values(x.grad(), {2, 2, 2});
+  CHECK_THROWS_WITH_AS(step.peek(), "backward: no entries left to step", Error);
+  CHECK_THROWS_WITH_AS(step.step(), "backward: no entries left to step", Error);
+}
+
+TEST_CASE("anomaly mode: a non-finite gradient names the entry") {
+  tape().clear();
+  Tensor x = ones({3}, kF64).requires_grad_();
+  Tensor b = ones({1}, kF64).requires_grad_();
+  Tensor y = x + x;
+  Tensor z = x + b;
+  AnomalyGuard anomaly;
+  CHECK_THROWS_WITH_AS(y.backward(tensor({1, NAN, 1}, {}, kF64)),
+                       doctest::Contains("add: anomaly: backward of tape entry #0 'add' produced NaN or Inf in the "
+                                         "gradient for input 0 (3,)"),
+                       Error);
+  // b's gradient is a sum inside add's backward rule: the error still names the entry.
+  CHECK_THROWS_WITH_AS(z.backward(tensor({1, 1, INFINITY}, {}, kF64)),
+                       doctest::Contains("add: in the backward rule of tape entry #1 'add': sum: anomaly"), Error);
+}
+
+TEST_CASE("backward: a saved tensor modified in place is an error") {
+  Tensor x = tensor({1, 2, 3}, {}, kF64).requires_grad_();
+  sum(square_test_op(x)).backward();
+  require_values(x.grad(), {2, 4, 6});
+  fill_(ones({3}, kF64), 5);  // writes elsewhere do not matter
+  for (auto write : {+[](const Tensor& t) { fill_(t, 0); }, +[](const Tensor& t) { copy_(t, ones({3}, kF64)); },
+                     +[](const Tensor& t) { fill_(make_view(t, {1}, {1}, 2), 0); }}) {
+    Tensor s = sum(square_test_op(x));
+    write(x);
+    CHECK_THROWS_WITH_AS(s.backward(), doctest::Contains("square_test_op: saved tensor 'x' (3,) of tape entry"),
+                         Error);
+    CHECK_FALSE(s.producer()->released);  // found before any entry ran
+    CHECK_THROWS_WITH_AS(s.backward(), doctest::Contains("was modified in place after it was saved"), Error);
+  }
+  require_values(x.grad(), {2, 4, 6});  // no partial gradients from the failed passes
+
+  Tensor s = sum(square_test_op(x));  // a write between steps is caught by the next step
+  BackwardStepper step(s);
+  step.step();
+  fill_(x.detach(), 1);
+  CHECK_THROWS_WITH_AS(step.step(), doctest::Contains("modified in place"), Error);
+}
+
+TEST_CASE("backward: broadcast inputs get gradients of their own shapes") {
+  Tensor x = zeros({2, 3}, kF64).requires_grad_();
+  Tensor row = zeros({3}, kF64).requires_grad_();
+  Tensor col = zeros({2, 1}, kF64).requires_grad_();
+  Tensor c = scalar(0, kF64).requires_grad_();
+  sum(x + row + col + c).backward();
+  CHECK(x.grad().shape() == Shape{2, 3});
+  require_values(x.grad(), {1, 1, 1, 1, 1, 1});
+  CHECK(row.grad().shape() == Shape{3});
+  require_values(row.grad(), {2, 2, 2});
+  CHECK(col.grad().shape() == Shape{2, 1});
+  require_values(col.grad(), {3, 3});
+  CHECK(c.grad().shape() == Shape{});
+  require_values(c.grad(), {6});
+}
+
+TEST_CASE("backward: non-contiguous leaves get contiguous gradients of their shape") {
+  Tensor t = noncontig64({2, 3}, 1);
+  Tensor base = zeros({1, 3}, kF64);
+  Tensor e = make_view(base, {2, 3}, {0, 1}, 0).requires_grad_();  // an expanded leaf
+  Tensor x = zeros({2, 3}, kF64).requires_grad_();
+  sum(t + e).backward();
+  sum(x).backward();  // sum's rule returns an expanded (stride 0) gradient
+  for (const Tensor& leaf : {t, e, x}) {
+    CHECK(leaf.grad().shape() == Shape{2, 3});
+    CHECK(leaf.grad().strides() == Shape{3, 1});
+    CHECK(leaf.grad().storage() != leaf.storage());
+    require_values(leaf.grad(), {1, 1, 1, 1, 1, 1});
+  }
+}
