@@ -1,0 +1,66 @@
+#pragma once
+// Adam and AdamW, exactly as torch.optim.Adam / torch.optim.AdamW (amsgrad and maximize are
+// not offered). Per parameter p with gradient grad, at update t = 1, 2, ...:
+//   Adam:   g = grad + weight_decay * p          (L2 penalty folded into the gradient)
+//   AdamW:  g = grad;  p = p * (1 - lr * weight_decay)   (decoupled decay, applied first)
+//   m = beta1 * m + (1 - beta1) * g               (exp_avg)
+//   v = beta2 * v + (1 - beta2) * g * g           (exp_avg_sq)
+//   denom = sqrt(v) / sqrt(1 - beta2^t) + eps     (eps added after the bias correction)
+//   p = p - lr / (1 - beta1^t) * m / denom
+// State: exp_avg, exp_avg_sq (and the step t).
+#include "optim/optimizer.h"
+
+namespace tg {
+
+struct AdamOptions {
+  double lr = 1e-3;          // default for groups without their own lr
+  double beta1 = 0.9;        // in [0, 1)
+  double beta2 = 0.999;      // in [0, 1)
+  double eps = 1e-8;         // > 0
+  double weight_decay = 0;   // default for groups without their own weight_decay; >= 0
+};
+
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<NamedParameter> params, const AdamOptions& options = {});
+  Adam(std::vector<ParamGroup> groups, const AdamOptions& options = {});
+  // The options in force (lr and weight_decay: the defaults; groups() holds the live values).
+  const AdamOptions& adam_options() const { return options_; }
+
+ protected:
+  Adam(const char* name, std::vector<ParamGroup> groups, const AdamOptions& options, bool decoupled);
+  OptionValues options() const override;
+  void set_options(const std::map<std::string, double>& values) override;
+  std::vector<std::string> buffer_names() const override;
+  void update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad, ParamState& state) override;
+
+ private:
+  void check(const AdamOptions& o) const;
+  AdamOptions options_;
+  bool decoupled_;  // AdamW
+};
+
+// AdamW's options: Adam's, but weight_decay defaults to 0.01 (as in PyTorch).
+struct AdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.01;
+};
+
+class AdamW : public Adam {
+ public:
+  AdamW(std::vector<NamedParameter> params, const AdamWOptions& options = {});
+  AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options = {});
+};
+
+// Kernel: one Adam(W) update of a contiguous CPU parameter at step t, in place (formula above).
+//   param (n)        p = ...   (in place)
+//   exp_avg (n)      m = ...   (in place)
+//   exp_avg_sq (n)   v = ...   (in place)
+//   grad (n)         read only
+void adam_update_cpu(const Tensor& param, const Tensor& exp_avg, const Tensor& exp_avg_sq, const Tensor& grad,
+                     const AdamOptions& options, double lr, double weight_decay, bool decoupled, int64_t step);
+
+}  // namespace tg

@@ -1,0 +1,99 @@
+#include <cmath>
+
+#include "optim_test_util.h"
+
+using namespace tg;
+using namespace tg::test;
+
+namespace {
+
+// Gradients [3, 4] and [12]; "c" has none and is skipped.
+std::vector<NamedParameter> three_params(const std::vector<double>& ga, const std::vector<double>& gb) {
+  std::vector<NamedParameter> params = {param("a", {0, 0}), param("b", {0}, {}, kF32), param("c", {0})};
+  set_grad(params[0], ga);
+  set_grad(params[1], gb);
+  return params;
+}
+
+}  // namespace
+
+TEST_CASE("clip_grad_norm: 2-norm by hand, scales when above max_norm") {
+  std::vector<NamedParameter> params = three_params({3, 4}, {12});
+  // total = sqrt(9 + 16 + 144) = sqrt(169) = 13; scale = 6.5 / (13 + 1e-6) ~ 0.5
+  CHECK(clip_grad_norm(params, 6.5) == doctest::Approx(13).epsilon(1e-12));
+  const double scale = 6.5 / (13 + 1e-6);
+  require_values(params[0].tensor.grad(), {3 * scale, 4 * scale}, 1e-12);
+  require_values(params[1].tensor.grad(), {12 * scale}, 1e-6);  // float32
+  CHECK_FALSE(params[2].tensor.grad().defined());
+}
+
+TEST_CASE("clip_grad_norm: no-op below max_norm, still returns the norm") {
+  std::vector<NamedParameter> params = three_params({3, 4}, {12});
+  const uint64_t version = params[0].tensor.grad().storage()->version();
+  CHECK(clip_grad_norm(params, 20) == doctest::Approx(13).epsilon(1e-12));
+  CHECK(params[0].tensor.grad().to_vector<double>() == std::vector<double>{3, 4});
+  CHECK(params[1].tensor.grad().to_vector<float>() == std::vector<float>{12});
+  CHECK(params[0].tensor.grad().storage()->version() == version);
+  // 13 + 1e-6 > 13: max_norm = 13 exactly still scales, by a hair (PyTorch's formula).
+  CHECK(clip_grad_norm(params, 13) == doctest::Approx(13).epsilon(1e-12));
+  CHECK(params[0].tensor.grad().to_vector<double>()[0] < 3);
+  CHECK(clip_grad_norm({param("x", {1})}, 1) == 0);  // no gradients at all
+}
+
+TEST_CASE("clip_grad_norm: inf norm and 1-norm") {
+  std::vector<NamedParameter> params = three_params({3, -14}, {12});
+  // max |g| = 14; scale = 7 / (14 + 1e-6) ~ 0.5
+  CHECK(clip_grad_norm(params, 7, kInfNorm) == doctest::Approx(14).epsilon(1e-12));
+  const double scale = 7 / (14 + 1e-6);
+  require_values(params[0].tensor.grad(), {3 * scale, -14 * scale}, 1e-12);
+  require_values(params[1].tensor.grad(), {12 * scale}, 1e-6);
+  // 1-norm: 3 + 4 + 12 = 19
+  CHECK(clip_grad_norm(three_params({3, -4}, {12}), 100, 1) == doctest::Approx(19).epsilon(1e-12));
+}
+
+TEST_CASE("clip_grad_norm: a non-finite norm is returned and nothing is scaled") {
+  std::vector<NamedParameter> params = three_params({3, std::nan("")}, {12});
+  CHECK(std::isnan(clip_grad_norm(params, 1)));
+  CHECK(params[1].tensor.grad().to_vector<float>() == std::vector<float>{12});
+  CHECK(std::isnan(clip_grad_norm(params, 1, kInfNorm)));
+  params = three_params({3, 4}, {INFINITY});
+  CHECK(std::isinf(clip_grad_norm(params, 1)));
+  CHECK(params[0].tensor.grad().to_vector<double>() == std::vector<double>{3, 4});
+}
+
+TEST_CASE("clip_grad_value: clamps each element, keeps NaN") {
+  std::vector<NamedParameter> params = three_params({3, -4}, {0.5});
+  clip_grad_value(params, 1);
+  CHECK(params[0].tensor.grad().to_vector<double>() == std::vector<double>{1, -1});
+  CHECK(params[1].tensor.grad().to_vector<float>() == std::vector<float>{0.5});
+  params = three_params({std::nan(""), -0.25}, {2});
+  clip_grad_value(params, 0.5);
+  CHECK(std::isnan(params[0].tensor.grad().to_vector<double>()[0]));
+  CHECK(params[0].tensor.grad().to_vector<double>()[1] == -0.25);
+  CHECK(params[1].tensor.grad().to_vector<float>() == std::vector<float>{0.5});
+}
+
+TEST_CASE("clip_grad: bad arguments are tg::Errors") {
+  std::vector<NamedParameter> params = three_params({3, 4}, {12});
+  CHECK_THROWS_WITH_AS(clip_grad_norm(params, -1), "clip_grad_norm: max_norm must be >= 0, got -1", Error);
+  CHECK_THROWS_WITH_AS(clip_grad_norm(params, 1, 0), "clip_grad_norm: norm_type must be > 0 or kInfNorm, got 0", Error);
+  CHECK_THROWS_WITH_AS(clip_grad_value(params, -0.5), "clip_grad_value: clip must be >= 0, got -0.5", Error);
+  CHECK_THROWS_WITH_AS(clip_grad_norm({NamedParameter{"u", Tensor()}}, 1),
+                       "clip_grad_norm: parameter 'u' is an undefined tensor", Error);
+}
+
+TEST_CASE("clip_grad_norm: large gradients (the threaded loops)") {
+  const int64_t n = 70000;  // above kParallelGrain
+  NamedParameter p = param("p", std::vector<double>(n, 0));
+  std::vector<double> g(n, 0.5);
+  set_grad(p, g);
+  // sqrt(70000 * 0.25) = sqrt(17500) = 132.2875...
+  CHECK(clip_grad_norm({p}, 1000) == doctest::Approx(std::sqrt(17500.0)).epsilon(1e-12));
+  g[n - 1] = -3;
+  set_grad(p, g);
+  CHECK(clip_grad_norm({p}, 1.5, kInfNorm) == 3);
+  CHECK(p.tensor.grad().to_vector<double>()[0] == doctest::Approx(0.25).epsilon(1e-6));  // scaled by 1.5 / 3
+  g[n / 2] = std::nan("");
+  set_grad(p, g);
+  CHECK(std::isnan(clip_grad_norm({p}, 1, kInfNorm)));
+}
