@@ -1,0 +1,14 @@
+#pragma once
+// The data layer (namespace tg::data): datasets shipped with the project and the batching
+// that feeds an encoder. Every task is per-position labelling (data/example.h).
+#include "data/char_lm.h"
+#include "data/char_tokenizer.h"
+#include "data/dataloader.h"
+#include "data/example.h"
+#include "data/grammar_corpus.h"
+#include "data/labelled_file.h"
+#include "data/metrics.h"
+#include "data/random.h"
+#include "data/tasks.h"
+#include "data/text.h"
+#include "data/vocab.h"

@@ -1,0 +1,116 @@
+#include "data/labelled_file.h"
+#include "data/temp_file.h"
+#include "test_util.h"
+
+using namespace tg;
+using namespace tg::data;
+using tg::test::TempFile;
+
+namespace {
+const char* kTsv = "the cat sat\tDET NOUN VERB\na  dog\tDET NOUN\r\nthe dog ran\tDET NOUN VERB";
+}
+
+TEST_CASE("labelled files: TSV and JSONL parse to the same token pairs") {
+  std::vector<TokenPair> tsv = parse_labelled(kTsv, FileFormat::tsv, "t.tsv");
+  REQUIRE(tsv.size() == 3);
+  CHECK(tsv[0] == TokenPair{{"the", "cat", "sat"}, {"DET", "NOUN", "VERB"}});
+  CHECK(tsv[1] == TokenPair{{"a", "dog"}, {"DET", "NOUN"}});  // runs of spaces, CRLF
+  const char* jsonl =
+      "{\"input\": [\"the\", \"cat\", \"sat\"], \"output\": [\"DET\", \"NOUN\", \"VERB\"]}\n"
+      "{\"output\": [\"DET\", \"NOUN\"], \"input\": [\"a\", \"dog\"]}\n"
+      "{\"input\": [\"the\", \"dog\", \"ran\"], \"output\": [\"DET\", \"NOUN\", \"VERB\"]}\n";
+  CHECK(parse_labelled(jsonl, FileFormat::jsonl, "t.jsonl") == tsv);
+  // JSON numbers are tokens as JSON writes them; tokens may hold spaces and any UTF-8
+  std::vector<TokenPair> nums =
+      parse_labelled("{\"input\": [1, \"new york\", \"日本\"], \"output\": [2.5, \"B-LOC\", 3]}", FileFormat::jsonl, "n");
+  CHECK(nums[0] == TokenPair{{"1", "new york", "日本"}, {"2.5", "B-LOC", "3"}});
+}
+
+TEST_CASE("labelled files: malformed lines throw naming file and line") {
+  auto tsv_error = [](const char* content) { return parse_labelled(content, FileFormat::tsv, "tags.tsv"); };
+  CHECK_THROWS_WITH_AS(tsv_error("a b\tX Y\nthe cat sat\tDET NOUN\n"),
+                       doctest::Contains("read_labelled_file: tags.tsv:2: input has 3 tokens but output has 2"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a b\tX Y\n\na\tX\n"), doctest::Contains("tags.tsv:2: empty line"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a\tX\n  \t \n"), doctest::Contains("tags.tsv:2: empty line"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a b X Y\n"), doctest::Contains("tags.tsv:1: expected input tokens, one tab"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a\tX\tY\n"), doctest::Contains("tags.tsv:1: expected input tokens, one tab"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a\tX\n \tX\n"), doctest::Contains("tags.tsv:2: the input has no tokens"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a\t \n"), doctest::Contains("tags.tsv:1: the output has no tokens"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a\tX\n\xFF\tY\n"), doctest::Contains("tags.tsv:2: invalid UTF-8"), Error);
+
+  auto jsonl_error = [](const char* content) { return parse_labelled(content, FileFormat::jsonl, "d.jsonl"); };
+  const char* good = "{\"input\": [\"a\"], \"output\": [\"X\"]}\n";
+  CHECK_THROWS_WITH_AS(jsonl_error((std::string(good) + "{\"input\": [\"a\"], \"output\": [\"X\"\n").c_str()),
+                       doctest::Contains("read_labelled_file: d.jsonl:2: bad JSON"), Error);
+  CHECK_THROWS_WITH_AS(jsonl_error((std::string(good) + good + "{\"input\": [\"a\", \"b\"], \"output\": [\"X\"]}").c_str()),
+                       doctest::Contains("d.jsonl:3: input has 2 tokens but output has 1"), Error);
+  CHECK_THROWS_WITH_AS(jsonl_error("{\"input\": [], \"output\": []}"), doctest::Contains("d.jsonl:1: the input has no tokens"),
+                       Error);
+  CHECK_THROWS_WITH_AS(jsonl_error("{\"input\": [\"a\"]}"), doctest::Contains("d.jsonl:1: \"output\" must be an array"),
+                       Error);
+  CHECK_THROWS_WITH_AS(jsonl_error("{\"input\": \"a\", \"output\": [\"X\"]}"),
+                       doctest::Contains("d.jsonl:1: \"input\" must be an array"), Error);
+  CHECK_THROWS_WITH_AS(jsonl_error("[\"a\", \"X\"]"), doctest::Contains("d.jsonl:1: expected a JSON object"), Error);
+  CHECK_THROWS_WITH_AS(jsonl_error("{\"input\": [\"a\", null], \"output\": [\"X\", \"Y\"]}"),
+                       doctest::Contains("d.jsonl:1: input[1] must be a string or a number, got null"), Error);
+  CHECK_THROWS_WITH_AS(jsonl_error("{\"input\": [\"\"], \"output\": [\"X\"]}"),
+                       doctest::Contains("d.jsonl:1: input[0] is an empty string"), Error);
+  CHECK_THROWS_WITH_AS(jsonl_error((std::string(good) + "\n" + good).c_str()), doctest::Contains("d.jsonl:2: empty line"),
+                       Error);
+}
+
+TEST_CASE("labelled files: separate input and output vocabularies from the training examples") {
+  LabelledTask task = labelled_task(parse_labelled(kTsv, FileFormat::tsv, "t.tsv"),
+                                    parse_labelled("the bird sat\tDET NOUN ADV", FileFormat::tsv, "v.tsv"));
+  // input tokens sorted: a cat dog ran sat the -> 5..10; output: DET NOUN VERB -> 5..7
+  CHECK(task.input_vocab.size() == kNumReserved + 6);
+  CHECK(task.output_vocab.size() == kNumReserved + 3);
+  CHECK(task.input_vocab.id("a") == 5);
+  CHECK(task.input_vocab.id("the") == 10);
+  CHECK(task.output_vocab.id("VERB") == 7);
+  REQUIRE(task.train.size() == 3);
+  CHECK(task.train[0] == Example{{10, 6, 9}, {5, 6, 7}});
+  CHECK(task.train[1] == Example{{5, 7}, {5, 6}});
+  // val tokens unseen in training are <unk>, in the input ("bird") and the output ("ADV")
+  REQUIRE(task.val.size() == 1);
+  CHECK(task.val[0] == Example{{10, kUnkId, 9}, {5, 6, kUnkId}});
+  CHECK_THROWS_WITH_AS(labelled_task({}, {}), doctest::Contains("labelled_task: there are no training examples"), Error);
+}
+
+TEST_CASE("labelled files: loading from files, split by a seeded fraction or given as two files") {
+  std::string many;
+  for (int i = 0; i < 40; ++i) many += "w" + std::to_string(i) + " x\tA B\n";
+  TempFile file("many.tsv", many);
+  LabelledTask a = load_labelled_task(file.path(), 0.25, 11);
+  CHECK(a.train.size() == 30);
+  CHECK(a.val.size() == 10);
+  LabelledTask b = load_labelled_task(file.path(), 0.25, 11);
+  CHECK(a.train == b.train);
+  CHECK(a.val == b.val);
+  CHECK(a.input_vocab == b.input_vocab);
+  LabelledTask c = load_labelled_task(file.path(), 0.25, 12);
+  CHECK(c.input_vocab != a.input_vocab);  // another seed puts other words in training
+  // Each word wN is on one line only: those of val are unknown, those of train follow the file's order.
+  for (const Example& ex : a.val) CHECK(ex.input[0] == kUnkId);
+  int previous = -1;
+  for (const Example& ex : a.train) {
+    int n = std::stoi(a.input_vocab.token(ex.input[0]).substr(1));
+    CHECK(n > previous);
+    previous = n;
+  }
+
+  TempFile train("train.jsonl", "{\"input\": [\"a\", \"b\"], \"output\": [\"X\", \"Y\"]}\n");
+  TempFile val("val.jsonl", "{\"input\": [\"b\", \"c\"], \"output\": [\"Y\", \"X\"]}\n");
+  LabelledTask two = load_labelled_task(train.path(), val.path());
+  CHECK(two.train == std::vector<Example>{{{5, 6}, {5, 6}}});
+  CHECK(two.val == std::vector<Example>{{{6, kUnkId}, {6, 5}}});
+
+  TempFile empty("empty.tsv", "");
+  CHECK_THROWS_WITH_AS(read_labelled_file(empty.path()), doctest::Contains("empty.tsv: the file has no examples"), Error);
+  TempFile csv("data.csv", "a,X\n");
+  CHECK_THROWS_WITH_AS(read_labelled_file(csv.path()), doctest::Contains("data.csv: unknown format"), Error);
+  TempFile bad("bad.tsv", "a b\tX Y\nc\tX Y\n");
+  CHECK_THROWS_WITH_AS(load_labelled_task(bad.path(), 0.5, 0), doctest::Contains("bad.tsv:2: input has 1 tokens"), Error);
+  CHECK_THROWS_WITH_AS(load_labelled_task(file.path(), 1.5, 0), doctest::Contains("val_fraction must be in [0, 1)"),
+                       Error);
+}
