@@ -1,0 +1,132 @@
+// Writing safetensors files; reading is in safetensors_load.cpp.
+#include "core/io/safetensors.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/copy.h"
+#include "core/io/safetensors_detail.h"
+
+// Tensor bytes go to and from the file as they are in memory.
+static_assert(std::endian::native == std::endian::little, "safetensors IO assumes a little-endian host");
+
+namespace tg {
+
+namespace safetensors_detail {
+
+void fail(const char* op, const std::filesystem::path& path, const std::string& what) {
+  throw Error(op, fmt::format("{}: {}", path.string(), what));
+}
+
+void fail_errno(const char* op, const std::filesystem::path& path, const char* what) {
+  int err = errno;
+  fail(op, path, fmt::format("{}: {}", what, std::strerror(err)));
+}
+
+}  // namespace safetensors_detail
+
+namespace {
+
+using namespace safetensors_detail;
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;  // keeps keys in insertion order
+
+constexpr const char* kSave = "save_safetensors";
+
+const char* safetensors_dtype(DType dtype) {
+  for (const DTypeName& d : kDTypes)
+    if (d.dtype == dtype) return d.name;
+  return "?";
+}
+
+// The header JSON for tensors laid out back to back in the order given, padded with spaces
+// to a multiple of 8 bytes so that the data starts 8-byte aligned in the file.
+std::string build_header(const fs::path& path, const NamedTensors& tensors, const SafetensorsMetadata& metadata) {
+  Json header = Json::object();
+  if (!metadata.empty()) header[kMetadataKey] = Json(metadata);
+  std::set<std::string> names;
+  uint64_t offset = 0;
+  for (const auto& [name, t] : tensors) {
+    if (!t.defined()) fail(kSave, path, fmt::format("tensor '{}' is undefined", name));
+    if (name == kMetadataKey) fail(kSave, path, "'__metadata__' is reserved and cannot name a tensor");
+    if (!names.insert(name).second) fail(kSave, path, fmt::format("tensor name '{}' is given twice", name));
+    uint64_t nbytes = static_cast<uint64_t>(t.numel()) * element_size(t.dtype());
+    header[name] = Json{
+        {"dtype", safetensors_dtype(t.dtype())}, {"shape", t.shape()}, {"data_offsets", {offset, offset + nbytes}}};
+    offset += nbytes;
+  }
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const Json::exception& e) {
+    fail(kSave, path, fmt::format("cannot encode the header (names and metadata must be UTF-8): {}", e.what()));
+  }
+  text.resize((text.size() + 7) / 8 * 8, ' ');
+  return text;
+}
+
+void write_all(int fd, const void* data, size_t nbytes, const fs::path& tmp) {
+  const char* p = static_cast<const char*>(data);
+  while (nbytes > 0) {
+    ssize_t n = ::write(fd, p, nbytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail_errno(kSave, tmp, "write failed");
+    p += n;
+    nbytes -= static_cast<size_t>(n);
+  }
+}
+
+// The temporary file: removed when it goes out of scope if created and not renamed into place.
+struct TempFile {
+  fs::path path;
+  bool created = false;
+  bool renamed = false;
+  ~TempFile() {
+    if (created && !renamed) ::unlink(path.c_str());
+  }
+};
+
+// fsync the directory so that the rename itself survives a crash.
+void sync_directory(const fs::path& path) {
+  fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.fd < 0 || ::fsync(d.fd) != 0)
+    fail_errno(kSave, dir, "file written and renamed, but syncing this directory failed");
+}
+
+}  // namespace
+
+void save_safetensors(const fs::path& path, const NamedTensors& tensors, const SafetensorsMetadata& metadata) {
+  std::string header = build_header(path, tensors, metadata);
+  unsigned char length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(uint64_t{header.size()} >> (8 * i));
+
+  TempFile tmp{fs::path(path) += ".tmp"};
+  Fd out(::open(tmp.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));  // closed before tmp goes
+  if (out.fd < 0) fail_errno(kSave, tmp.path, "cannot create the temporary file");
+  tmp.created = true;
+  write_all(out.fd, length, sizeof length, tmp.path);
+  write_all(out.fd, header.data(), header.size(), tmp.path);
+  for (const auto& [name, t] : tensors) {
+    Tensor host = to_device_copy(t, kCPU);
+    if (!host.is_contiguous()) host = contiguous_copy(host);
+    write_all(out.fd, host.raw_data(), static_cast<size_t>(host.numel()) * element_size(host.dtype()), tmp.path);
+  }
+  if (::fsync(out.fd) != 0) fail_errno(kSave, tmp.path, "fsync failed");
+  if (::close(std::exchange(out.fd, -1)) != 0) fail_errno(kSave, tmp.path, "close failed");
+  if (::rename(tmp.path.c_str(), path.c_str()) != 0)
+    fail_errno(kSave, path, "cannot rename the temporary file (.tmp) over it");
+  tmp.renamed = true;
+  sync_directory(path);
+}
+
+}  // namespace tg

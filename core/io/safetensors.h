@@ -1,0 +1,46 @@
+#pragma once
+// Safetensors files (Hugging Face's format): named tensors plus string metadata.
+//
+//   8 bytes   N, the header length, unsigned little-endian
+//   N bytes   JSON header, may be padded with trailing spaces:
+//               {"__metadata__": {"key": "value", ...},              (optional, string -> string)
+//                "w": {"dtype": "F32", "shape": [2,3], "data_offsets": [begin, end]}, ...}
+//   the rest  the tensors' bytes, row-major and little-endian. Offsets count from the first byte
+//             after the header; the tensors tile this region exactly (no holes, no overlap).
+//
+// dtypes: F32 <-> float32, F64 <-> float64, I64 <-> int64, BOOL <-> bool (one byte, 0 or 1).
+// Files with other dtypes (F16, BF16, I32, ...) are rejected with an error naming the tensor.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace tg {
+
+// Tensors with their names, in a stable order (the order given, or the order in the file).
+using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
+using SafetensorsMetadata = std::map<std::string, std::string>;
+
+struct SafetensorsFile {
+  NamedTensors tensors;  // in data-offset order; every tensor on the CPU and contiguous
+  SafetensorsMetadata metadata;
+};
+
+// Writes `tensors` in the order given (any device, any strides: copied to the host row-major)
+// and `metadata`. Atomic: writes `path` + ".tmp" in the same directory, fsyncs it and renames
+// it over `path`. On any failure `path` is left as it was and the temporary file is removed.
+// Throws tg::Error("save_safetensors", ...) naming the file: duplicate or reserved
+// ("__metadata__") names, undefined tensors, and every failing system call.
+void save_safetensors(const std::filesystem::path& path, const NamedTensors& tensors,
+                      const SafetensorsMetadata& metadata = {});
+
+// Reads a whole file. Every malformed input (too short, header length past the end, invalid
+// JSON, missing or mistyped fields, unsupported dtype, offsets out of range, overlapping or
+// not matching dtype * shape, holes in the data, duplicate names, a BOOL byte other than 0/1)
+// throws tg::Error("load_safetensors", ...) naming the file and what is wrong.
+SafetensorsFile load_safetensors(const std::filesystem::path& path);
+
+}  // namespace tg
