@@ -92,15 +92,18 @@ TEST_CASE("anomaly mode: a forward NaN/Inf names the op and the tape index") {
   {
     AnomalyGuard anomaly;
     CHECK(AnomalyMode::enabled());
-    CHECK_THROWS_WITH_AS(x + x, "add: anomaly: tape entry #1 'add' produced NaN or Inf in output 0 (2,); "
+    CHECK_THROWS_WITH_AS(x + x, "add: anomaly: tape entry #1 'add' produced NaN or +Inf in output 0 (2,); "
                                 "inputs: (2,) float32, (2,) float32", Error);
     CHECK(tape().entries().empty());  // the anomaly is thrown before anything is recorded
     Tensor big = full({4}, 2e38).requires_grad_();
-    CHECK_THROWS_WITH_AS(sum(big), doctest::Contains("sum: anomaly: tape entry #1 'sum' produced NaN or Inf"),
+    CHECK_THROWS_WITH_AS(sum(big), doctest::Contains("sum: anomaly: tape entry #1 'sum' produced NaN or +Inf"),
                          Error);
     // Without an entry, the message says so rather than naming an index nothing will get.
     CHECK_THROWS_WITH_AS(full({2}, 3e38) + full({2}, 3e38),
                          doctest::Contains("add: anomaly: an unrecorded call of 'add'"), Error);
+    // -inf is how masks write "never attend here": allowed in forward outputs.
+    Tensor scores = full({2}, 1.0).requires_grad_();
+    CHECK_NOTHROW(scores + full({2}, -INFINITY));
   }
   CHECK_FALSE(AnomalyMode::enabled());
 }
