@@ -5,6 +5,7 @@
 // the tensor is (outer, dim_size, inner) and has outer * inner rows. Row r = (o, i) holds the
 // dim_size elements at row_start(r) + j * inner, j = 0..dim_size-1.
 //   (2,3,4), dim 1 -> outer 2, dim_size 3, inner 4: 8 rows of 3 elements, 4 apart.
+#include <cmath>
 #include <cstdint>
 
 #include "core/shape.h"
@@ -25,6 +26,16 @@ DimRows dim_rows(const Shape& shape, int64_t dim, const char* op);
 // Offset of the first element of row r in an (outer, dim_size, inner) contiguous tensor.
 inline int64_t row_start(int64_t r, int64_t dim_size, int64_t inner) {
   return (r / inner) * dim_size * inner + r % inner;
+}
+
+// Largest of the row's elements x[0], x[inner], ..., x[(dim_size-1) * inner]. A NaN sticks,
+// so that it reaches every output of the row; -inf means every element is -inf (masked).
+template <class T>
+double row_max(const T* x, int64_t dim_size, int64_t inner) {
+  double maxval = -INFINITY;
+  for (int64_t j = 0; j < dim_size; ++j)
+    if (x[j * inner] > maxval || std::isnan(x[j * inner])) maxval = x[j * inner];
+  return maxval;
 }
 
 }  // namespace tg

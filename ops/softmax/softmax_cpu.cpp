@@ -19,9 +19,7 @@ void softmax_forward_cpu(const Tensor& out, const Tensor& inp, int64_t outer, in
       const int64_t start = row_start(r, dim_size, inner);
       const T* xr = x + start;
       T* yr = y + start;
-      double maxval = -INFINITY;  // a NaN sticks, so that it reaches every output of the row
-      for (int64_t j = 0; j < dim_size; ++j)
-        if (xr[j * inner] > maxval || std::isnan(xr[j * inner])) maxval = xr[j * inner];
+      const double maxval = row_max(xr, dim_size, inner);
       if (maxval == -INFINITY) {  // fully masked row: zeros instead of 0/0
         for (int64_t j = 0; j < dim_size; ++j) yr[j * inner] = 0;
         continue;

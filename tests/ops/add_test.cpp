@@ -17,3 +17,16 @@ TG_GRADCHECK_TEST("add") {
   require_gradcheck("add", fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
   require_gradcheck("add", fn, {noncontig64({3, 4}, 1), rand64({1, 4}, 2)});
 }
+
+TEST_CASE("add: float32 matches float64") {
+  auto fn = [](const std::vector<Tensor>& in) { return add(in[0], in[1]); };
+  require_f32_matches_f64(fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
+}
+
+TEST_CASE("add: errors name the op and the shapes") {
+  Tensor a = zeros({2, 3});
+  CHECK_THROWS_WITH_AS(add(a, zeros({4})), doctest::Contains("add: shapes (2,3) and (4,)"), Error);
+  CHECK_THROWS_WITH_AS(add(a, zeros({2, 3}, kF64)), doctest::Contains("add: dtypes differ"), Error);
+  CHECK_THROWS_WITH_AS(add(a, tensor_i64({1, 2, 3})), doctest::Contains("add: argument 'b'"), Error);
+  CHECK_THROWS_WITH_AS(add(Tensor(), a), doctest::Contains("add: argument 'a'"), Error);
+}
