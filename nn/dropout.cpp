@@ -1,0 +1,15 @@
+#include "nn/dropout.h"
+
+#include <fmt/format.h>
+
+#include "ops/dropout/dropout.h"
+
+namespace tg::nn {
+
+Dropout::Dropout(double p) : Module("Dropout"), p(p) {
+  if (!(p >= 0 && p <= 1)) throw Error("Dropout", fmt::format("p must be in [0, 1], got {}", p));
+}
+
+Tensor Dropout::forward(const Tensor& x) const { return dropout(x, p, is_training()); }
+
+}  // namespace tg::nn

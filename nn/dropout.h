@@ -1,0 +1,16 @@
+#pragma once
+// Dropout: in training, zeroes each element with probability p and scales the rest by 1/(1-p)
+// (ops/dropout/dropout.h); in evaluation (after eval()) it returns x itself.
+#include "nn/module.h"
+
+namespace tg::nn {
+
+class Dropout : public Module {
+ public:
+  explicit Dropout(double p = 0.5);
+  Tensor forward(const Tensor& x) const;  // draws from the global generator
+
+  double p;
+};
+
+}  // namespace tg::nn

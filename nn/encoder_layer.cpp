@@ -1,0 +1,51 @@
+#include "nn/encoder_layer.h"
+
+#include <fmt/format.h>
+
+#include "ops/add/add.h"
+
+namespace tg::nn {
+
+EncoderLayer::EncoderLayer(const EncoderLayerConfig& config) : Module("EncoderLayer"), config(config) {
+  const int64_t E = config.d_model;
+  if (E <= 0 || config.nhead <= 0 || config.dim_feedforward <= 0)
+    throw Error("EncoderLayer", fmt::format("d_model, nhead and dim_feedforward must be positive, got {}, {} and {}",
+                                            E, config.nhead, config.dim_feedforward));
+  self_attn = register_module("self_attn", std::make_shared<MultiHeadAttention>(E, config.nhead, config.dropout));
+  linear1 = register_module("linear1", std::make_shared<Linear>(E, config.dim_feedforward));
+  dropout = register_module("dropout", std::make_shared<Dropout>(config.dropout));
+  linear2 = register_module("linear2", std::make_shared<Linear>(config.dim_feedforward, E));
+  norm1 = register_module("norm1", std::make_shared<LayerNorm>(Shape{E}, config.layer_norm_eps));
+  norm2 = register_module("norm2", std::make_shared<LayerNorm>(Shape{E}, config.layer_norm_eps));
+  dropout1 = register_module("dropout1", std::make_shared<Dropout>(config.dropout));
+  dropout2 = register_module("dropout2", std::make_shared<Dropout>(config.dropout));
+}
+
+EncoderLayer::EncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforward, double dropout,
+                           Activation activation, double layer_norm_eps, bool norm_first)
+    : EncoderLayer(EncoderLayerConfig{d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                      norm_first}) {}
+
+Tensor EncoderLayer::sa_block(const Tensor& x, const MhaOptions& masks) const {
+  MhaOptions options = masks;
+  options.need_weights = false;
+  return dropout1->forward(self_attn->forward(x, x, x, options).output);
+}
+
+Tensor EncoderLayer::ff_block(const Tensor& x) const {
+  return dropout2->forward(linear2->forward(dropout->forward(activate(linear1->forward(x), config.activation))));
+}
+
+Tensor EncoderLayer::forward(const Tensor& src, const MhaOptions& masks) const {
+  Tensor x = src;  // (B,T,E)
+  if (config.norm_first) {
+    x = add(x, sa_block(norm1->forward(x), masks));
+    x = add(x, ff_block(norm2->forward(x)));
+  } else {
+    x = norm1->forward(add(x, sa_block(x, masks)));
+    x = norm2->forward(add(x, ff_block(x)));
+  }
+  return x;
+}
+
+}  // namespace tg::nn

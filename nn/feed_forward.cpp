@@ -1,0 +1,23 @@
+#include "nn/feed_forward.h"
+
+#include "ops/gelu/gelu.h"
+#include "ops/relu/relu.h"
+
+namespace tg::nn {
+
+Tensor activate(const Tensor& x, Activation activation) {
+  return activation == Activation::relu ? relu(x) : gelu(x, GeluApprox::none);
+}
+
+FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation activation, double dropout)
+    : Module("FeedForward"), activation(activation) {
+  linear1 = register_module("linear1", std::make_shared<Linear>(d_model, d_ff));
+  this->dropout = register_module("dropout", std::make_shared<Dropout>(dropout));
+  linear2 = register_module("linear2", std::make_shared<Linear>(d_ff, d_model));
+}
+
+Tensor FeedForward::forward(const Tensor& x) const {
+  return linear2->forward(dropout->forward(activate(linear1->forward(x), activation)));
+}
+
+}  // namespace tg::nn

@@ -1,0 +1,29 @@
+#pragma once
+// FeedForward: the position-wise MLP of a Transformer block.
+//   x (..., d_model) -> linear1 (..., d_ff) -> activation -> dropout -> linear2 (..., d_model)
+// Children: linear1, dropout, linear2 (initialised as Linear: Xavier uniform weights, zero biases).
+#include <cstdint>
+#include <memory>
+
+#include "nn/dropout.h"
+#include "nn/linear.h"
+#include "nn/module.h"
+
+namespace tg::nn {
+
+enum class Activation { relu, gelu };  // gelu: the exact (erf) form, as PyTorch's "gelu"
+
+Tensor activate(const Tensor& x, Activation activation);
+
+class FeedForward : public Module {
+ public:
+  FeedForward(int64_t d_model, int64_t d_ff, Activation activation = Activation::relu, double dropout = 0);
+  Tensor forward(const Tensor& x) const;
+
+  Activation activation;
+  std::shared_ptr<Linear> linear1;
+  std::shared_ptr<Dropout> dropout;
+  std::shared_ptr<Linear> linear2;
+};
+
+}  // namespace tg::nn

@@ -1,0 +1,37 @@
+#include "nn/linear.h"
+
+#include <fmt/format.h>
+
+#include "core/factories.h"
+#include "nn/init.h"
+#include "ops/add/add.h"
+#include "ops/matmul/matmul.h"
+#include "ops/transpose/transpose.h"
+
+namespace tg::nn {
+
+Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
+    : Module("Linear"), in_features(in_features), out_features(out_features) {
+  if (in_features <= 0 || out_features <= 0)
+    throw Error("Linear", fmt::format("in_features and out_features must be positive, got {} and {}", in_features,
+                                      out_features));
+  register_parameter("weight", weight, empty({out_features, in_features}));
+  if (bias) register_parameter("bias", this->bias, empty({out_features}));
+  reset_parameters();
+}
+
+void Linear::reset_own_parameters(Generator& gen) {
+  init::xavier_uniform_(weight, 1, gen);
+  if (bias.defined()) init::zeros_(bias);
+}
+
+Tensor Linear::forward(const Tensor& x) const {
+  check_defined(x, "Linear", "x");
+  if (x.dim() == 0 || x.size(-1) != in_features || x.dtype() != weight.dtype())
+    throw Error("Linear", fmt::format("expected x (..., {}) {}, got {}", in_features, dtype_name(weight.dtype()),
+                                      x.describe()));
+  Tensor y = matmul(x, transpose(weight, 0, 1));  // (..., in) @ (in, out) -> (..., out)
+  return bias.defined() ? add(y, bias) : y;
+}
+
+}  // namespace tg::nn

@@ -1,0 +1,82 @@
+#include "nn/multi_head_attention.h"
+
+#include <fmt/format.h>
+
+#include "ops/attention/attention.h"
+#include "ops/mean/mean.h"
+#include "ops/reshape/reshape.h"
+#include "ops/transpose/transpose.h"
+
+namespace tg::nn {
+
+namespace {
+
+constexpr const char* kModule = "MultiHeadAttention";
+
+// A mask for the scores (B,NH,T,S): PyTorch's 3-D (B*NH,T,S) is reshaped to (B,NH,T,S); any
+// other shape must broadcast to (B,NH,T,S) as it is.
+Tensor per_head_mask(const Tensor& mask, const char* name, const Shape& scores) {
+  if (!mask.defined()) return mask;
+  const int64_t B = scores[0], NH = scores[1];
+  if (mask.dim() == 3 && mask.size(0) == B * NH) return reshape(mask, {B, NH, mask.size(1), mask.size(2)});
+  bool fits = mask.dim() <= 4;
+  for (int64_t d = 1; fits && d <= mask.dim(); ++d)
+    fits = mask.size(-d) == 1 || mask.size(-d) == scores[4 - d];
+  if (!fits)
+    throw Error(kModule, fmt::format("{} {} does not broadcast to the scores (B,NH,T,S) = {} (PyTorch's (B*NH,T,S) "
+                                     "is accepted too)", name, shape_str(mask.shape()), shape_str(scores)));
+  return mask;
+}
+
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, double dropout, bool bias)
+    : Module(kModule), d_model(d_model), num_heads(num_heads), head_size(0), dropout(dropout) {
+  if (d_model <= 0 || num_heads <= 0 || d_model % num_heads != 0)
+    throw Error(kModule, fmt::format("num_heads must be positive and divide d_model, got d_model={} num_heads={}",
+                                     d_model, num_heads));
+  if (!(dropout >= 0 && dropout <= 1)) throw Error(kModule, fmt::format("dropout must be in [0, 1], got {}", dropout));
+  head_size = d_model / num_heads;
+  q_proj = register_module("q_proj", std::make_shared<Linear>(d_model, d_model, bias));
+  k_proj = register_module("k_proj", std::make_shared<Linear>(d_model, d_model, bias));
+  v_proj = register_module("v_proj", std::make_shared<Linear>(d_model, d_model, bias));
+  out_proj = register_module("out_proj", std::make_shared<Linear>(d_model, d_model, bias));
+}
+
+MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                      const MhaOptions& options) const {
+  check_defined(query, kModule, "query");
+  check_defined(key, kModule, "key");
+  check_defined(value, kModule, "value");
+  const int64_t E = d_model, NH = num_heads, hs = head_size;
+  if (query.dim() != 3 || key.dim() != 3 || value.dim() != 3 || query.size(2) != E || key.size(2) != E ||
+      value.size(2) != E || key.size(0) != query.size(0) || value.size(0) != query.size(0) ||
+      value.size(1) != key.size(1))
+    throw Error(kModule, fmt::format("expected query (B,T,{0}), key and value (B,S,{0}), got query {1} key {2} "
+                                     "value {3}", E, shape_str(query.shape()), shape_str(key.shape()),
+                                     shape_str(value.shape())));
+  const int64_t B = query.size(0), T = query.size(1), S = key.size(1);
+
+  // (B,L,E) -> projection -> (B,L,NH,hs) -> (B,NH,L,hs)
+  auto heads = [&](const Linear& proj, const Tensor& x, int64_t L) {
+    return transpose(reshape(proj.forward(x), {B, L, NH, hs}), 1, 2);
+  };
+  AttentionOptions attention;
+  const Shape scores{B, NH, T, S};
+  attention.attn_mask = per_head_mask(options.attn_mask, "attn_mask", scores);
+  attention.additive_mask = per_head_mask(options.additive_mask, "additive_mask", scores);
+  attention.key_padding_mask = options.key_padding_mask;
+  attention.is_causal = options.is_causal;
+  attention.dropout_p = dropout;
+  attention.training = is_training();
+  attention.need_weights = options.need_weights;
+  AttentionResult a = scaled_dot_product_attention(heads(*q_proj, query, T), heads(*k_proj, key, S),
+                                                   heads(*v_proj, value, S), attention);  // (B,NH,T,hs)
+
+  Tensor merged = reshape(transpose(a.output, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
+  MhaResult result{out_proj->forward(merged), a.weights, Tensor()};
+  if (options.need_weights) result.mean_weights = mean(a.weights, {1});  // (B,NH,T,S) -> (B,T,S)
+  return result;
+}
+
+}  // namespace tg::nn

@@ -1,0 +1,24 @@
+#include "nn/transformer_encoder.h"
+
+#include <fmt/format.h>
+
+namespace tg::nn {
+
+TransformerEncoder::TransformerEncoder(const EncoderLayerConfig& layer, int64_t num_layers, bool final_norm)
+    : Module("TransformerEncoder") {
+  if (num_layers <= 0)
+    throw Error("TransformerEncoder", fmt::format("num_layers must be positive, got {}", num_layers));
+  layer_list_ = register_module("layers", std::make_shared<ModuleList>());
+  for (int64_t i = 0; i < num_layers; ++i)
+    layers.push_back(layer_list_->push_back(std::make_shared<EncoderLayer>(layer)));
+  if (final_norm)
+    norm = register_module("norm", std::make_shared<LayerNorm>(Shape{layer.d_model}, layer.layer_norm_eps));
+}
+
+Tensor TransformerEncoder::forward(const Tensor& src, const MhaOptions& masks) const {
+  Tensor x = src;
+  for (const auto& layer : layers) x = layer->forward(x, masks);
+  return norm ? norm->forward(x) : x;
+}
+
+}  // namespace tg::nn

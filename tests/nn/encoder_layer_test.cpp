@@ -1,0 +1,96 @@
+#include "nn_test_util.h"
+#include "ops/gelu/gelu.h"
+#include "ops/relu/relu.h"
+
+using namespace tg;
+using namespace tg::test;
+
+namespace {
+
+nn::EncoderLayerConfig tiny(bool norm_first, nn::Activation activation = nn::Activation::relu) {
+  return {.d_model = 4, .nhead = 2, .dim_feedforward = 6, .dropout = 0.1, .activation = activation,
+          .layer_norm_eps = 1e-5, .norm_first = norm_first};
+}
+
+// The layer rebuilt from its children, as PyTorch's TransformerEncoderLayer.forward writes it
+// (eval mode: no dropout).
+Tensor reference(const nn::EncoderLayer& l, const Tensor& src, const nn::MhaOptions& masks) {
+  auto sa = [&](const Tensor& x) { return l.self_attn->forward(x, x, x, masks).output; };
+  auto ff = [&](const Tensor& x) {
+    Tensor h = l.linear1->forward(x);
+    return l.linear2->forward(l.config.activation == nn::Activation::relu ? relu(h) : gelu(h));
+  };
+  Tensor x = src;
+  if (l.config.norm_first) {
+    x = add(x, sa(l.norm1->forward(x)));
+    return add(x, ff(l.norm2->forward(x)));
+  }
+  x = l.norm1->forward(add(x, sa(x)));
+  return l.norm2->forward(add(x, ff(x)));
+}
+
+}  // namespace
+
+TEST_CASE("nn::EncoderLayer: PyTorch's names and post-LN / pre-LN semantics") {
+  nn::EncoderLayer layer(tiny(false));
+  CHECK(names_of(layer.state_dict()) ==
+        std::vector<std::string>{"self_attn.q_proj.weight", "self_attn.q_proj.bias", "self_attn.k_proj.weight",
+                                 "self_attn.k_proj.bias", "self_attn.v_proj.weight", "self_attn.v_proj.bias",
+                                 "self_attn.out_proj.weight", "self_attn.out_proj.bias", "linear1.weight",
+                                 "linear1.bias", "linear2.weight", "linear2.bias", "norm1.weight", "norm1.bias",
+                                 "norm2.weight", "norm2.bias"});
+  Tensor src = rand64({2, 3, 4}, 1).detach();
+  const nn::MhaOptions masks{.key_padding_mask = tensor_bool({false, false, true, false, false, false}, {2, 3})};
+  for (bool norm_first : {false, true}) {
+    CAPTURE(norm_first);
+    nn::EncoderLayer l(tiny(norm_first, nn::Activation::gelu));
+    l.to_(kF64);
+    randomize_parameters(l, 2);
+    l.eval();
+    Tensor out = l.forward(src, masks);
+    CHECK(out.shape() == Shape{2, 3, 4});
+    require_close(out, reference(l, src, masks), 1e-12, 1e-12);
+    // The two orders really differ.
+    nn::EncoderLayer other(tiny(!norm_first, nn::Activation::gelu));
+    other.to_(kF64);
+    other.load_state_dict(l.state_dict());
+    other.eval();
+    CHECK(max_abs_diff(other.forward(src, masks), out) > 1e-3);
+    // Dropout (p = 0.1) is active in training.
+    l.train();
+    CHECK(max_abs_diff(l.forward(src, masks), out) > 1e-6);
+  }
+}
+
+TEST_CASE("nn::EncoderLayer: gradcheck, post-LN and pre-LN") {
+  for (bool norm_first : {false, true}) {
+    CAPTURE(norm_first);
+    nn::EncoderLayer l(tiny(norm_first, norm_first ? nn::Activation::gelu : nn::Activation::relu));
+    l.to_(kF64);
+    randomize_parameters(l, 3);
+    l.eval();
+    const nn::MhaOptions masks{.key_padding_mask = tensor_bool({false, false, false, false, true, true}, {2, 3})};
+    require_module_gradcheck(l, {rand64({2, 3, 4}, 4)},
+                             [&](const std::vector<Tensor>& in) { return l.forward(in[0], masks); });
+  }
+}
+
+TEST_CASE("nn::EncoderLayer: a fully padded sequence stays finite") {
+  nn::EncoderLayer l(tiny(false));
+  Generator gen(5);
+  Tensor x = rand({2, 3, 4}, kF32, kCPU, gen);
+  x.requires_grad_();
+  Tensor y = l.forward(x, {.key_padding_mask = tensor_bool({false, true, true, true, true, true}, {2, 3})});
+  CHECK(all_finite(y));
+  sum(y).backward();
+  CHECK(all_finite(x.grad()));
+  for (const Tensor& p : l.parameters()) CHECK(all_finite(p.grad()));
+}
+
+TEST_CASE("nn::EncoderLayer: bad config is an error") {
+  CHECK_THROWS_WITH_AS(nn::EncoderLayer(6, 4), doctest::Contains("num_heads must be positive and divide d_model"),
+                       tg::Error);
+  CHECK_THROWS_WITH_AS(nn::EncoderLayer(nn::EncoderLayerConfig{}),
+                       doctest::Contains("EncoderLayer: d_model, nhead and dim_feedforward must be positive, got 0, 0 "
+                                         "and 2048"), tg::Error);
+}

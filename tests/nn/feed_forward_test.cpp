@@ -1,0 +1,33 @@
+#include "nn_test_util.h"
+#include "ops/gelu/gelu.h"
+#include "ops/relu/relu.h"
+
+using namespace tg;
+using namespace tg::test;
+
+TEST_CASE("nn::FeedForward: linear2(activation(linear1(x))), names") {
+  nn::FeedForward ff(4, 6, nn::Activation::gelu, 0.5);
+  CHECK(names_of(ff.state_dict()) ==
+        std::vector<std::string>{"linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"});
+  ff.eval();  // no dropout
+  randomize_parameters(ff, 1);
+  Tensor x = rand64({2, 3, 4}, 2).detach();
+  ff.to_(kF64);
+  Tensor expected = ff.linear2->forward(gelu(ff.linear1->forward(x)));
+  CHECK(max_abs_diff(ff.forward(x), expected) == 0);
+  nn::FeedForward relu_ff(4, 6);
+  relu_ff.to_(kF64);
+  CHECK(max_abs_diff(relu_ff.forward(x), relu_ff.linear2->forward(relu(relu_ff.linear1->forward(x)))) == 0);
+  // In training the dropout between the linears is active.
+  ff.train();
+  CHECK(max_abs_diff(ff.forward(x), expected) > 0);
+}
+
+TEST_CASE("nn::FeedForward: gradcheck (relu and gelu)") {
+  for (nn::Activation act : {nn::Activation::relu, nn::Activation::gelu}) {
+    nn::FeedForward ff(3, 5, act);
+    ff.to_(kF64);
+    randomize_parameters(ff, 3);
+    require_module_gradcheck(ff, {rand64({2, 3}, 4)}, [&](const std::vector<Tensor>& in) { return ff.forward(in[0]); });
+  }
+}
