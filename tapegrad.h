@@ -11,5 +11,6 @@
 #include "core/tape.h"
 #include "core/tensor.h"
 #include "data/data.h"
+#include "nn/nn.h"
 #include "ops/ops.h"
 #include "optim/optim.h"
