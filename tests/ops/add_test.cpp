@@ -17,3 +17,12 @@ TG_GRADCHECK_TEST("add") {
   require_gradcheck("add", fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
   require_gradcheck("add", fn, {noncontig64({3, 4}, 1), rand64({1, 4}, 2)});
 }
+
+TEST_CASE("add: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  auto fn = [](const std::vector<Tensor>& in) { return add(in[0], in[1]); };
+  require_cuda_matches_cpu(fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
+  require_cuda_matches_cpu(fn, {noncontig64({3, 4}, 1), rand64({4}, 2)});
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return in[0] + 2.0; }, {rand64({5}, 3)});
+  require_gradcheck("add", fn, {cuda_copy(rand64({2, 3}, 4)), cuda_copy(rand64({3}, 5))});
+}
