@@ -79,7 +79,9 @@ void require_close(const Tensor& actual, const Tensor& expected, double atol, do
   double worst_excess = -1;
   for (size_t i = 0; i < a.size(); ++i) {
     double excess = std::abs(a[i] - e[i]) - (atol + rtol * std::abs(e[i]));
-    if (std::isnan(a[i]) != std::isnan(e[i])) excess = INFINITY;
+    // NaN and +-Inf must match exactly (Inf - Inf would be NaN, which compares as no excess).
+    if (!std::isfinite(a[i]) || !std::isfinite(e[i]))
+      excess = a[i] == e[i] || (std::isnan(a[i]) && std::isnan(e[i])) ? 0 : INFINITY;
     if (excess > worst_excess) worst_excess = excess, worst = i;
   }
   INFO(fmt::format("worst element {} of {}: actual {:.9g} expected {:.9g}", worst, shape_str(actual.shape()),
@@ -91,6 +93,51 @@ void require_values(const Tensor& actual, const std::vector<double>& expected, d
   REQUIRE(actual.numel() == static_cast<int64_t>(expected.size()));
   Tensor want = actual.dim() == 0 ? scalar(expected[0], kF64) : tensor(expected, actual.shape(), kF64);
   require_close(actual, want, atol, 0);
+}
+
+Tensor copy_keeping_strides(const Tensor& t, DType dtype, Device device) {
+  int64_t span = t.numel() == 0 ? 0 : t.offset() + 1;  // storage elements the view reaches
+  for (int64_t d = 0; d < t.dim() && span > 0; ++d) span += (t.size(d) - 1) * t.strides()[d];
+  Tensor view = make_view(empty({span}, dtype, device), t.shape(), t.strides(), t.offset());
+  copy_(view, t);
+  if (t.requires_grad()) view.requires_grad_();
+  return view;
+}
+
+Tensor cuda_copy(const Tensor& t) { return copy_keeping_strides(t, t.dtype(), Device::cuda()); }
+
+void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
+  std::string described;
+  for (const Tensor& t : inputs) described += (described.empty() ? "" : ", ") + t.describe();
+  INFO("inputs: ", described);
+  for (DType dtype : {kF64, kF32}) {
+    INFO("dtype: ", std::string(dtype_name(dtype)));
+    const double atol = dtype == kF64 ? 1e-12 : 1e-5, rtol = dtype == kF64 ? 1e-10 : 1e-5;
+    std::vector<Tensor> on_cpu, on_gpu;
+    for (const Tensor& t : inputs) {
+      const DType d = is_floating(t.dtype()) ? dtype : t.dtype();
+      on_cpu.push_back(copy_keeping_strides(t, d, kCPU));
+      on_gpu.push_back(copy_keeping_strides(t, d, Device::cuda()));
+    }
+    Tensor y_cpu = fn(on_cpu), y_gpu = fn(on_gpu);
+    REQUIRE(y_gpu.is_cuda());
+    {
+      INFO("the output");
+      require_close(to_device_copy(y_gpu, kCPU), y_cpu, atol, rtol);
+    }
+    if (!y_cpu.requires_grad()) continue;
+    Generator gen(2024);
+    Tensor seed = to_dtype_copy(rand(y_cpu.shape(), kF64, kCPU, gen, -1, 1), y_cpu.dtype());
+    y_cpu.backward(seed);
+    y_gpu.backward(to_device_copy(seed, Device::cuda()));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].requires_grad()) continue;
+      INFO("the gradient of input ", i);
+      REQUIRE(on_gpu[i].grad().defined());
+      CHECK(on_gpu[i].grad().is_cuda());
+      require_close(to_device_copy(on_gpu[i].grad(), kCPU), on_cpu[i].grad(), atol, rtol);
+    }
+  }
 }
 
 bool gpu_available_or_skip() {

@@ -29,9 +29,24 @@ Tensor rand64(const Shape& shape, uint64_t seed, double low = -1, double high = 
 // with values uniform in [low, high).
 Tensor noncontig64(const Shape& shape, uint64_t seed, double low = -1, double high = 1);
 
-// Elementwise closeness, with the worst element in the failure message.
+// Elementwise closeness, with the worst element in the failure message. NaN matches only NaN,
+// and an infinity only the same infinity.
 void require_close(const Tensor& actual, const Tensor& expected, double atol = 1e-6, double rtol = 1e-5);
 void require_values(const Tensor& actual, const std::vector<double>& expected, double atol = 1e-6);
+
+// A copy of t on `device` in `dtype` with t's shape, strides and offset (a non-contiguous t
+// stays non-contiguous, on the GPU too), requiring grad where t does (a fresh leaf).
+Tensor copy_keeping_strides(const Tensor& t, DType dtype, Device device);
+// copy_keeping_strides on cuda:0 in t's dtype: e.g. a GPU input for require_gradcheck.
+Tensor cuda_copy(const Tensor& t);
+
+// GPU parity, with the CPU as the reference: runs fn on CPU and on CUDA copies of `inputs`
+// (copy_keeping_strides; floating inputs in float64, then again in float32), backward from
+// the same random gradient on both, and requires the GPU output and the gradient of every
+// input that requires grad to be close to the CPU ones (float64: atol 1e-12, rtol 1e-10;
+// float32: atol 1e-5, rtol 1e-5). A failure names the dtype, the inputs, what differed and the
+// worst element. GPU only: call it after gpu_available_or_skip().
+void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& inputs);
 
 // GPU cases: true when a GPU is present; otherwise counts the skip and returns false.
 bool gpu_available_or_skip();

@@ -3,6 +3,7 @@
 
 #include "core/cuda/core_kernels.h"
 #include "core/cuda/cuda_check.h"
+#include "core/cuda/cuda_runtime.h"
 #include "core/cuda/strided_cuda.cuh"
 #include "core/dispatch.h"
 
@@ -74,8 +75,7 @@ void fill_cuda(const Tensor& dst, double value) {
 bool all_finite_cuda(const Tensor& t, bool allow_neg_inf) {
   const int64_t n = t.numel();
   if (n == 0) return true;
-  int* found = nullptr;
-  TG_CUDA_CHECK(cudaMalloc(&found, sizeof(int)), "all_finite");
+  int* found = static_cast<int*>(cuda_malloc(sizeof(int), t.device().index));  // from the cache
   TG_CUDA_CHECK(cudaMemset(found, 0, sizeof(int)), "all_finite");
   dispatch_floating(t.dtype(), "all_finite", [&](auto zero) {
     using T = decltype(zero);
@@ -84,7 +84,7 @@ bool all_finite_cuda(const Tensor& t, bool allow_neg_inf) {
   TG_CUDA_CHECK_LAUNCH("all_finite");
   int host = 0;
   TG_CUDA_CHECK(cudaMemcpy(&host, found, sizeof(int), cudaMemcpyDeviceToHost), "all_finite");
-  cudaFree(found);
+  cuda_free(found, t.device().index);
   return host == 0;
 }
 

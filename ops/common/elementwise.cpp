@@ -1,7 +1,5 @@
 #include "ops/common/elementwise.h"
 
-#include <string>
-
 #include "core/factories.h"
 
 namespace tg {
@@ -17,12 +15,6 @@ Tensor binary_output(const Tensor& a, const Tensor& b, const char* op) {
 Tensor unary_output(const Tensor& x, const char* op) {
   check_floating(x, op, "x");
   return empty_like(x);
-}
-
-void check_cpu_only(const Tensor& x, const char* op, const char* arg) {
-  check_defined(x, op, arg);
-  if (x.is_cuda())
-    throw Error(op, std::string("no CUDA kernel yet; ") + arg + " " + x.describe() + " is on " + x.device().str());
 }
 
 Tensor scalar_like(const Tensor& x, double value) {

@@ -9,8 +9,6 @@ namespace tg {
 Tensor binary_output(const Tensor& a, const Tensor& b, const char* op);
 // Checks x (defined, floating) and returns an uninitialised contiguous output like it.
 Tensor unary_output(const Tensor& x, const char* op);
-// Throws "<op>: no CUDA kernel yet ..." when x lives on a GPU (ops that are CPU-only so far).
-void check_cpu_only(const Tensor& x, const char* op, const char* arg);
 // A 0-d tensor holding `value` in x's dtype and device (the scalar forms: x + 2.0).
 Tensor scalar_like(const Tensor& x, double value);
 

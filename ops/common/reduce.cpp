@@ -30,6 +30,13 @@ ReduceShape reduce_shape(const Tensor& x, const std::vector<int64_t>& dims, bool
   return r;
 }
 
+ReducedDims reduced_dims(const Tensor& x, const Shape& keep) {
+  ReducedDims r;
+  for (int64_t d = 0; d < x.dim(); ++d)
+    if (keep[d] == 1 && x.size(d) != 1) r.shape.push_back(x.size(d)), r.strides.push_back(x.strides()[d]);
+  return r;
+}
+
 std::vector<int64_t> all_dims(const Tensor& x) {
   std::vector<int64_t> dims(x.dim());
   for (int64_t d = 0; d < x.dim(); ++d) dims[d] = d;

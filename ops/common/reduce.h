@@ -17,6 +17,14 @@ struct ReduceShape {
 // accepts dim 0 or -1 (as in PyTorch) and reduces nothing. Empty dims reduce nothing.
 ReduceShape reduce_shape(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim, const char* op);
 
+// The dims a reduction kernel walks for each output element: those where `keep` (x.shape
+// with the reduced dims as size 1) has size 1 and x does not. Shared by the CPU and GPU kernels.
+struct ReducedDims {
+  Shape shape;    // their sizes, in x's dim order
+  Shape strides;  // x's strides along them
+};
+ReducedDims reduced_dims(const Tensor& x, const Shape& keep);
+
 // {0, 1, ..., x.dim()-1}: the dims of a reduction over all elements.
 std::vector<int64_t> all_dims(const Tensor& x);
 

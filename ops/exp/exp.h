@@ -13,6 +13,8 @@ Tensor exp(const Tensor& x);
 //   out  = exp(inp)
 //   dinp = dout * out
 void exp_forward_cpu(const Tensor& out, const Tensor& inp);
+void exp_forward_cuda(const Tensor& out, const Tensor& inp);
 void exp_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& out);
+void exp_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& out);
 
 }  // namespace tg

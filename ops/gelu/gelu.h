@@ -17,6 +17,8 @@ Tensor gelu(const Tensor& x, GeluApprox approx = GeluApprox::none);
 
 // Kernels (= write; outputs contiguous of inp's shape): out = gelu(inp), dinp = dout * gelu'(inp).
 void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx);
+void gelu_forward_cuda(const Tensor& out, const Tensor& inp, GeluApprox approx);
 void gelu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp, GeluApprox approx);
+void gelu_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& inp, GeluApprox approx);
 
 }  // namespace tg

@@ -15,6 +15,8 @@ Tensor log(const Tensor& x);
 //   out  = log(inp)
 //   dinp = dout / inp
 void log_forward_cpu(const Tensor& out, const Tensor& inp);
+void log_forward_cuda(const Tensor& out, const Tensor& inp);
 void log_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp);
+void log_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& inp);
 
 }  // namespace tg

@@ -25,14 +25,18 @@ Tensor max(const Tensor& x);  // all elements -> shape ()
 Tensor max(const Tensor& x, int64_t dim, bool keepdim = false);
 MaxResult max_with_indices(const Tensor& x, int64_t dim, bool keepdim = false);
 
-// Kernels. out, indices (x.shape with dim as size 1, contiguous) = max of x along dim and its
-// first position (= writes). x any strides, x.size(dim) > 0. A 0-d x counts as one element.
+// Kernels (CPU and CUDA alike). out, indices (x.shape with dim as size 1, contiguous) = max of
+// x along dim and its first position (= writes). x any strides, x.size(dim) > 0. A 0-d x counts
+// as one element.
 void max_forward_cpu(const Tensor& out, const Tensor& indices, const Tensor& x, int64_t dim);
+void max_forward_cuda(const Tensor& out, const Tensor& indices, const Tensor& x, int64_t dim);
 // out () = max of all elements of x, index () = its row-major position (= writes). x any
-// strides, numel > 0. An OpenMP parallel reduction.
+// strides, numel > 0. A parallel reduction (OpenMP threads; one GPU block).
 void max_all_forward_cpu(const Tensor& out, const Tensor& index, const Tensor& x);
+void max_all_forward_cuda(const Tensor& out, const Tensor& index, const Tensor& x);
 // dx (x.shape, contiguous) = 0 except dx[..., indices, ...] = grad along dim (= writes every
 // element). indices, grad (x.shape with dim as size 1), grad any strides.
 void max_backward_cpu(const Tensor& dx, const Tensor& indices, const Tensor& grad, int64_t dim);
+void max_backward_cuda(const Tensor& dx, const Tensor& indices, const Tensor& grad, int64_t dim);
 
 }  // namespace tg

@@ -1,5 +1,6 @@
 #include "ops/mean/mean.h"
 
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/reduce.h"
@@ -10,17 +11,22 @@ namespace tg {
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   check_floating(x, "mean", "x");
-  if (x.is_cuda()) throw Error("mean", "no CUDA kernel yet");
   ReduceShape r = reduce_shape(x, dims, keepdim, "mean");
   Tensor out = empty(r.keep, x.dtype(), x.device());
-  mean_forward_cpu(out, x, r.count);
+  if (x.is_cuda())
+    TG_CUDA_ONLY(mean_forward_cuda(out, x, r.count));
+  else
+    mean_forward_cpu(out, x, r.count);
   if (!keepdim) out = make_view(out, r.out, contiguous_strides(r.out), 0);  // drop the reduced dims
   if (Recorder rec("mean", {x}, {out}); rec) {
     rec.attr("dims", fmt::format("[{}]", fmt::join(dims, ","))).attr("keepdim", keepdim);
     rec.backward([keep = r.keep, count = r.count](const BackwardContext& ctx) -> TensorList {
       // grad (out shape) -> dx_keep (keep shape) = grad / count -> dx (x shape), a broadcast view
       Tensor dx_keep = empty(keep, ctx.grad().dtype(), ctx.grad().device());
-      mean_backward_cpu(dx_keep, reshape(ctx.grad(), keep), count);
+      if (dx_keep.is_cuda())
+        TG_CUDA_ONLY(mean_backward_cuda(dx_keep, reshape(ctx.grad(), keep), count));
+      else
+        mean_backward_cpu(dx_keep, reshape(ctx.grad(), keep), count);
       return {expand(dx_keep, ctx.input_shape(0))};
     });
   }

@@ -19,8 +19,10 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = fa
 // Kernels. out (keepdim shape, contiguous) = sum of x over the dims where out has size 1 and
 // x does not, divided by count (= writes).
 void mean_forward_cpu(const Tensor& out, const Tensor& x, int64_t count);
+void mean_forward_cuda(const Tensor& out, const Tensor& x, int64_t count);
 // dx_keep (keepdim shape, contiguous) = grad / count (= writes); grad has the keepdim shape,
 // any strides. The op expands dx_keep to x's shape.
 void mean_backward_cpu(const Tensor& dx_keep, const Tensor& grad, int64_t count);
+void mean_backward_cuda(const Tensor& dx_keep, const Tensor& grad, int64_t count);
 
 }  // namespace tg

@@ -12,5 +12,6 @@ inline Tensor operator-(const Tensor& x) { return neg(x); }
 
 // Kernel: out = -x (= writes); out contiguous of x's shape.
 void neg_forward_cpu(const Tensor& out, const Tensor& x);
+void neg_forward_cuda(const Tensor& out, const Tensor& x);
 
 }  // namespace tg

@@ -14,6 +14,8 @@ Tensor pow(const Tensor& x, double p);
 // Kernels: out = x^p (= writes); dinp = dout * p * inp^(p-1) (= writes). Outputs contiguous,
 // of inp's shape.
 void pow_forward_cpu(const Tensor& out, const Tensor& x, double p);
+void pow_forward_cuda(const Tensor& out, const Tensor& x, double p);
 void pow_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp, double p);
+void pow_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& inp, double p);
 
 }  // namespace tg

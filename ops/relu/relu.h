@@ -13,6 +13,8 @@ Tensor relu(const Tensor& x);
 //   out  = relu(inp)
 //   dinp = dout * (inp > 0)
 void relu_forward_cpu(const Tensor& out, const Tensor& inp);
+void relu_forward_cuda(const Tensor& out, const Tensor& inp);
 void relu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp);
+void relu_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& inp);
 
 }  // namespace tg

@@ -1,5 +1,6 @@
 #include "ops/sigmoid/sigmoid.h"
 
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
@@ -7,14 +8,19 @@
 namespace tg {
 
 Tensor sigmoid(const Tensor& x) {
-  check_cpu_only(x, "sigmoid", "x");
   Tensor out = unary_output(x, "sigmoid");
-  sigmoid_forward_cpu(out, x);
+  if (out.is_cuda())
+    TG_CUDA_ONLY(sigmoid_forward_cuda(out, x));
+  else
+    sigmoid_forward_cpu(out, x);
   if (Recorder rec("sigmoid", {x}, {out}); rec) {
     rec.save("out", out);
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       Tensor dx = empty_like(ctx.grad());
-      sigmoid_backward_cpu(dx, ctx.grad(), ctx.saved("out"));
+      if (dx.is_cuda())
+        TG_CUDA_ONLY(sigmoid_backward_cuda(dx, ctx.grad(), ctx.saved("out")));
+      else
+        sigmoid_backward_cpu(dx, ctx.grad(), ctx.saved("out"));
       return {dx};
     });
   }

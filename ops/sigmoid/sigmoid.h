@@ -13,6 +13,8 @@ Tensor sigmoid(const Tensor& x);
 //   out  = sigmoid(inp)
 //   dinp = dout * out * (1 - out)
 void sigmoid_forward_cpu(const Tensor& out, const Tensor& inp);
+void sigmoid_forward_cuda(const Tensor& out, const Tensor& inp);
 void sigmoid_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& out);
+void sigmoid_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& out);
 
 }  // namespace tg

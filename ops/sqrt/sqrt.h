@@ -15,6 +15,8 @@ Tensor sqrt(const Tensor& x);
 //   out  = sqrt(inp)
 //   dinp = dout / (2 * out)
 void sqrt_forward_cpu(const Tensor& out, const Tensor& inp);
+void sqrt_forward_cuda(const Tensor& out, const Tensor& inp);
 void sqrt_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& out);
+void sqrt_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& out);
 
 }  // namespace tg

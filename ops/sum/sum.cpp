@@ -1,5 +1,6 @@
 #include "ops/sum/sum.h"
 
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/reduce.h"
@@ -13,8 +14,9 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   ReduceShape r = reduce_shape(x, dims, keepdim, "sum");
   Tensor out = empty(r.keep, x.dtype(), x.device());
   if (x.is_cuda())
-    throw Error("sum", "no CUDA kernel yet for sum");
-  sum_forward_cpu(out, x);
+    TG_CUDA_ONLY(sum_forward_cuda(out, x));
+  else
+    sum_forward_cpu(out, x);
   if (!keepdim) out = make_view(out, r.out, contiguous_strides(r.out), 0);  // drop the reduced dims
   if (Recorder rec("sum", {x}, {out}); rec) {
     rec.attr("dims", fmt::format("[{}]", fmt::join(dims, ","))).attr("keepdim", keepdim);

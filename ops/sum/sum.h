@@ -16,8 +16,9 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = fal
 // and the dims where `shape` has size 1. Differentiable (it is sum + reshape).
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 
-// Kernel: out = sum of x over the dims where out_keepdim_shape has size 1 and x does not
-// (= writes). out is contiguous with x's rank (keepdim layout).
+// Kernels: out = sum of x over the dims where out_keepdim_shape has size 1 and x does not
+// (= writes), accumulated in double. out is contiguous with x's rank (keepdim layout).
 void sum_forward_cpu(const Tensor& out, const Tensor& x);
+void sum_forward_cuda(const Tensor& out, const Tensor& x);
 
 }  // namespace tg

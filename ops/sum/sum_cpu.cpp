@@ -1,5 +1,6 @@
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/reduce.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
@@ -7,29 +8,26 @@ namespace tg {
 void sum_forward_cpu(const Tensor& out, const Tensor& x) {
   // x (d0..dn-1) any strides; out (keepdim shape) contiguous. Reduced dims: out 1, x not.
   const int rank = static_cast<int>(x.dim());
-  Shape kept_strides(rank), reduced_shape, reduced_strides;
-  for (int d = 0; d < rank; ++d) {
-    bool reduced = out.shape()[d] == 1 && x.size(d) != 1;
-    kept_strides[d] = reduced ? 0 : x.strides()[d];
-    if (reduced) reduced_shape.push_back(x.size(d)), reduced_strides.push_back(x.strides()[d]);
-  }
-  const int64_t n_out = out.numel(), n_reduced = numel(reduced_shape);
+  const ReducedDims reduced = reduced_dims(x, out.shape());
+  const int64_t n_out = out.numel(), n_reduced = numel(reduced.shape);
   dispatch_floating(x.dtype(), "sum", [&](auto zero) {
     using T = decltype(zero);
     const T* in = x.data<T>();
     T* o = out.data<T>();
-    // Offset in x of the first reduced element for each output element.
+    // Offset in x of the first reduced element for each output element (out has size 1 in
+    // the reduced dims, so x's strides there are never stepped along).
     auto base_of = [&](int64_t flat) {
       int64_t off = 0;
       for (int d = rank - 1; d >= 0; --d) {
-        off += (flat % out.shape()[d]) * kept_strides[d];
+        off += (flat % out.shape()[d]) * x.strides()[d];
         flat /= out.shape()[d];
       }
       return off;
     };
     auto reduce_one = [&](int64_t base) {
       double acc = 0;  // double accumulation keeps float32 sums of many terms accurate
-      serial_for_each<1>(reduced_shape, {&reduced_strides}, [&](const auto& off) { acc += in[base + off[0]]; });
+      serial_for_each<1>(reduced.shape, {&reduced.strides},
+                         [&](const auto& off) { acc += in[base + off[0]]; });
       return static_cast<T>(acc);
     };
     if (n_out == 1 && x.is_contiguous()) {  // the whole tensor: a parallel reduction

@@ -13,6 +13,8 @@ Tensor tanh(const Tensor& x);
 //   out  = tanh(inp)
 //   dinp = dout * (1 - out^2)
 void tanh_forward_cpu(const Tensor& out, const Tensor& inp);
+void tanh_forward_cuda(const Tensor& out, const Tensor& inp);
 void tanh_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& out);
+void tanh_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& out);
 
 }  // namespace tg

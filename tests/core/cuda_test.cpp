@@ -1,5 +1,5 @@
-// The CUDA backend as seen from the core: allocation, copies both ways, an op against the CPU,
-// and clear errors where there is no GPU.
+// The CUDA backend as seen from the core: allocation (the caching allocator), copies both ways,
+// an op against the CPU, and clear errors where there is no GPU.
 #include "test_util.h"
 
 using namespace tg;
@@ -12,6 +12,40 @@ TEST_CASE("cuda: cuda_built and cuda_device_count agree") {
   CHECK(Device::cuda(1).str() == "cuda:1");
   CHECK(Device::cuda().is_cuda());
   CHECK(kCPU.str() == "cpu");
+  if (cuda_device_count() == 0) {  // nothing was ever allocated on a GPU; emptying is harmless
+    cuda_empty_cache();
+    CHECK(cuda_memory_stats(0).driver_allocations == 0);
+    CHECK(cuda_memory_stats(0).in_use_bytes == 0);
+  }
+}
+
+TEST_CASE("cuda: the caching allocator serves repeated sizes from freed blocks") {
+  if (!gpu_available_or_skip()) return;
+  cuda_empty_cache();
+  const CudaMemoryStats start = cuda_memory_stats(0);
+  CHECK(start.cached_bytes == 0);
+  // Buckets: up to 1 MiB a multiple of 512 B, above it a power of two.
+  const int64_t bucket_a = 4096, bucket_b = 16896, bucket_c = int64_t{4} << 20;
+  for (int step = 0; step < 5; ++step) {  // like training steps: the same sizes every time
+    Tensor a = empty({1000}, kF32, Device::cuda());    // 4000 B
+    Tensor b = empty({3, 700}, kF64, Device::cuda());  // 16800 B
+    Tensor c = empty({300000}, kF64, Device::cuda());  // 2.4 MB
+    CHECK(cuda_memory_stats(0).in_use_bytes - start.in_use_bytes == bucket_a + bucket_b + bucket_c);
+  }
+  const CudaMemoryStats after = cuda_memory_stats(0);
+  CHECK(after.driver_allocations - start.driver_allocations == 3);  // the first step only
+  CHECK(after.cache_hits - start.cache_hits == 12);                 // the four later steps
+  CHECK(after.in_use_bytes == start.in_use_bytes);
+  CHECK(after.cached_bytes == bucket_a + bucket_b + bucket_c);
+  {
+    Tensor d = empty({437500}, kF64, Device::cuda());  // 3.5 MB: another size, the same 4 MiB bucket
+    CHECK(cuda_memory_stats(0).cache_hits == after.cache_hits + 1);
+    CHECK(cuda_memory_stats(0).driver_allocations == after.driver_allocations);
+  }
+  cuda_empty_cache();
+  CHECK(cuda_memory_stats(0).cached_bytes == 0);
+  Tensor e = empty({1000}, kF32, Device::cuda());  // after emptying: from the driver again
+  CHECK(cuda_memory_stats(0).driver_allocations == after.driver_allocations + 1);
 }
 
 TEST_CASE("cuda: allocating on a GPU that is not there is a tg::Error") {

@@ -30,3 +30,12 @@ TEST_CASE("add: errors name the op and the shapes") {
   CHECK_THROWS_WITH_AS(add(a, tensor_i64({1, 2, 3})), doctest::Contains("add: argument 'b'"), Error);
   CHECK_THROWS_WITH_AS(add(Tensor(), a), doctest::Contains("add: argument 'a'"), Error);
 }
+
+TEST_CASE("add: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  auto fn = [](const std::vector<Tensor>& in) { return add(in[0], in[1]); };
+  require_cuda_matches_cpu(fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
+  require_cuda_matches_cpu(fn, {noncontig64({3, 4}, 1), rand64({4}, 2)});
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return in[0] + 2.0; }, {rand64({5}, 3)});
+  require_gradcheck("add", fn, {cuda_copy(rand64({2, 3}, 4)), cuda_copy(rand64({3}, 5))});
+}

@@ -49,10 +49,11 @@ TEST_CASE("div: errors name the op and the shapes") {
   CHECK_THROWS_WITH_AS(div(1.0, tensor_i64({1, 2})), doctest::Contains("div: argument 'b'"), tg::Error);
 }
 
-TEST_CASE("div: CUDA forward matches CPU") {
+TEST_CASE("div: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
   auto fn = [](const std::vector<Tensor>& in) { return div(in[0], in[1]); };
   require_cuda_matches_cpu(fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2, 0.5, 2)});
   require_cuda_matches_cpu(fn, {noncontig64({3, 4}, 1), rand64({4}, 2, 0.5, 2)});
   require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return 2.0 / in[0]; }, {rand64({5}, 3, 0.5, 2)});
+  require_gradcheck("div", fn, {cuda_copy(rand64({2, 3}, 4)), cuda_copy(rand64({3}, 5, 0.5, 2))});
 }

@@ -41,36 +41,28 @@ inline void require_away_from_zero(const Tensor& t, double margin) {
   for (double v : to_dtype_copy(t, kF64).to_vector<double>()) REQUIRE(std::abs(v) > margin);
 }
 
-// The errors every CPU-only unary op gives, each naming the op: an integer input, an
-// undefined input, and (where a GPU is present) a CUDA input.
+// The errors every unary op gives, each naming the op: an integer input and an undefined one.
 inline void require_unary_errors(const std::function<Tensor(const Tensor&)>& op, const std::string& name) {
   CHECK_THROWS_WITH_AS(op(tensor_i64({1, 2})), doctest::Contains((name + ": argument 'x' must be float").c_str()),
                        tg::Error);
   CHECK_THROWS_WITH_AS(op(Tensor()), doctest::Contains((name + ": argument 'x' is an undefined").c_str()), tg::Error);
-  if (gpu_available_or_skip())
-    CHECK_THROWS_WITH_AS(op(to_device_copy(ones({2}), Device::cuda())),
-                         doctest::Contains((name + ": no CUDA kernel yet; x (2,) float32 is on cuda:0").c_str()),
-                         tg::Error);
 }
 
-// A CUDA copy of a CPU tensor with the same shape, strides and offset (so non-contiguous
-// inputs stay non-contiguous on the GPU).
-inline Tensor cuda_copy_keeping_strides(const Tensor& t) {
-  int64_t span = t.offset() + 1;
-  for (int64_t d = 0; d < t.dim(); ++d) span += (t.shape()[d] - 1) * t.strides()[d];
-  Tensor view = make_view(empty({span}, t.dtype(), Device::cuda()), t.shape(), t.strides(), t.offset());
-  copy_(view, t);
-  return view;
-}
-
-// Runs fn on the CPU inputs and on CUDA copies of them; requires the same values.
-inline void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
-  NoGradGuard no_grad;
-  std::vector<Tensor> on_gpu;
-  for (const Tensor& t : inputs) on_gpu.push_back(cuda_copy_keeping_strides(t));
-  Tensor y = fn(on_gpu);
-  REQUIRE(y.is_cuda());
-  require_close(to_device_copy(y, kCPU), fn(inputs), 1e-12, 1e-12);
+// A unary op on the GPU (call after gpu_available_or_skip()): parity with the CPU, forward and
+// backward (require_cuda_matches_cpu), on a contiguous, a 0-d, a non-contiguous, a larger
+// (several blocks) and an expanded (broadcast view) input, then gradcheck in float64 on the GPU.
+// Input values are uniform in [low, high).
+inline void require_unary_cuda_matches_cpu(const std::string& name, const std::function<Tensor(const Tensor&)>& op,
+                                           double low = -1, double high = 1) {
+  auto fn = [op](const std::vector<Tensor>& in) { return op(in[0]); };
+  auto broadcast = [op](const std::vector<Tensor>& in) { return op(expand(in[0], {3, 4})); };
+  require_cuda_matches_cpu(fn, {rand64({2, 3}, 1, low, high)});
+  require_cuda_matches_cpu(fn, {rand64({}, 2, low, high)});
+  require_cuda_matches_cpu(fn, {noncontig64({3, 4}, 3, low, high)});
+  require_cuda_matches_cpu(fn, {rand64({40, 50}, 4, low, high)});
+  require_cuda_matches_cpu(broadcast, {rand64({3, 1}, 5, low, high)});
+  require_gradcheck(name, fn, {cuda_copy(noncontig64({2, 3}, 6, low, high))});
+  require_gradcheck(name, broadcast, {cuda_copy(rand64({3, 1}, 7, low, high))});
 }
 
 }  // namespace tg::test

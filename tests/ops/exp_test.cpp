@@ -27,3 +27,8 @@ TEST_CASE("exp: float32 matches float64") {
 }
 
 TEST_CASE("exp: errors name the op") { require_unary_errors([](const Tensor& x) { return exp(x); }, "exp"); }
+
+TEST_CASE("exp: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("exp", [](const Tensor& x) { return exp(x); });
+}

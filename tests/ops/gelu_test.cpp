@@ -53,3 +53,9 @@ TEST_CASE("gelu: errors name the op") {
   require_unary_errors([](const Tensor& x) { return gelu(x); }, "gelu");
   require_unary_errors([](const Tensor& x) { return gelu(x, GeluApprox::tanh); }, "gelu");
 }
+
+TEST_CASE("gelu: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("gelu", [](const Tensor& x) { return gelu(x); }, -3, 3);
+  require_unary_cuda_matches_cpu("gelu", [](const Tensor& x) { return gelu(x, GeluApprox::tanh); }, -3, 3);
+}

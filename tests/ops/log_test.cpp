@@ -37,3 +37,11 @@ TEST_CASE("log: float32 matches float64") {
 }
 
 TEST_CASE("log: errors name the op") { require_unary_errors([](const Tensor& x) { return log(x); }, "log"); }
+
+TEST_CASE("log: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("log", [](const Tensor& x) { return log(x); }, 0.5, 2);
+  // 0 gives -Inf and a negative input NaN on both devices.
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return log(in[0]); },
+                           {tensor({0, -1, 1}, {}, kF64)});
+}

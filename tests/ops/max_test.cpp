@@ -127,6 +127,46 @@ TEST_CASE("max: errors name the op and the shape") {
   Tensor x = zeros({2, 3});
   CHECK_THROWS_WITH_AS(max(x, 2), doctest::Contains("max: dim 2 is out of range for a tensor of shape (2,3)"), Error);
   CHECK_THROWS_WITH_AS(max(tensor_i64({1, 2})), doctest::Contains("max"), Error);
-  if (gpu_available_or_skip())
-    CHECK_THROWS_WITH_AS(max(to_device_copy(x, Device::cuda(0))), "max: no CUDA kernel yet", Error);
+}
+
+TEST_CASE("max: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  auto max_along = [](int64_t dim, bool keepdim) -> GradcheckFn {
+    return [dim, keepdim](const std::vector<Tensor>& in) { return max(in[0], dim, keepdim); };
+  };
+  auto max_all = [](const std::vector<Tensor>& in) { return max(in[0]); };
+  require_cuda_matches_cpu(max_along(1, false), {rand64({3, 4}, 1)});
+  require_cuda_matches_cpu(max_along(-3, true), {rand64({3, 2, 4}, 2)});
+  require_cuda_matches_cpu(max_along(1, false), {noncontig64({2, 3, 4}, 3)});
+  require_cuda_matches_cpu(max_along(0, false), {rand64({}, 4)});
+  require_cuda_matches_cpu(max_along(1, false), {rand64({3, 700}, 5)});  // rows longer than a block
+  require_cuda_matches_cpu(max_all, {noncontig64({2, 3, 2}, 6)});
+  require_cuda_matches_cpu(max_all, {rand64({50, 40}, 7)});
+  // broadcast: max over the rows of a + b with b (3,) broadcast
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return max(add(in[0], in[1]), 0); },
+                           {rand64({4, 3}, 8), rand64({3}, 9)});
+  require_gradcheck("max", max_along(1, false), {cuda_copy(noncontig64({3, 4}, 10))});
+  require_gradcheck("max", max_all, {cuda_copy(rand64({3, 4}, 11))});
+
+  // Ties (the first maximum) and NaN (the first NaN), in rows shorter and longer than a block:
+  // the same indices, and the gradient at the same positions, on both devices.
+  std::vector<double> cycle(1000), nans(1000, 1.0);
+  for (size_t i = 0; i < cycle.size(); ++i) cycle[i] = static_cast<double>(i % 7);  // max 6, first at 6
+  nans[900] = nans[300] = NAN;                                                      // first NaN at 300
+  const std::vector<Tensor> cases = {tensor({2, 7, 7, 3, 3, 1}, {2, 3}, kF64),
+                                     tensor({1, NAN, 2, 3}, {2, 2}, kF64),
+                                     tensor(cycle, {2, 500}, kF64),
+                                     tensor(nans, {1000}, kF64),
+                                     zeros({3, 300}, kF64)};
+  for (const Tensor& x : cases) {
+    CAPTURE(x.describe());
+    for (int64_t dim : {int64_t{0}, int64_t{-1}}) {
+      CAPTURE(dim);
+      MaxResult on_cpu = max_with_indices(x, dim), on_gpu = max_with_indices(cuda_copy(x), dim);
+      CHECK(on_gpu.indices.to_vector<int64_t>() == on_cpu.indices.to_vector<int64_t>());
+      require_close(to_device_copy(on_gpu.values, kCPU), on_cpu.values, 0, 0);
+      require_cuda_matches_cpu(max_along(dim, false), {x.detach().requires_grad_()});
+    }
+    require_cuda_matches_cpu(max_all, {x.detach().requires_grad_()});
+  }
 }

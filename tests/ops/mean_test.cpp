@@ -81,6 +81,24 @@ TEST_CASE("mean: errors name the op and the shape") {
                        Error);
   CHECK_THROWS_WITH_AS(mean(x, {0, -2}), doctest::Contains("mean: dim -2 appears twice"), Error);
   CHECK_THROWS_WITH_AS(mean(tensor_i64({1, 2})), doctest::Contains("mean"), Error);
-  if (gpu_available_or_skip())
-    CHECK_THROWS_WITH_AS(mean(to_device_copy(x, Device::cuda(0))), "mean: no CUDA kernel yet", Error);
+}
+
+TEST_CASE("mean: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  auto mean_over = [](std::vector<int64_t> dims, bool keepdim) -> GradcheckFn {
+    return [dims, keepdim](const std::vector<Tensor>& in) { return mean(in[0], dims, keepdim); };
+  };
+  auto mean_all = [](const std::vector<Tensor>& in) { return mean(in[0]); };
+  require_cuda_matches_cpu(mean_over({1}, false), {rand64({2, 3}, 1)});
+  require_cuda_matches_cpu(mean_over({0, -1}, true), {rand64({2, 3, 4}, 2)});
+  require_cuda_matches_cpu(mean_over({1, 2}, false), {noncontig64({2, 3, 2}, 3)});
+  require_cuda_matches_cpu(mean_all, {noncontig64({3, 4}, 4)});
+  require_cuda_matches_cpu(mean_all, {rand64({}, 5)});
+  require_cuda_matches_cpu(mean_over({0}, false), {rand64({0, 3}, 6)});  // 0/0: NaN on both devices
+  require_cuda_matches_cpu(mean_over({1}, false), {rand64({3, 700}, 7)});  // rows longer than a block
+  // broadcast: mean of a + b with b (3,) broadcast over the rows
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return mean(add(in[0], in[1]), {0}); },
+                           {rand64({4, 3}, 8), rand64({3}, 9)});
+  require_gradcheck("mean", mean_over({0, -1}, true), {cuda_copy(rand64({2, 3, 4}, 10))});
+  require_gradcheck("mean", mean_all, {cuda_copy(noncontig64({2, 3, 2}, 11))});
 }

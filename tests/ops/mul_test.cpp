@@ -49,10 +49,11 @@ TEST_CASE("mul: errors name the op and the shapes") {
   CHECK_THROWS_WITH_AS(mul(tensor_i64({1, 2, 3}), a), doctest::Contains("mul: argument 'a'"), tg::Error);
 }
 
-TEST_CASE("mul: CUDA forward matches CPU") {
+TEST_CASE("mul: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
   auto fn = [](const std::vector<Tensor>& in) { return mul(in[0], in[1]); };
   require_cuda_matches_cpu(fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
   require_cuda_matches_cpu(fn, {noncontig64({3, 4}, 1), rand64({4}, 2)});
   require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return 3.0 * in[0]; }, {rand64({5}, 3)});
+  require_gradcheck("mul", fn, {cuda_copy(rand64({2, 3}, 4)), cuda_copy(rand64({3}, 5))});
 }

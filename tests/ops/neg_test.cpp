@@ -24,3 +24,8 @@ TEST_CASE("neg: float32 matches float64") {
 }
 
 TEST_CASE("neg: errors name the op") { require_unary_errors([](const Tensor& x) { return neg(x); }, "neg"); }
+
+TEST_CASE("neg: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("neg", [](const Tensor& x) { return neg(x); });
+}

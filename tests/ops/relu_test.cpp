@@ -30,3 +30,15 @@ TEST_CASE("relu: float32 matches float64") {
 }
 
 TEST_CASE("relu: errors name the op") { require_unary_errors([](const Tensor& x) { return relu(x); }, "relu"); }
+
+TEST_CASE("relu: CUDA matches CPU (forward and backward)") {
+  // require_unary_cuda_matches_cpu gradchecks noncontig64({2, 3}, 6) and rand64({3, 1}, 7):
+  // checked here, on every machine, to stay away from the kink at 0.
+  require_away_from_zero(noncontig64({2, 3}, 6), 1e-3);
+  require_away_from_zero(rand64({3, 1}, 7), 1e-3);
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("relu", [](const Tensor& x) { return relu(x); });
+  // NaN stays NaN, -0 and +0 give 0, on both devices.
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return relu(in[0]); },
+                           {tensor({NAN, -0.0, 0, 2}, {}, kF64)});
+}

@@ -35,3 +35,11 @@ TEST_CASE("sigmoid: float32 matches float64") {
 TEST_CASE("sigmoid: errors name the op") {
   require_unary_errors([](const Tensor& x) { return sigmoid(x); }, "sigmoid");
 }
+
+TEST_CASE("sigmoid: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("sigmoid", [](const Tensor& x) { return sigmoid(x); }, -4, 4);
+  // Large inputs saturate without NaN on both devices.
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return sigmoid(in[0]); },
+                           {tensor({-1000, 1000, 0}, {}, kF64)});
+}

@@ -34,3 +34,11 @@ TEST_CASE("sqrt: float32 matches float64") {
 }
 
 TEST_CASE("sqrt: errors name the op") { require_unary_errors([](const Tensor& x) { return sqrt(x); }, "sqrt"); }
+
+TEST_CASE("sqrt: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("sqrt", [](const Tensor& x) { return sqrt(x); }, 0.5, 2);
+  // A negative input gives NaN on both devices.
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return sqrt(in[0]); },
+                           {tensor({-1, 0, 4}, {}, kF64)});
+}

@@ -44,10 +44,11 @@ TEST_CASE("sub: errors name the op and the shapes") {
   CHECK_THROWS_WITH_AS(sub(Tensor(), a), doctest::Contains("sub: argument 'a'"), tg::Error);
 }
 
-TEST_CASE("sub: CUDA forward matches CPU") {
+TEST_CASE("sub: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
   auto fn = [](const std::vector<Tensor>& in) { return sub(in[0], in[1]); };
   require_cuda_matches_cpu(fn, {rand64({4, 1, 3}, 1), rand64({2, 1}, 2)});
   require_cuda_matches_cpu(fn, {noncontig64({3, 4}, 1), rand64({4}, 2)});
   require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return 2.0 - in[0]; }, {rand64({5}, 3)});
+  require_gradcheck("sub", fn, {cuda_copy(rand64({2, 3}, 4)), cuda_copy(rand64({3}, 5))});
 }

@@ -106,6 +106,31 @@ TEST_CASE("sum: errors name the op and the shape") {
   CHECK_THROWS_WITH_AS(sum(x, {1, -1}),
                        doctest::Contains("sum: dim -1 appears twice in dims [1,-1] for x of shape (2,3)"), Error);
   CHECK_THROWS_WITH_AS(sum(tensor_i64({1, 2})), doctest::Contains("sum"), Error);
-  if (gpu_available_or_skip())
-    CHECK_THROWS_WITH_AS(sum(to_device_copy(x, Device::cuda(0))), doctest::Contains("sum: no CUDA kernel yet"), Error);
+}
+
+TEST_CASE("sum: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  auto sum_over = [](std::vector<int64_t> dims, bool keepdim) -> GradcheckFn {
+    return [dims, keepdim](const std::vector<Tensor>& in) { return sum(in[0], dims, keepdim); };
+  };
+  auto sum_all = [](const std::vector<Tensor>& in) { return sum(in[0]); };
+  require_cuda_matches_cpu(sum_over({1}, false), {rand64({2, 3}, 1)});
+  require_cuda_matches_cpu(sum_over({0, -1}, true), {rand64({2, 3, 4}, 2)});
+  require_cuda_matches_cpu(sum_over({0}, false), {noncontig64({3, 4}, 3)});
+  require_cuda_matches_cpu(sum_all, {noncontig64({2, 3, 2}, 4)});
+  require_cuda_matches_cpu(sum_all, {rand64({}, 5)});
+  require_cuda_matches_cpu(sum_over({0}, false), {rand64({0, 3}, 6)});  // zero elements per output: 0
+  // Rows longer than a block (256 threads), along the last dim and along a strided dim.
+  require_cuda_matches_cpu(sum_over({1}, false), {rand64({3, 700}, 7)});
+  require_cuda_matches_cpu(sum_over({0}, false), {rand64({700, 3}, 8)});
+  require_cuda_matches_cpu(sum_all, {rand64({50, 40}, 9)});
+  // Broadcasting backward: sum_to reduces the gradients of b (3,) and c (2,1) on the GPU.
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return add(add(in[0], in[1]), in[2]); },
+                           {rand64({2, 3}, 10), rand64({3}, 11), rand64({2, 1}, 12)});
+  require_cuda_matches_cpu([](const std::vector<Tensor>& in) { return sum_to(in[0], {3, 1}); },
+                           {rand64({2, 3, 4}, 13)});
+  require_gradcheck("sum", sum_over({0, -1}, true), {cuda_copy(rand64({2, 3, 4}, 14))});
+  require_gradcheck("sum", sum_all, {cuda_copy(noncontig64({2, 3, 2}, 15))});
+  // Float32 sums of many terms accumulate in double on the GPU too (10^6 x 0.1f).
+  CHECK(std::abs(sum(full({1000000}, 0.1, kF32, Device::cuda())).item() - 100000) < 0.01);
 }

@@ -29,3 +29,8 @@ TEST_CASE("tanh: float32 matches float64") {
 }
 
 TEST_CASE("tanh: errors name the op") { require_unary_errors([](const Tensor& x) { return tanh(x); }, "tanh"); }
+
+TEST_CASE("tanh: CUDA matches CPU (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  require_unary_cuda_matches_cpu("tanh", [](const Tensor& x) { return tanh(x); }, -3, 3);
+}

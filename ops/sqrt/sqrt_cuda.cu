@@ -1,0 +1,18 @@
+#include <cmath>
+
+#include "ops/common/elementwise_cuda.cuh"
+#include "ops/sqrt/sqrt.h"
+
+namespace tg {
+
+// inp (...) -> out (...)
+void sqrt_forward_cuda(const Tensor& out, const Tensor& inp) {
+  unary_kernel_cuda(out, inp, "sqrt", [] __device__(auto v) { return std::sqrt(v); });
+}
+
+// dout (...), out (...) -> dinp (...)
+void sqrt_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& out) {
+  binary_kernel_cuda(dinp, dout, out, "sqrt", [] __device__(auto g, auto y) { return g / (2 * y); });
+}
+
+}  // namespace tg

@@ -1,0 +1,18 @@
+#include <cmath>
+
+#include "ops/common/elementwise_cuda.cuh"
+#include "ops/tanh/tanh.h"
+
+namespace tg {
+
+// inp (...) -> out (...)
+void tanh_forward_cuda(const Tensor& out, const Tensor& inp) {
+  unary_kernel_cuda(out, inp, "tanh", [] __device__(auto v) { return std::tanh(v); });
+}
+
+// dout (...), out (...) -> dinp (...)
+void tanh_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& out) {
+  binary_kernel_cuda(dinp, dout, out, "tanh", [] __device__(auto g, auto y) { return g * (1 - y * y); });
+}
+
+}  // namespace tg
