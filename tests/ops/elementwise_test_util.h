@@ -1,5 +1,5 @@
 #pragma once
-// Checks shared by the elementwise op tests: float32 against float64, and CUDA against CPU.
+// Checks shared by the elementwise op tests: inputs away from kinks, errors, CUDA against CPU.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -8,32 +8,6 @@
 #include "test_util.h"
 
 namespace tg::test {
-
-// Runs fn on float64 and on float32 copies of `inputs` (fresh leaves that require grad where
-// the inputs do), seeds both backwards with the same random gradient, and requires the f32
-// output and gradients to be float32 and close to the f64 ones.
-inline void require_f32_close_to_f64(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
-                                     double atol = 1e-5, double rtol = 1e-4) {
-  std::vector<Tensor> in64, in32;
-  for (const Tensor& t : inputs) {
-    in64.push_back(to_dtype_copy(t.detach(), kF64));
-    in32.push_back(to_dtype_copy(t.detach(), kF32));
-    if (t.requires_grad()) in64.back().requires_grad_(), in32.back().requires_grad_();
-  }
-  Tensor y64 = fn(in64), y32 = fn(in32);
-  REQUIRE(y32.dtype() == kF32);
-  require_close(y32, y64, atol, rtol);
-  Generator gen(99);
-  Tensor seed = rand(y64.shape(), kF64, kCPU, gen, -1, 1);
-  y64.backward(seed);
-  y32.backward(to_dtype_copy(seed, kF32));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i].requires_grad()) continue;
-    CAPTURE(i);
-    REQUIRE(in32[i].grad().dtype() == kF32);
-    require_close(in32[i].grad(), in64[i].grad(), atol, rtol);
-  }
-}
 
 // Requires every element of t to be at least `margin` away from 0 (inputs of relu's
 // gradcheck must not straddle the kink).
