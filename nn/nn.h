@@ -11,4 +11,5 @@
 #include "nn/module_list.h"
 #include "nn/multi_head_attention.h"
 #include "nn/positional_encoding.h"
+#include "nn/pytorch_interop.h"
 #include "nn/transformer_encoder.h"
