@@ -4,18 +4,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <memory>
-#include <string>
 #include <vector>
 
-#include "core/error.h"
 #include "ops/matmul/gemm_kernels.h"
+#include "ops/matmul/gemm_pack.h"
 
 namespace tg {
 
-// The loops, after Goto & van de Geijn ("Anatomy of high-performance matrix multiplication",
-// 2008) and BLIS. For one batch element:
+// The loops of one thread, after Goto & van de Geijn ("Anatomy of high-performance matrix
+// multiplication", 2008) and BLIS:
 //
 //   for jc in N, step nc:                 a (kc, nc) block of op(b) is packed: kept in L3
 //     for pc in K, step kc:
@@ -26,23 +24,26 @@ namespace tg {
 //           for ir in mc, step mr:
 //             c[ic+ir : +mr, jc+jr : +nr] (=, or += after the first pc) micro-kernel
 //
-// Packing reads op(x) through its transpose flag, so every layout runs the same kernel.
-// Threads: while every thread can have a batch element of its own, each runs whole GEMMs
-// alone; the remaining elements are shared: the team packs b_block together, then splits
-// the ic blocks (and, when they are too few, the jr panels too).
+// Packing reads op(x) through its transpose flag, so every layout runs the same kernel. A
+// row-major a is not packed when op(b) is narrow: the kernel reads its rows in place.
+//
+// Threads never wait for each other inside a product (a barrier costs a whole time slice when
+// the machine has more work than cores): batch elements go whole to whichever thread is free,
+// and each of the remaining products is cut into one part per thread (rows, columns, or depth
+// with the partial sums added at the end), each thread packing what its part needs.
 
 namespace {
 
 // Cache budgets of the blocks. This machine (AMD Zen 3) has 32 KiB L1d and 512 KiB L2 per
 // core and a shared 32 MiB L3; most x86-64 cores of the last decade have at least that.
-constexpr int64_t kL1Bytes = 16 << 10;   // one b panel (kc, nr), beside an a panel and the c tile
-constexpr int64_t kL2Bytes = 192 << 10;  // the a block (mc, kc)
-constexpr int64_t kL3Bytes = 2 << 20;    // the b block (kc, nc)
+constexpr int64_t kL1Bytes = 16 << 10;      // one b panel (kc, nr), beside an a panel and the c tile
+constexpr int64_t kL2Bytes = 192 << 10;     // the a block (mc, kc)
+constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
+constexpr int64_t kLineBytes = 64;          // cache line
 constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
-constexpr int64_t kLineBytes = 64;
-constexpr int64_t kPackStrip = 8;          // see pack_panels
-constexpr int64_t kInPlaceMaxN = 512;       // see a_in_place in gemm_cpu
-constexpr int64_t kInPlaceMaxNTrans = 32;
+constexpr int64_t kInPlaceMaxN = 512;       // a row-major a is read in place up to this N,
+constexpr int64_t kInPlaceMaxNTrans = 32;   // a column-major one up to this N
+constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about
 constexpr int kMaxTile = 96;                // mr * nr of every micro-kernel (f32 AVX2: 6 * 16)
 
 std::atomic<bool> portable_forced{false};
@@ -61,16 +62,12 @@ bool use_avx2() {
   return avx2 && !portable_forced;
 }
 
-template <class T>
-MicroKernel<T> micro_kernel() {
-  return use_avx2() ? avx2_micro_kernel<T>() : portable_micro_kernel<T>();
-}
-
 // This thread's buffer number `slot`, grown to at least n elements, 64-byte aligned. Kept
 // between calls (OpenMP's threads live on), so steady-state GEMMs allocate nothing.
+enum Slot { kSlotA, kSlotB, kSlotPartial, kSlots };
 template <class T>
-T* workspace(int slot, int64_t n) {
-  thread_local std::vector<T> buffers[2];
+T* workspace(Slot slot, int64_t n) {
+  thread_local std::vector<T> buffers[kSlots];
   std::vector<T>& buf = buffers[slot];
   const size_t pad = 64 / sizeof(T), need = static_cast<size_t>(n) + pad;
   if (buf.size() < need) buf.resize(need);
@@ -79,86 +76,69 @@ T* workspace(int slot, int64_t n) {
   return static_cast<T*>(std::align(64, static_cast<size_t>(n) * sizeof(T), p, space));
 }
 
-// Packs x(r, k) = src[r*rs + k*ks], r in [0, len), k in [0, kc), into ceil(len/W) panels of
-// (kc, W): panel q holds x(q*W + r, k) at [k*W + r], rows past len zero. Used for both
-// operands: a block of op(a) is x(i, k), one of op(b) is x(j, k); one of rs, ks is usually 1.
-template <class T, int W>
-void pack_panels(T* dst, const T* src, int64_t rs, int64_t ks, int64_t len, int64_t kc) {
-  const int64_t full = len / W * W;  // rows in whole panels; panel q (a multiple of W) at dst + q*kc
-  if (rs == 1) {  // x's rows are contiguous for each k: read kPackStrip k at a time, across all panels
-    for (int64_t k0 = 0; k0 < kc; k0 += kPackStrip) {
-      const int64_t k1 = std::min(kc, k0 + kPackStrip);
-      for (int64_t q = 0; q < full; q += W)
-        for (int64_t k = k0; k < k1; ++k)
-          std::memcpy(dst + q * kc + k * W, src + k * ks + q, W * sizeof(T));
-    }
-  } else {  // W rows read side by side along k
-    for (int64_t q = 0; q < full; q += W)
-      for (int64_t k = 0; k < kc; ++k)
-        for (int r = 0; r < W; ++r) dst[q * kc + k * W + r] = src[(q + r) * rs + k * ks];
-  }
-  if (full == len) return;
-  T* d = dst + full * kc;  // the last panel, part empty
-  const T* s = src + full * rs;
-  for (int64_t k = 0; k < kc; ++k)
-    for (int r = 0; r < W; ++r) d[k * W + r] = full + r < len ? s[r * rs + k * ks] : T(0);
-}
-
-template <class T>
-using PackFn = void (*)(T* dst, const T* src, int64_t rs, int64_t ks, int64_t len, int64_t kc);
-
-// pack_panels for the panel widths of the micro-kernels.
-template <class T>
-PackFn<T> panel_packer(int width) {
-  switch (width) {
-    case 4: return pack_panels<T, 4>;
-    case 6: return pack_panels<T, 6>;
-    case 8: return pack_panels<T, 8>;
-    case 16: return pack_panels<T, 16>;
-    default: throw Error("matmul", "no packing for micro-kernel panels of width " + std::to_string(width));
-  }
-}
-
-// What every batch element of one gemm_cpu call shares.
+// What every product of one gemm_cpu call shares.
 template <class T>
 struct Plan {
   MicroKernel<T> kern;
-  PackFn<T> pack_a, pack_b;  // panels of mr rows, of nr columns
-  GemmMatrix<T> a, b;
-  T* c;
-  int64_t M, N, K;
-  int64_t kc, nc, max_mc;  // block sizes (kc, nc exact part sizes; mc chosen per team size)
-  bool a_in_place;         // the kernel reads op(a)'s rows where they are (a row-major): no a_block
+  PackFn<T> pack_a, pack_b;        // into panels of mr rows, of nr columns
+  int64_t a_rs, a_ks, b_rs, b_ks;  // op(a)(i, k) at a[i*a_rs + k*a_ks], op(b)(k, j) at b[j*b_rs + k*b_ks]
+  bool a_trans;
+  int64_t max_kc;
+  int64_t a_block_size, b_block_size;  // elements of the packing buffers
 };
 
+template <class T>
+Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b) {
+  const MicroKernel<T> kern = use_avx2() ? avx2_micro_kernel<T>() : portable_micro_kernel<T>();
+  const int64_t max_kc = kL1Bytes / (kern.nr * int64_t(sizeof(T)));
+  return {kern,
+          panel_packer<T>(kern.mr),
+          panel_packer<T>(kern.nr),
+          a.trans ? 1 : a.ld,
+          a.trans ? a.ld : 1,
+          b.trans ? b.ld : 1,
+          b.trans ? 1 : b.ld,
+          a.trans,
+          max_kc,
+          std::max<int64_t>(kL2Bytes / int64_t(sizeof(T)), kern.mr * max_kc),
+          kL3Bytes / int64_t(sizeof(T)) + kern.nr * max_kc};
+}
+
+// Whether the kernel reads op(a) in place for a product n columns wide: packing a costs about
+// as much as a good share of the n multiply-adds each packed value takes part in.
+template <class T>
+bool a_in_place(const Plan<T>& g, int64_t n) {
+  return n <= (g.a_trans ? kInPlaceMaxNTrans : kInPlaceMaxN);
+}
+
 // The rows [ic, ic + mc) x columns [pc, pc + kc) of op(a) as the micro-kernel reads them:
-// in place (rows ld apart, a part-empty last row panel packed) or all packed in mr-row panels.
+// in place (a part-empty last row panel packed) or all packed in mr-row panels.
 template <class T>
 struct ABlock {
   const T* in_place;  // op(a)(ic, pc), or nullptr
   int64_t rs, ks;     // op(a)(i, k) at in_place[i*rs + k*ks]
-  const T* packed;  // panels of (kc, mr): all of them, or only the last one when in place
+  const T* packed;    // panels of (kc, mr): all of them, or only the last one when in place
 };
 
-// c (mc, nc) (rows ldc apart) = or += a (mc, kc) @ b_block (kc, nc), for the b panels
-// [jr0, jr1) only. Edge tiles are computed whole into a local tile and their valid part copied.
+// c (mc, nc) (rows ldc apart) = or += a (mc, kc) @ b_block (kc, nc). Edge tiles are computed
+// whole into a local tile and their valid part copied.
 template <class T>
 void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>& a, const T* b_block, int64_t mc,
-                  int64_t nc, int64_t kc, int64_t jr0, int64_t jr1, bool accumulate) {
+                  int64_t nc, int64_t kc, bool accumulate) {
   alignas(64) T tile[kMaxTile];
   const int64_t mr = kern.mr, nr = kern.nr;
-  for (int64_t jr = jr0; jr < jr1; ++jr) {
-    const int64_t j = jr * nr, n = std::min(nr, nc - j);
+  for (int64_t j = 0; j < nc; j += nr) {
+    const int64_t n = std::min(nr, nc - j);
     const T* b_panel = b_block + j * kc;
     for (int64_t i = 0; i < mc; i += mr) {
       const int64_t m = std::min(mr, mc - i);
       const bool in_place = a.in_place && m == mr;
       const T* a_tile = in_place ? a.in_place + i * a.rs : a.packed + (a.in_place ? 0 : i * kc);
       const int64_t a_rs = in_place ? a.rs : 1, a_ks = in_place ? a.ks : mr;
-      T* cij = c + i * ldc + j;
-      if (a.in_place && a.ks == 1 && jr == jr0 && i + 2 * mr <= mc)  // the next tile's rows: no hardware prefetcher guesses them
-        for (int64_t r = mr; r < 2 * mr; ++r)
+      if (a.in_place && a.ks == 1 && j == 0 && i + 2 * mr <= mc)  // the next tile's rows: no hardware
+        for (int64_t r = mr; r < 2 * mr; ++r)                      // prefetcher guesses them
           for (int64_t k = 0; k < kc; k += kLineBytes / int64_t(sizeof(T))) __builtin_prefetch(a_tile + r * a.rs + k);
+      T* cij = c + i * ldc + j;
       if (m == mr && n == nr) {
         kern.run(kc, a_tile, a_rs, a_ks, b_panel, cij, ldc, accumulate);
         continue;
@@ -171,48 +151,80 @@ void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>
   }
 }
 
-// c[p] = op(a[p]) @ op(b[p]), run by thread `tid` of `threads` that call it together (or by
-// one thread alone: threads == 1). b_block is shared by those threads, a_block is this one's.
+// c (m,n) (rows ldc apart) = op(a) (m,k) @ op(b) (k,n) on this thread, a and b pointing at the
+// part's first elements (op(a)(0,0), op(b)(0,0)). The loops at the top of this file.
 template <class T>
-void gemm_one(const Plan<T>& g, int64_t p, int tid, int threads, T* a_block, T* b_block) {
-  const int mr = g.kern.mr, nr = g.kern.nr;
-  const T* ap = g.a.data + g.a.offsets[p];
-  const T* bp = g.b.data + g.b.offsets[p];
-  T* cp = g.c + p * g.M * g.N;
-  // op(a)(i, k) = ap[i*a_rs + k*a_ks], op(b)(k, j) = bp[j*b_rs + k*b_ks]
-  const int64_t a_rs = g.a.trans ? 1 : g.a.ld, a_ks = g.a.trans ? g.a.ld : 1;
-  const int64_t b_rs = g.b.trans ? g.b.ld : 1, b_ks = g.b.trans ? 1 : g.b.ld;
-  // As many row blocks as a multiple of the team where M allows; else each is split by columns too.
-  const int64_t mc = round_up(ceil_div(g.M, round_up(ceil_div(g.M, g.max_mc), threads)), mr);
-  const int64_t row_blocks = ceil_div(g.M, mc);
-  const int64_t col_splits = row_blocks % threads == 0 ? 1 : threads;
-  for (int64_t jc = 0; jc < g.N; jc += g.nc) {
-    const int64_t nc = std::min(g.nc, g.N - jc), panels = ceil_div(nc, nr);
-    for (int64_t pc = 0; pc < g.K; pc += g.kc) {
-      const int64_t kc = std::min(g.kc, g.K - pc);
-      const int64_t j0 = panels * tid / threads * nr, j1 = std::min(nc, panels * (tid + 1) / threads * nr);
-      if (j0 < j1) g.pack_b(b_block + j0 * kc, bp + (jc + j0) * b_rs + pc * b_ks, b_rs, b_ks, j1 - j0, kc);
-      if (threads > 1) {
-#pragma omp barrier
-      }
-      for (int64_t task = tid; task < row_blocks * col_splits; task += threads) {
-        const int64_t ic = task / col_splits * mc, split = task % col_splits, m = std::min(mc, g.M - ic);
-        const T* a_start = ap + ic * a_rs + pc * a_ks;
-        if (g.a_in_place) {  // pack only a part-empty last row panel
-          const int64_t full = m / mr * mr;
-          if (full < m) g.pack_a(a_block, a_start + full * a_rs, a_rs, a_ks, m - full, kc);
-        } else {
-          g.pack_a(a_block, a_start, a_rs, a_ks, m, kc);
-        }
-        const ABlock<T> a{g.a_in_place ? a_start : nullptr, a_rs, a_ks, a_block};
-        macro_kernel(g.kern, cp + ic * g.N + jc, g.N, a, b_block, m, nc, kc, panels * split / col_splits,
-                     panels * (split + 1) / col_splits, pc > 0);
-      }
-      if (threads > 1) {
-#pragma omp barrier
+void gemm_serial(const Plan<T>& g, const T* a, const T* b, T* c, int64_t ldc, int64_t m, int64_t n, int64_t k) {
+  const int64_t mr = g.kern.mr, nr = g.kern.nr, elem = sizeof(T);
+  T* a_block = workspace<T>(kSlotA, g.a_block_size);
+  T* b_block = workspace<T>(kSlotB, g.b_block_size);
+  const int64_t kc = part_size(k, g.max_kc, 1);
+  const int64_t nc = part_size(n, std::max(kL3Bytes / (kc * elem), nr), nr);
+  const int64_t mc = part_size(m, std::max<int64_t>(kL2Bytes / (kc * elem) / mr, 1) * mr, mr);
+  const bool in_place = a_in_place(g, n);
+  for (int64_t jc = 0; jc < n; jc += nc) {
+    const int64_t nb = std::min(nc, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kc) {
+      const int64_t kb = std::min(kc, k - pc);
+      g.pack_b(b_block, b + jc * g.b_rs + pc * g.b_ks, g.b_rs, g.b_ks, nb, kb);
+      for (int64_t ic = 0; ic < m; ic += mc) {
+        const int64_t mb = std::min(mc, m - ic), full = mb / mr * mr;
+        const T* a_start = a + ic * g.a_rs + pc * g.a_ks;
+        if (!in_place)
+          g.pack_a(a_block, a_start, g.a_rs, g.a_ks, mb, kb);
+        else if (full < mb)  // only the part-empty last row panel
+          g.pack_a(a_block, a_start + full * g.a_rs, g.a_rs, g.a_ks, mb - full, kb);
+        const ABlock<T> a_view{in_place ? a_start : nullptr, g.a_rs, g.a_ks, a_block};
+        macro_kernel(g.kern, c + ic * ldc + jc, ldc, a_view, b_block, mb, nb, kb, pc > 0);
       }
     }
   }
+}
+
+// How the threads share one product: each takes a part of a grid of rows x cols parts of c,
+// or of `depth` parts of the sum over k (partial products, added together at the end).
+struct Split {
+  int rows = 1, cols = 1, depth = 1;
+};
+
+// The split that minimises the busiest thread's work: its multiply-adds (whole micro tiles),
+// plus what every thread repeats: packing op(b) (split by rows) or op(a) (split by columns,
+// unless read in place), and, for a depth split, summing the partial products.
+template <class T>
+Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int threads) {
+  auto cost = [&](const Split& s) {
+    const double m = round_up(ceil_div(M, s.rows), g.kern.mr), n = round_up(ceil_div(N, s.cols), g.kern.nr);
+    const double k = ceil_div(K, s.depth);
+    double work = m * n * k + kCopyCost * k * n;
+    if (!a_in_place(g, static_cast<int64_t>(n))) work += kCopyCost * m * k;
+    return work + kCopyCost * double(M) * N * (s.depth - 1);
+  };
+  Split best{1, 1, threads};
+  for (int rows = 1; rows <= threads; ++rows)
+    if (threads % rows == 0 && cost({rows, threads / rows, 1}) < cost(best)) best = {rows, threads / rows, 1};
+  return best;
+}
+
+// c (M,N) = op(a) (M,K) @ op(b) (K,N), shared by `threads` threads.
+template <class T>
+void gemm_team(const Plan<T>& g, const T* a, const T* b, T* c, int64_t M, int64_t N, int64_t K, int threads) {
+  const Split s = choose_split(g, M, N, K, threads);
+  const int64_t ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
+  const int64_t ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
+  T* partial = s.depth > 1 ? workspace<T>(kSlotPartial, (s.depth - 1) * M * N) : nullptr;  // part d at (d-1)*M*N
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int64_t part = 0; part < parts; ++part) {
+    const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
+    const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
+    if (m <= 0 || n <= 0) continue;
+    T* out = d == 0 ? c : partial + (d - 1) * M * N;
+    if (k <= 0)
+      for (int64_t i = 0; i < m; ++i) std::fill(out + (i0 + i) * N + j0, out + (i0 + i) * N + j0 + n, T(0));
+    else
+      gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, out + i0 * N + j0, N, m, n, k);
+  }
+  for (int64_t d = 1; d < s.depth; ++d)
+    for (int64_t e = 0; e < M * N; ++e) c[e] += partial[(d - 1) * M * N + e];
 }
 
 }  // namespace
@@ -222,30 +234,20 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
               int64_t K) {
   if (batch == 0 || M == 0 || N == 0) return;
   if (K == 0) return std::fill(c, c + batch * M * N, T(0));
-  const MicroKernel<T> kern = micro_kernel<T>();
-  const int64_t elem = sizeof(T), max_kc = kL1Bytes / (kern.nr * elem);
-  const int64_t kc = part_size(K, max_kc, 1);
-  const int64_t nc = part_size(N, std::max<int64_t>(kL3Bytes / (kc * elem), kern.nr), kern.nr);
-  const int64_t max_mc = std::max<int64_t>(kL2Bytes / (kc * elem) / kern.mr, 1) * kern.mr;
-  // The rows of a row-major a are read in place when op(b) is narrow: packing them would cost
-  // as much as a good share of the products each packed value takes part in.
-  const bool a_in_place = N <= (a.trans ? kInPlaceMaxNTrans : kInPlaceMaxN);
-  const Plan<T> plan{kern, panel_packer<T>(kern.mr), panel_packer<T>(kern.nr), a, b, c, M, N, K, kc, nc, max_mc,
-                     a_in_place};
+  const Plan<T> g = make_plan(a, b);
   const int threads = batch * M * N * K >= kParallelWork ? omp_get_max_threads() : 1;
-  T* b_shared = workspace<T>(0, kc * nc);
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    const int tid = omp_get_thread_num(), team = omp_get_num_threads();
-    T* a_block = workspace<T>(1, max_mc * kc);
-    T* b_own = tid == 0 ? b_shared : workspace<T>(0, kc * nc);
-    // Whole batch elements per thread while each thread gets one, then the rest together.
-    const int64_t alone = batch / team * team;
-    for (int64_t p = tid; p < alone; p += team) gemm_one(plan, p, 0, 1, a_block, b_own);
-    if (alone > 0 && alone < batch) {
-#pragma omp barrier
-    }
-    for (int64_t p = alone; p < batch; ++p) gemm_one(plan, p, tid, team, a_block, b_shared);
+  // Whole products to whichever thread is free while every thread can have one; the rest
+  // (fewer than the threads) one after the other, each shared by all threads.
+  const int64_t alone = batch / threads * threads;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (alone > 1)
+  for (int64_t p = 0; p < alone; ++p)
+    gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], c + p * M * N, N, M, N, K);
+  for (int64_t p = alone; p < batch; ++p) {
+    const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
+    if (M * N * K >= kParallelWork)
+      gemm_team(g, ap, bp, c + p * M * N, M, N, K, threads);
+    else
+      gemm_serial(g, ap, bp, c + p * M * N, N, M, N, K);
   }
 }
 
@@ -256,8 +258,6 @@ template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMat
 
 void gemm_cpu_force_portable(bool portable) { portable_forced = portable; }
 
-const char* gemm_cpu_kernel_name() {
-  return use_avx2() ? "avx2" : "portable";
-}
+const char* gemm_cpu_kernel_name() { return use_avx2() ? "avx2" : "portable"; }
 
 }  // namespace tg

@@ -15,9 +15,9 @@
 // saved operands without copying them. Sums accumulate in T.
 //
 // How it is fast (gemm_cpu.cpp): op(a) and op(b) are copied, block by block, into packed
-// panels that a register-blocked micro-kernel (gemm_kernels.h) streams through; the blocks
-// are sized for the caches, and the OpenMP threads share the work of each matrix or take
-// whole batch elements each.
+// panels (gemm_pack.h) that a register-blocked micro-kernel (gemm_kernels.h) streams through;
+// the blocks are sized for the caches. OpenMP threads take whole batch elements, or one part
+// (rows, columns or depth) of a product each, and never wait for each other inside a product.
 #include <cstdint>
 
 namespace tg {

@@ -166,12 +166,16 @@ TEST_CASE("gemm_cpu: sizes across the cache blocks") {
 }
 
 TEST_CASE("gemm_cpu: batches, shared and padded operands, threads") {
-  // batch 5 on 2 threads: 4 elements run one per thread, the 5th by both together; on 3
-  // threads 3 alone and 2 together. Work above the parallel threshold (65536 multiply-adds).
+  // batch 5 on 2 threads: 4 elements run whole, one thread each, the 5th is shared by both; on
+  // 3 threads 3 run whole and 2 are shared. Each product is above the parallel threshold
+  // (65536 multiply-adds), so the shared ones are split: by columns, by rows (200 x 64 with
+  // a column-major a, which is packed), by depth (8 x 8 with K = 2048).
   for_kernels_and_threads({2, 3}, [] {
-    check_layouts({5, 37, 29, 31, false, false, 3, false});
-    check_layouts({5, 41, 19, 45, false, false, 0, true});
-    check_layouts({1, 3, 90, 300, false, false, 1});  // 3 rows: the threads split the columns
+    check_layouts({5, 37, 29, 71, false, false, 3, false});
+    check_layouts({5, 41, 19, 90, false, false, 0, true});
+    check_layouts({1, 3, 90, 300, false, false, 1});
+    check_layouts({1, 200, 64, 40, false, false});
+    check_layouts({1, 8, 8, 2048, false, false});
   });
 }
 
