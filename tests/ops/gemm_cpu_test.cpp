@@ -146,7 +146,7 @@ TEST_CASE("gemm_cpu: hand-worked 2x3 @ 3x2 in every layout") {
 
 TEST_CASE("gemm_cpu: every size 1..37 against a naive loop") {
   // Each of M, N, K takes every value 1..37 (square, and mixed so that the three differ),
-  // hitting every remainder of the 6-row, 4/8/16-column tiles.
+  // hitting every remainder of the micro-kernel tiles (4 or 6 rows, 4 to 16 columns).
   for_kernels_and_threads({omp_get_max_threads()}, [] {
     for (int64_t s = 1; s <= 37; ++s) {
       check_layouts({1, s, s, s, false, false});
