@@ -25,7 +25,8 @@ template <class T>
 MicroKernel<T> avx2_micro_kernel();
 bool cpu_has_avx2_fma();
 
-// Plain C++ kernels for any CPU (gemm_kernel_portable.cpp): f32 4x8, f64 6x4.
+// Portable kernels for any CPU (gemm_kernel_portable.cpp: C++ and the GCC/Clang vector
+// extension, no target-specific code): f32 4x8, f64 6x4.
 template <class T>
 MicroKernel<T> portable_micro_kernel();
 
