@@ -2,7 +2,11 @@
 // shapes a small Transformer's forward and backward passes multiply, on 1 and 2 threads; with
 // OpenBLAS (found at configure time) the same shapes through cblas_sgemm, and the ratio.
 //
-//   gemm_bench [--portable] [--threads N]...
+//   gemm_bench [--portable] [--cpu-time] [--threads N]...
+//
+// --cpu-time times by the process's CPU time divided by the thread count instead of the
+// wall clock: the speed the threads would have on cores of their own, for a machine shared
+// with other work (time spent waiting for a core is not counted; spinning threads are).
 //
 // Each sample times enough repetitions to last >= 20 ms; the table gives the median of 9
 // samples and the ratio of the medians, then the ratio of the best samples (less sensitive to
@@ -14,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
@@ -93,23 +98,34 @@ struct Rate {
   double median, best;  // GFLOP/s over 9 samples
 };
 
+// Seconds by the wall clock, or CPU seconds of all threads divided by `threads` (--cpu-time).
+struct Timer {
+  bool cpu_time;
+  int threads;
+  double now() const {
+    if (!cpu_time) return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (t.tv_sec + 1e-9 * t.tv_nsec) / threads;
+  }
+};
+
 template <class Fn>
-Rate measure(const Case& cs, Fn&& run) {
-  using clock = std::chrono::steady_clock;
+Rate measure(const Case& cs, const Timer& timer, Fn&& run) {
   const double flops = 2.0 * cs.batch * cs.M * cs.N * cs.K;
   run();  // warm up: caches, buffers, thread pools
   int reps = 1;
   for (;;) {  // enough repetitions for one sample to last 20 ms
-    const auto t0 = clock::now();
+    const double t0 = timer.now();
     for (int r = 0; r < reps; ++r) run();
-    if (std::chrono::duration<double>(clock::now() - t0).count() >= 0.02) break;
+    if (timer.now() - t0 >= 0.02) break;
     reps *= 2;
   }
   std::vector<double> gflops;
   for (int s = 0; s < 9; ++s) {
-    const auto t0 = clock::now();
+    const double t0 = timer.now();
     for (int r = 0; r < reps; ++r) run();
-    gflops.push_back(flops * reps / std::chrono::duration<double>(clock::now() - t0).count() * 1e-9);
+    gflops.push_back(flops * reps / (timer.now() - t0) * 1e-9);
   }
   std::sort(gflops.begin(), gflops.end());
   return {gflops[4], gflops.back()};
@@ -141,14 +157,17 @@ void run_openblas(const Case& cs, Operands& o, int threads) {
 
 int main(int argc, char** argv) {
   std::vector<int> thread_counts;
+  bool cpu_time = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--portable") {
       tg::gemm_cpu_force_portable(true);
+    } else if (arg == "--cpu-time") {
+      cpu_time = true;
     } else if (arg == "--threads" && i + 1 < argc) {
       thread_counts.push_back(std::stoi(argv[++i]));
     } else {
-      fmt::print(stderr, "usage: {} [--portable] [--threads N]...\n", argv[0]);
+      fmt::print(stderr, "usage: {} [--portable] [--cpu-time] [--threads N]...\n", argv[0]);
       return 2;
     }
   }
@@ -156,8 +175,8 @@ int main(int argc, char** argv) {
 #ifndef __OPTIMIZE__
   fmt::print("warning: built without optimisation; these numbers mean little\n");
 #endif
-  fmt::print("tapegrad gemm_cpu ({} kernel), f32, GFLOP/s = 2*batch*M*N*K / time, median of 9 samples\n",
-             tg::gemm_cpu_kernel_name());
+  fmt::print("tapegrad gemm_cpu ({} kernel), f32, GFLOP/s = 2*batch*M*N*K / time ({}), median of 9 samples\n",
+             tg::gemm_cpu_kernel_name(), cpu_time ? "process CPU time / threads" : "wall clock");
   fmt::print("{:<24} {:>5} {:>5} {:>5} {:>5} {:>3} {:>3} {:>9} {:>9} {:>6} {:>6} {:>8}\n", "case", "batch", "M", "N",
              "K", "op", "thr", "tapegrad", "OpenBLAS", "ratio", "best", "maxdiff");
   for (int threads : thread_counts) {
@@ -165,12 +184,13 @@ int main(int argc, char** argv) {
 #ifdef TAPEGRAD_BENCH_OPENBLAS
     openblas_set_num_threads(threads);
 #endif
+    const Timer timer{cpu_time, threads};
     for (const Case& cs : bench_cases()) {
       Operands o = make_operands(cs);
-      const Rate ours = measure(cs, [&] { run_tapegrad(cs, o); });
+      const Rate ours = measure(cs, timer, [&] { run_tapegrad(cs, o); });
       std::string theirs = "-", ratio = "-", best_ratio = "-", diff = "-";
 #ifdef TAPEGRAD_BENCH_OPENBLAS
-      const Rate blas = measure(cs, [&] { run_openblas(cs, o, threads); });
+      const Rate blas = measure(cs, timer, [&] { run_openblas(cs, o, threads); });
       double worst = 0;
       for (size_t i = 0; i < o.c.size(); ++i) worst = std::max(worst, double(std::fabs(o.c[i] - o.c_ref[i])));
       theirs = fmt::format("{:.1f}", blas.median);
