@@ -43,7 +43,9 @@ constexpr int64_t kLineBytes = 64;          // cache line
 constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
 constexpr int64_t kInPlaceMaxN = 256;       // a row-major a is read in place up to this N,
 constexpr int64_t kInPlaceMaxNTrans = 32;   // a column-major one up to this N
-constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about
+constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about,
+constexpr double kReadCost = 4;             // and reading one in place
+constexpr double kPartCost = 1 << 15;       // multiply-adds that handing a part to a thread costs, about
 constexpr int kMaxTile = 96;                // mr * nr of every micro-kernel (f32 AVX2: 6 * 16)
 
 std::atomic<bool> portable_forced{false};
@@ -181,27 +183,34 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, T* c, int64_t ldc, in
   }
 }
 
-// How the threads share one product: each takes a part of a grid of rows x cols parts of c,
-// or of `depth` parts of the sum over k (partial products, added together at the end).
+// How the threads share one product: they take, as they become free, the parts of a grid of
+// rows x cols parts of c, or the `depth` parts of the sum over k (partial products, added
+// together at the end).
 struct Split {
   int rows = 1, cols = 1, depth = 1;
 };
 
-// The split that minimises the busiest thread's work: its multiply-adds (whole micro tiles),
-// plus what every thread repeats: packing op(b) (split by rows) or op(a) (split by columns,
-// unless read in place), and, for a depth split, summing the partial products.
+// The split with the least estimated time on `threads` threads: the work of all parts shared
+// evenly, plus half a part for the thread that finishes last (smaller parts balance better when
+// a thread is held up). A part's work is its multiply-adds (whole micro tiles), packing its
+// block of op(b), packing or reading its block of op(a), and a fixed cost of handing it out;
+// a depth split adds summing the partial products.
 template <class T>
 Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int threads) {
   auto cost = [&](const Split& s) {
     const double m = round_up(ceil_div(M, s.rows), g.kern.mr), n = round_up(ceil_div(N, s.cols), g.kern.nr);
     const double k = ceil_div(K, s.depth);
-    double work = m * n * k + kCopyCost * k * n;
-    if (!a_in_place(g, static_cast<int64_t>(n))) work += kCopyCost * m * k;
-    return work + kCopyCost * double(M) * N * (s.depth - 1);
+    const double part = m * n * k + kCopyCost * k * n + kPartCost +
+                        (a_in_place(g, static_cast<int64_t>(n)) ? kReadCost : kCopyCost) * m * k;
+    const double total = part * s.rows * s.cols * s.depth + kCopyCost * double(M) * N * (s.depth - 1);
+    return total / threads + part / 2;
   };
   Split best{1, 1, threads};
-  for (int rows = 1; rows <= threads; ++rows)
-    if (threads % rows == 0 && cost({rows, threads / rows, 1}) < cost(best)) best = {rows, threads / rows, 1};
+  for (int parts : {threads, 2 * threads}) {
+    if (cost({1, 1, parts}) < cost(best)) best = {1, 1, parts};
+    for (int rows = 1; rows <= parts; ++rows)
+      if (parts % rows == 0 && cost({rows, parts / rows, 1}) < cost(best)) best = {rows, parts / rows, 1};
+  }
   return best;
 }
 
@@ -212,7 +221,7 @@ void gemm_team(const Plan<T>& g, const T* a, const T* b, T* c, int64_t M, int64_
   const int64_t ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
   const int64_t ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
   T* partial = s.depth > 1 ? workspace<T>(kSlotPartial, (s.depth - 1) * M * N) : nullptr;  // part d at (d-1)*M*N
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (int64_t part = 0; part < parts; ++part) {
     const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
     const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
