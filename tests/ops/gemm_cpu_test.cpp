@@ -169,7 +169,7 @@ TEST_CASE("gemm_cpu: batches, shared and padded operands, threads") {
   // batch 5 on 2 threads: 4 elements run whole, one thread each, the 5th is shared by both; on
   // 3 threads 3 run whole and 2 are shared. Each product is above the parallel threshold
   // (65536 multiply-adds), so a shared one is cut into parts: a grid of rows and columns
-  // (37 x 29, 200 x 64), or depth (41 x 19, 3 x 90 and 8 x 8 with long sums).
+  // (200 x 64), or depth, summed at the end (the others). The cache-block case cuts columns.
   for_kernels_and_threads({2, 3}, [] {
     check_layouts({5, 37, 29, 71, false, false, 3, false});
     check_layouts({5, 41, 19, 90, false, false, 0, true});
