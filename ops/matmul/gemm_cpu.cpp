@@ -1,77 +1,262 @@
 #include "ops/matmul/gemm_cpu.h"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <vector>
 
-#include "core/strided_loop.h"
+#include "ops/matmul/gemm_kernels.h"
+#include "ops/matmul/gemm_pack.h"
 
 namespace tg {
 
+// The loops of one thread, after Goto & van de Geijn ("Anatomy of high-performance matrix
+// multiplication", 2008) and BLIS:
+//
+//   for jc in N, step nc:                 a (kc, nc) block of op(b) is packed: kept in L3
+//     for pc in K, step kc:
+//       pack op(b)[pc:pc+kc, jc:jc+nc] into nr-column panels            (b_block)
+//       for ic in M, step mc:             an (mc, kc) block of op(a) is packed: kept in L2
+//         pack op(a)[ic:ic+mc, pc:pc+kc] into mr-row panels             (a_block)
+//         for jr in nc, step nr:          one b panel (kc, nr): kept in L1
+//           for ir in mc, step mr:
+//             c[ic+ir : +mr, jc+jr : +nr] (=, or += after the first pc) micro-kernel
+//
+// Packing reads op(x) through its transpose flag, so every layout runs the same kernel. A
+// row-major a is not packed when op(b) is narrow: the kernel reads its rows in place.
+//
+// Threads never wait for each other inside a product (a barrier costs a whole time slice when
+// the machine has more work than cores): batch elements go whole to whichever thread is free,
+// and each of the remaining products is cut into one part per thread (rows, columns, or depth
+// with the partial sums added at the end), each thread packing what its part needs.
+
 namespace {
 
-// Block sizes: a tile of kRows rows of c is computed against a (kDepth, kCols) block of
-// op(b), which stays in L2 cache while every row of the tile reads it.
-constexpr int64_t kRows = 8, kDepth = 128, kCols = 256;
+// Cache budgets of the blocks. This machine (AMD Zen 3) has 32 KiB L1d and 512 KiB L2 per
+// core and a shared 32 MiB L3; most x86-64 cores of the last decade have at least that.
+constexpr int64_t kL1Bytes = 16 << 10;      // one b panel (kc, nr), beside an a panel and the c tile
+constexpr int64_t kL2Bytes = 192 << 10;     // the a block (mc, kc)
+constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
+constexpr int64_t kLineBytes = 64;          // cache line
+constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
+constexpr int64_t kInPlaceMaxN = 256;       // a row-major a is read in place up to this N,
+constexpr int64_t kInPlaceMaxNTrans = 32;   // a column-major one up to this N
+constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about,
+constexpr double kReadCost = 4;             // and reading one in place
+constexpr double kPartCost = 1 << 15;       // multiply-adds that handing a part to a thread costs, about
+constexpr int kMaxTile = 96;                // mr * nr of every micro-kernel (f32 AVX2: 6 * 16)
+
+std::atomic<bool> portable_forced{false};
+
+int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
+int64_t round_up(int64_t x, int64_t unit) { return ceil_div(x, unit) * unit; }
+
+// The part size when n is cut into the fewest near-equal parts of at most max_part, rounded up
+// to a multiple of unit (so K = 300 gives two blocks of 150, not 256 + 44).
+int64_t part_size(int64_t n, int64_t max_part, int64_t unit) {
+  return round_up(ceil_div(n, ceil_div(n, max_part)), unit);
+}
+
+bool use_avx2() {
+  static const bool avx2 = cpu_has_avx2_fma();
+  return avx2 && !portable_forced;
+}
+
+// This thread's buffer number `slot`, grown to at least n elements, 64-byte aligned. Kept
+// between calls (OpenMP's threads live on), so steady-state GEMMs allocate nothing.
+enum Slot { kSlotA, kSlotB, kSlotPartial, kSlots };
+template <class T>
+T* workspace(Slot slot, int64_t n) {
+  thread_local std::vector<T> buffers[kSlots];
+  std::vector<T>& buf = buffers[slot];
+  const size_t pad = 64 / sizeof(T), need = static_cast<size_t>(n) + pad;
+  if (buf.size() < need) buf.resize(need);
+  void* p = buf.data();
+  size_t space = buf.size() * sizeof(T);
+  return static_cast<T*>(std::align(64, static_cast<size_t>(n) * sizeof(T), p, space));
+}
+
+// What every product of one gemm_cpu call shares.
+template <class T>
+struct Plan {
+  MicroKernel<T> kern;
+  PackFn<T> pack_a, pack_b;        // into panels of mr rows, of nr columns
+  int64_t a_rs, a_ks, b_rs, b_ks;  // op(a)(i, k) at a[i*a_rs + k*a_ks], op(b)(k, j) at b[j*b_rs + k*b_ks]
+  bool a_trans;
+  int64_t max_kc;
+  int64_t a_block_size, b_block_size;  // elements of the packing buffers
+};
+
+template <class T>
+Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b) {
+  const MicroKernel<T> kern = use_avx2() ? avx2_micro_kernel<T>() : portable_micro_kernel<T>();
+  const int64_t max_kc = kL1Bytes / (kern.nr * int64_t(sizeof(T)));
+  return {kern,
+          panel_packer<T>(kern.mr),
+          panel_packer<T>(kern.nr),
+          a.trans ? 1 : a.ld,
+          a.trans ? a.ld : 1,
+          b.trans ? b.ld : 1,
+          b.trans ? 1 : b.ld,
+          a.trans,
+          max_kc,
+          std::max<int64_t>(kL2Bytes / int64_t(sizeof(T)), kern.mr * max_kc),
+          kL3Bytes / int64_t(sizeof(T)) + kern.nr * max_kc};
+}
+
+// Whether the kernel reads op(a) in place for a product n columns wide: packing a costs about
+// as much as a good share of the n multiply-adds each packed value takes part in.
+template <class T>
+bool a_in_place(const Plan<T>& g, int64_t n) {
+  return n <= (g.a_trans ? kInPlaceMaxNTrans : kInPlaceMaxN);
+}
+
+// The rows [ic, ic + mc) x columns [pc, pc + kc) of op(a) as the micro-kernel reads them:
+// in place (a part-empty last row panel packed) or all packed in mr-row panels.
+template <class T>
+struct ABlock {
+  const T* in_place;  // op(a)(ic, pc), or nullptr
+  int64_t rs, ks;     // op(a)(i, k) at in_place[i*rs + k*ks]
+  const T* packed;    // panels of (kc, mr): all of them, or only the last one when in place
+};
+
+// c (mc, nc) (rows ldc apart) = or += a (mc, kc) @ b_block (kc, nc). Edge tiles are computed
+// whole into a local tile and their valid part copied.
+template <class T>
+void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>& a, const T* b_block, int64_t mc,
+                  int64_t nc, int64_t kc, bool accumulate) {
+  alignas(64) T tile[kMaxTile];
+  const int64_t mr = kern.mr, nr = kern.nr;
+  for (int64_t j = 0; j < nc; j += nr) {
+    const int64_t n = std::min(nr, nc - j);
+    const T* b_panel = b_block + j * kc;
+    for (int64_t i = 0; i < mc; i += mr) {
+      const int64_t m = std::min(mr, mc - i);
+      const bool in_place = a.in_place && m == mr;
+      const T* a_tile = in_place ? a.in_place + i * a.rs : a.packed + (a.in_place ? 0 : i * kc);
+      const int64_t a_rs = in_place ? a.rs : 1, a_ks = in_place ? a.ks : mr;
+      if (a.in_place && a.ks == 1 && j == 0 && i + 2 * mr <= mc)  // the next tile's rows: no hardware
+        for (int64_t r = mr; r < 2 * mr; ++r)                      // prefetcher guesses them
+          for (int64_t k = 0; k < kc; k += kLineBytes / int64_t(sizeof(T))) __builtin_prefetch(a_tile + r * a.rs + k);
+      T* cij = c + i * ldc + j;
+      if (m == mr && n == nr) {
+        kern.run(kc, a_tile, a_rs, a_ks, b_panel, cij, ldc, accumulate);
+        continue;
+      }
+      kern.run(kc, a_tile, a_rs, a_ks, b_panel, tile, nr, false);
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t q = 0; q < n; ++q)
+          cij[r * ldc + q] = accumulate ? cij[r * ldc + q] + tile[r * nr + q] : tile[r * nr + q];
+    }
+  }
+}
+
+// c (m,n) (rows ldc apart) = op(a) (m,k) @ op(b) (k,n) on this thread, a and b pointing at the
+// part's first elements (op(a)(0,0), op(b)(0,0)). The loops at the top of this file.
+template <class T>
+void gemm_serial(const Plan<T>& g, const T* a, const T* b, T* c, int64_t ldc, int64_t m, int64_t n, int64_t k) {
+  const int64_t mr = g.kern.mr, nr = g.kern.nr, elem = sizeof(T);
+  T* a_block = workspace<T>(kSlotA, g.a_block_size);
+  T* b_block = workspace<T>(kSlotB, g.b_block_size);
+  const int64_t kc = part_size(k, g.max_kc, 1);
+  const int64_t nc = part_size(n, std::max(kL3Bytes / (kc * elem), nr), nr);
+  const int64_t mc = part_size(m, std::max<int64_t>(kL2Bytes / (kc * elem) / mr, 1) * mr, mr);
+  const bool in_place = a_in_place(g, n);
+  for (int64_t jc = 0; jc < n; jc += nc) {
+    const int64_t nb = std::min(nc, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kc) {
+      const int64_t kb = std::min(kc, k - pc);
+      g.pack_b(b_block, b + jc * g.b_rs + pc * g.b_ks, g.b_rs, g.b_ks, nb, kb);
+      for (int64_t ic = 0; ic < m; ic += mc) {
+        const int64_t mb = std::min(mc, m - ic), full = mb / mr * mr;
+        const T* a_start = a + ic * g.a_rs + pc * g.a_ks;
+        if (!in_place)
+          g.pack_a(a_block, a_start, g.a_rs, g.a_ks, mb, kb);
+        else if (full < mb)  // only the part-empty last row panel
+          g.pack_a(a_block, a_start + full * g.a_rs, g.a_rs, g.a_ks, mb - full, kb);
+        const ABlock<T> a_view{in_place ? a_start : nullptr, g.a_rs, g.a_ks, a_block};
+        macro_kernel(g.kern, c + ic * ldc + jc, ldc, a_view, b_block, mb, nb, kb, pc > 0);
+      }
+    }
+  }
+}
+
+// How the threads share one product: they take, as they become free, the parts of a grid of
+// rows x cols parts of c, or the `depth` parts of the sum over k (partial products, added
+// together at the end).
+struct Split {
+  int rows = 1, cols = 1, depth = 1;
+};
+
+// The split with the least estimated time on `threads` threads: the work of all parts shared
+// evenly, plus half a part for the thread that finishes last (smaller parts balance better when
+// a thread is held up). A part's work is its multiply-adds (whole micro tiles), packing its
+// block of op(b), packing or reading its block of op(a), and a fixed cost of handing it out;
+// a depth split adds summing the partial products.
+template <class T>
+Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int threads) {
+  auto cost = [&](const Split& s) {
+    const double m = round_up(ceil_div(M, s.rows), g.kern.mr), n = round_up(ceil_div(N, s.cols), g.kern.nr);
+    const double k = ceil_div(K, s.depth);
+    const double part = m * n * k + kCopyCost * k * n + kPartCost +
+                        (a_in_place(g, static_cast<int64_t>(n)) ? kReadCost : kCopyCost) * m * k;
+    const double total = part * s.rows * s.cols * s.depth + kCopyCost * double(M) * N * (s.depth - 1);
+    return total / threads + part / 2;
+  };
+  Split best{1, 1, threads};
+  for (int parts : {threads, 2 * threads}) {
+    if (cost({1, 1, parts}) < cost(best)) best = {1, 1, parts};
+    for (int rows = 1; rows <= parts; ++rows)
+      if (parts % rows == 0 && cost({rows, parts / rows, 1}) < cost(best)) best = {rows, parts / rows, 1};
+  }
+  return best;
+}
+
+// c (M,N) = op(a) (M,K) @ op(b) (K,N), shared by `threads` threads.
+template <class T>
+void gemm_team(const Plan<T>& g, const T* a, const T* b, T* c, int64_t M, int64_t N, int64_t K, int threads) {
+  const Split s = choose_split(g, M, N, K, threads);
+  const int64_t ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
+  const int64_t ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
+  T* partial = s.depth > 1 ? workspace<T>(kSlotPartial, (s.depth - 1) * M * N) : nullptr;  // part d at (d-1)*M*N
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int64_t part = 0; part < parts; ++part) {
+    const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
+    const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
+    if (m <= 0 || n <= 0) continue;
+    T* out = d == 0 ? c : partial + (d - 1) * M * N;
+    if (k <= 0)
+      for (int64_t i = 0; i < m; ++i) std::fill(out + (i0 + i) * N + j0, out + (i0 + i) * N + j0 + n, T(0));
+    else
+      gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, out + i0 * N + j0, N, m, n, k);
+  }
+  for (int64_t d = 1; d < s.depth; ++d)
+    for (int64_t e = 0; e < M * N; ++e) c[e] += partial[(d - 1) * M * N + e];
+}
 
 }  // namespace
 
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N,
               int64_t K) {
-  // c (batch,M,N) = op(a) (batch,M,K) @ op(b) (batch,K,N). Each task is one tile of rows of
-  // one batch element. The innermost loop always has unit stride:
-  //   b row-major:    i-k-j,  c[i, j:] += op(a)[i,k] * b[k, j:]        (axpy over a row of b)
-  //   b column-major: i-j-k,  c[i,j]   += op(a)[i, k:] . b^T[j, k:]     (dot of two rows)
-  // and in the second form the tile's rows of op(a) are packed first when a is column-major.
-  const int64_t row_tiles = (M + kRows - 1) / kRows;
-  const int64_t tasks = batch * row_tiles;
-#pragma omp parallel if (batch * M * N * K > kParallelGrain)
-  {
-    std::vector<T> a_rows;  // rows i0..i1 of op(a), row-major, for a and b both transposed
-    if (a.trans && b.trans) a_rows.resize(kRows * K);
-#pragma omp for schedule(static)
-    for (int64_t task = 0; task < tasks; ++task) {
-      const int64_t p = task / row_tiles, i0 = (task % row_tiles) * kRows, i1 = std::min(M, i0 + kRows);
-      const T* ap = a.data + a.offsets[p];
-      const T* bp = b.data + b.offsets[p];
-      T* cp = c + p * M * N;
-      std::fill(cp + i0 * N, cp + i1 * N, T(0));
-      // Row i of op(a) with unit stride (dot form only): at a_row + i * a_row_ld.
-      const T* a_row = ap;
-      int64_t a_row_ld = a.ld;
-      if (a.trans && b.trans) {
-        for (int64_t i = i0; i < i1; ++i)
-          for (int64_t k = 0; k < K; ++k) a_rows[(i - i0) * K + k] = ap[k * a.ld + i];
-        a_row = a_rows.data() - i0 * K;
-        a_row_ld = K;
-      }
-      for (int64_t k0 = 0; k0 < K; k0 += kDepth) {
-        const int64_t kn = std::min(kDepth, K - k0);
-        for (int64_t j0 = 0; j0 < N; j0 += kCols) {
-          const int64_t jn = std::min(kCols, N - j0);
-          for (int64_t i = i0; i < i1; ++i) {
-            T* crow = cp + i * N + j0;
-            if (!b.trans) {
-              for (int64_t k = k0; k < k0 + kn; ++k) {
-                const T aik = a.trans ? ap[k * a.ld + i] : ap[i * a.ld + k];
-                const T* brow = bp + k * b.ld + j0;
-#pragma omp simd
-                for (int64_t j = 0; j < jn; ++j) crow[j] += aik * brow[j];
-              }
-            } else {
-              const T* arow = a_row + i * a_row_ld + k0;
-              for (int64_t j = 0; j < jn; ++j) {
-                const T* bcol = bp + (j0 + j) * b.ld + k0;  // column j0+j of op(b)
-                T acc = 0;
-#pragma omp simd reduction(+ : acc)
-                for (int64_t k = 0; k < kn; ++k) acc += arow[k] * bcol[k];
-                crow[j] += acc;
-              }
-            }
-          }
-        }
-      }
-    }
+  if (batch == 0 || M == 0 || N == 0) return;
+  if (K == 0) return std::fill(c, c + batch * M * N, T(0));
+  const Plan<T> g = make_plan(a, b);
+  const int threads = batch * M * N * K >= kParallelWork ? omp_get_max_threads() : 1;
+  // Whole products to whichever thread is free while every thread can have one; the rest
+  // (fewer than the threads) one after the other, each shared by all threads.
+  const int64_t alone = batch / threads * threads;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (alone > 1)
+  for (int64_t p = 0; p < alone; ++p)
+    gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], c + p * M * N, N, M, N, K);
+  for (int64_t p = alone; p < batch; ++p) {
+    const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
+    if (M * N * K >= kParallelWork)
+      gemm_team(g, ap, bp, c + p * M * N, M, N, K, threads);
+    else
+      gemm_serial(g, ap, bp, c + p * M * N, N, M, N, K);
   }
 }
 
@@ -79,5 +264,9 @@ template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix
                               int64_t, int64_t);
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
                                int64_t, int64_t);
+
+void gemm_cpu_force_portable(bool portable) { portable_forced = portable; }
+
+const char* gemm_cpu_kernel_name() { return use_avx2() ? "avx2" : "portable"; }
 
 }  // namespace tg

@@ -13,6 +13,11 @@
 //
 // so matmul's backward (da = grad @ b^T, db = a^T @ grad) passes transposed views of the
 // saved operands without copying them. Sums accumulate in T.
+//
+// How it is fast (gemm_cpu.cpp): op(a) and op(b) are copied, block by block, into packed
+// panels (gemm_pack.h) that a register-blocked micro-kernel (gemm_kernels.h) streams through;
+// the blocks are sized for the caches. OpenMP threads take whole batch elements, or one part
+// (rows, columns or depth) of a product each, and never wait for each other inside a product.
 #include <cstdint>
 
 namespace tg {
@@ -28,5 +33,11 @@ struct GemmMatrix {
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N,
               int64_t K);
+
+// The micro-kernel gemm_cpu runs: the AVX2+FMA one when the CPU has both (checked at run
+// time), else the portable C++ one. Tests and benchmarks force the portable one with
+// gemm_cpu_force_portable(true); gemm_cpu_kernel_name() says which one runs now.
+void gemm_cpu_force_portable(bool portable);
+const char* gemm_cpu_kernel_name();
 
 }  // namespace tg

@@ -103,7 +103,7 @@ TEST_CASE("matmul: transposed, sliced and expanded operands") {
 }
 
 TEST_CASE("matmul: blocked kernel against the oracle (f32 and f64)") {
-  // Sizes past the kernel's row, depth and column blocks (8, 128, 256), in all four layouts.
+  // Sizes with part-empty micro-kernel tiles, in all four layouts (gemm_cpu_test.cpp has more).
   Tensor a = rand64({2, 10, 130}, 9).detach();
   Tensor bt = rand64({260, 130}, 10).detach();
   Tensor expected = naive_matmul(a, transposed(bt), {2});

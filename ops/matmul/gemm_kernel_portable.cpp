@@ -1,0 +1,58 @@
+#include "ops/matmul/gemm_kernels.h"
+
+namespace tg {
+
+namespace {
+
+// 16 bytes of T as one value of the GCC/Clang vector extension: SSE2 registers on x86-64,
+// NEON on Arm, pairs of scalars where there is no SIMD. may_alias: read straight from the
+// packed panels (16-byte aligned).
+template <class T>
+struct Vec16;
+template <>
+struct Vec16<float> {
+  typedef float type __attribute__((vector_size(16), may_alias));
+};
+template <>
+struct Vec16<double> {
+  typedef double type __attribute__((vector_size(16), may_alias));
+};
+
+// c (MR,NR) = or += a_tile (MR,kc) @ b_panel (kc,NR): the tile in MR * NR/lanes vector
+// accumulators, each k one broadcast value of a per row times the vectors of b's row.
+template <class T, int MR, int NR>
+void portable_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, T* c, int64_t ldc,
+                     bool accumulate) {
+  using V = typename Vec16<T>::type;
+  constexpr int L = 16 / sizeof(T), NV = NR / L;
+  static_assert(NR % L == 0);
+  V acc[MR][NV] = {};
+  for (int64_t k = 0; k < kc; ++k, a += a_ks, b += NR) {
+    const V* bk = reinterpret_cast<const V*>(b);
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      const T ai = a[i * a_rs];
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[i][v] += ai * bk[v];
+    }
+  }
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) {
+      const T sum = acc[i][j / L][j % L];
+      c[i * ldc + j] = accumulate ? c[i * ldc + j] + sum : sum;
+    }
+}
+
+}  // namespace
+
+template <>
+MicroKernel<float> portable_micro_kernel<float>() {
+  return {4, 8, portable_kernel<float, 4, 8>};
+}
+
+template <>
+MicroKernel<double> portable_micro_kernel<double>() {
+  return {6, 4, portable_kernel<double, 6, 4>};
+}
+
+}  // namespace tg

@@ -1,0 +1,193 @@
+// gemm_cpu (matmul's CPU kernel) against a naive triple loop in double: odd sizes around the
+// micro-kernel tiles, sizes across the cache blocks, all four layouts, batches with shared and
+// padded operands, f32 and f64, on 1 to 3 threads, with the AVX2 kernel (where the CPU has
+// it) and with the portable one.
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/matmul/gemm_cpu.h"
+
+using namespace tg;
+
+namespace {
+
+// One product: c (batch,M,N) = op(a) @ op(b). Each stored matrix has `pad` unused elements at
+// the end of every row (ld = row length + pad); with shared_b every batch element reads the
+// same b (repeated offsets: a broadcast operand).
+struct Problem {
+  int64_t batch, M, N, K;
+  bool ta, tb;
+  int64_t pad = 0;
+  bool shared_b = false;
+};
+
+std::string describe(const Problem& p) {
+  return "batch " + std::to_string(p.batch) + " M " + std::to_string(p.M) + " N " + std::to_string(p.N) + " K " +
+         std::to_string(p.K) + (p.ta ? " a^T" : " a") + (p.tb ? " b^T" : " b") + " pad " + std::to_string(p.pad) +
+         (p.shared_b ? " shared b" : "");
+}
+
+// A value in [-1, 1) that depends only on i.
+double value(uint64_t i) {
+  i = (i + 1) * 0x9E3779B97F4A7C15ull;
+  i ^= i >> 29;
+  return static_cast<double>(i % 2000) / 1000.0 - 1.0;
+}
+
+// Runs gemm_cpu<T> on the problem and requires every element within rounding of the naive loop.
+template <class T>
+void check(const Problem& p) {
+  CAPTURE(describe(p));
+  const int64_t a_rows = p.ta ? p.K : p.M, lda = (p.ta ? p.M : p.K) + p.pad;
+  const int64_t b_rows = p.tb ? p.N : p.K, ldb = (p.tb ? p.K : p.N) + p.pad;
+  const int64_t b_count = p.shared_b ? 1 : p.batch;
+  std::vector<T> a(p.batch * a_rows * lda), b(b_count * b_rows * ldb);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<T>(value(i));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<T>(value(i + a.size()));
+  std::vector<int64_t> a_off, b_off;
+  for (int64_t q = 0; q < p.batch; ++q) {
+    a_off.push_back(q * a_rows * lda);
+    b_off.push_back(p.shared_b ? 0 : q * b_rows * ldb);
+  }
+  std::vector<T> c(p.batch * p.M * p.N, T(1e6));  // gemm_cpu writes: no trace of this may remain
+  gemm_cpu<T>(c.data(), {a.data(), a_off.data(), lda, p.ta}, {b.data(), b_off.data(), ldb, p.tb}, p.batch, p.M, p.N,
+              p.K);
+
+  const double eps = sizeof(T) == 4 ? 1e-5 : 1e-13;  // of the sum of |terms|: well above rounding
+  int64_t wrong = 0;
+  std::string first;
+  // op(a)(i, k) = aq[i*a_rs + k*a_ks], op(b)(k, j) = bq[k*b_ks + j*b_cs]
+  const int64_t a_rs = p.ta ? 1 : lda, a_ks = p.ta ? lda : 1, b_ks = p.tb ? 1 : ldb, b_cs = p.tb ? ldb : 1;
+  for (int64_t q = 0; q < p.batch; ++q)
+    for (int64_t i = 0; i < p.M; ++i)
+      for (int64_t j = 0; j < p.N; ++j) {
+        const T* x = a.data() + a_off[q] + i * a_rs;
+        const T* y = b.data() + b_off[q] + j * b_cs;
+        double sum = 0, size = 0;
+        for (int64_t k = 0; k < p.K; ++k, x += a_ks, y += b_ks) {
+          const double xy = double(*x) * double(*y);
+          sum += xy;
+          size += std::fabs(xy);
+        }
+        const double got = c[(q * p.M + i) * p.N + j];
+        if (std::fabs(got - sum) <= eps * (1 + size)) continue;
+        if (wrong++ == 0)
+          first = "c[" + std::to_string(q) + "," + std::to_string(i) + "," + std::to_string(j) +
+                  "] = " + std::to_string(got) + ", expected " + std::to_string(sum);
+      }
+  CHECK_MESSAGE(wrong == 0, wrong, " wrong elements, first ", first);
+}
+
+// All four layouts of p in f32, and of p with N = n64 in f64 (default: the same N).
+void check_layouts(Problem p, int64_t n64 = 0) {
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      p.ta = ta;
+      p.tb = tb;
+      check<float>(p);
+      Problem p64 = p;
+      if (n64 > 0) p64.N = n64;
+      check<double>(p64);
+    }
+}
+
+// Runs body once per micro-kernel (the CPU's best, then the portable one) and thread count,
+// restoring both settings afterwards even when a check throws.
+template <class Fn>
+void for_kernels_and_threads(const std::vector<int>& thread_counts, Fn&& body) {
+  struct Restore {
+    int threads = omp_get_max_threads();
+    ~Restore() {
+      gemm_cpu_force_portable(false);
+      omp_set_num_threads(threads);
+    }
+  } restore;
+  for (bool portable : {false, true})
+    for (int threads : thread_counts) {
+      gemm_cpu_force_portable(portable);
+      omp_set_num_threads(threads);
+      CAPTURE(gemm_cpu_kernel_name());
+      CAPTURE(threads);
+      body();
+    }
+}
+
+}  // namespace
+
+TEST_CASE("gemm_cpu: forcing the portable kernel") {
+  const std::string best = gemm_cpu_kernel_name();
+  CHECK((best == "avx2" || best == "portable"));
+  gemm_cpu_force_portable(true);
+  CHECK(std::string(gemm_cpu_kernel_name()) == "portable");
+  gemm_cpu_force_portable(false);
+  CHECK(gemm_cpu_kernel_name() == best);
+}
+
+TEST_CASE("gemm_cpu: hand-worked 2x3 @ 3x2 in every layout") {
+  // [1 2 3; 4 5 6] @ [7 8; 9 10; 11 12] = [58 64; 139 154]
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6}, a_t = {1, 4, 2, 5, 3, 6};
+  const std::vector<float> b = {7, 8, 9, 10, 11, 12}, b_t = {7, 9, 11, 8, 10, 12};
+  const int64_t zero = 0;
+  for_kernels_and_threads({1}, [&] {
+    for (bool ta : {false, true})
+      for (bool tb : {false, true}) {
+        std::vector<float> c(4, -1);
+        gemm_cpu<float>(c.data(), {(ta ? a_t : a).data(), &zero, ta ? 2 : 3, ta},
+                        {(tb ? b_t : b).data(), &zero, tb ? 3 : 2, tb}, 1, 2, 2, 3);
+        CHECK(c == std::vector<float>{58, 64, 139, 154});
+      }
+  });
+}
+
+TEST_CASE("gemm_cpu: every size 1..37 against a naive loop") {
+  // Each of M, N, K takes every value 1..37 (square, and mixed so that the three differ),
+  // hitting every remainder of the micro-kernel tiles (4 or 6 rows, 4 to 16 columns).
+  for_kernels_and_threads({omp_get_max_threads()}, [] {
+    for (int64_t s = 1; s <= 37; ++s) {
+      check_layouts({1, s, s, s, false, false});
+      check_layouts({1, s, s * 7 % 37 + 1, s * 13 % 37 + 1, false, false});
+    }
+  });
+}
+
+TEST_CASE("gemm_cpu: sizes across the cache blocks") {
+  // K = 520 is cut into depth blocks (kc <= 256 for the AVX2 kernels, 512 for the portable
+  // ones) and 150 rows into several row blocks; with K = 257, N = 4100 floats or 2100 doubles
+  // need two column blocks (nc about 4064 floats, 2032 doubles). Threads split the row blocks.
+  for_kernels_and_threads({2}, [] {
+    check_layouts({1, 150, 17, 520, false, false});
+    check_layouts({1, 2, 4100, 257, false, false}, 2100);
+  });
+}
+
+TEST_CASE("gemm_cpu: batches, shared and padded operands, threads") {
+  // batch 5 on 2 threads: 4 elements run whole, one thread each, the 5th is shared by both; on
+  // 3 threads 3 run whole and 2 are shared. Each product is above the parallel threshold
+  // (65536 multiply-adds), so a shared one is cut into parts: a grid of rows and columns
+  // (200 x 64), or depth, summed at the end (the others). The cache-block case cuts columns.
+  for_kernels_and_threads({2, 3}, [] {
+    check_layouts({5, 37, 29, 71, false, false, 3, false});
+    check_layouts({5, 41, 19, 90, false, false, 0, true});
+    check_layouts({1, 3, 90, 300, false, false, 1});
+    check_layouts({1, 200, 64, 40, false, false});
+    check_layouts({1, 8, 8, 2048, false, false});
+  });
+}
+
+TEST_CASE("gemm_cpu: empty sizes") {
+  // K = 0: c is all zeros; M = 0 or N = 0: nothing is written.
+  const int64_t offsets[2] = {0, 0};
+  const float x = 1;
+  std::vector<float> c(6, 7);
+  gemm_cpu<float>(c.data(), {&x, offsets, 1, false}, {&x, offsets, 3, false}, 2, 1, 3, 0);
+  CHECK(c == std::vector<float>(6, 0));
+  c.assign(6, 7);
+  gemm_cpu<float>(c.data(), {&x, offsets, 1, false}, {&x, offsets, 1, false}, 2, 0, 3, 1);
+  gemm_cpu<float>(c.data(), {&x, offsets, 1, false}, {&x, offsets, 1, false}, 2, 3, 0, 1);
+  CHECK(c == std::vector<float>(6, 7));
+}
