@@ -1,5 +1,7 @@
 #include "optim/adam.h"
 
+#include "core/cuda/cuda_only.h"
+
 namespace tg {
 
 Adam::Adam(std::vector<NamedParameter> params, const AdamOptions& options)
@@ -45,8 +47,12 @@ void Adam::set_options(const std::map<std::string, double>& values) {
 std::vector<std::string> Adam::buffer_names() const { return {"exp_avg", "exp_avg_sq"}; }
 
 void Adam::update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad, ParamState& state) {
-  adam_update_cpu(param.tensor, state.buffers[0], state.buffers[1], grad, options_, *group.lr, *group.weight_decay,
-                  decoupled_, state.step);
+  const Tensor &m = state.buffers[0], &v = state.buffers[1];
+  if (param.tensor.is_cuda())
+    TG_CUDA_ONLY(adam_update_cuda(param.tensor, m, v, grad, options_, *group.lr, *group.weight_decay, decoupled_,
+                                  state.step));
+  else
+    adam_update_cpu(param.tensor, m, v, grad, options_, *group.lr, *group.weight_decay, decoupled_, state.step);
 }
 
 }  // namespace tg

@@ -55,12 +55,15 @@ class AdamW : public Adam {
   AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options = {});
 };
 
-// Kernel: one Adam(W) update of a contiguous CPU parameter at step t, in place (formula above).
+// Kernels: one Adam(W) update of a contiguous parameter at step t, in place (formula above);
+// every tensor on the CPU, or every tensor on one GPU (_cuda: one fused launch).
 //   param (n)        p = ...   (in place)
 //   exp_avg (n)      m = ...   (in place)
 //   exp_avg_sq (n)   v = ...   (in place)
 //   grad (n)         read only
 void adam_update_cpu(const Tensor& param, const Tensor& exp_avg, const Tensor& exp_avg_sq, const Tensor& grad,
                      const AdamOptions& options, double lr, double weight_decay, bool decoupled, int64_t step);
+void adam_update_cuda(const Tensor& param, const Tensor& exp_avg, const Tensor& exp_avg_sq, const Tensor& grad,
+                      const AdamOptions& options, double lr, double weight_decay, bool decoupled, int64_t step);
 
 }  // namespace tg

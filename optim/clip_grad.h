@@ -1,7 +1,7 @@
 #pragma once
 // Gradient clipping over a set of parameters, as torch.nn.utils.clip_grad_norm_ /
 // clip_grad_value_. Parameters without a .grad() are skipped. Both write the gradients in
-// place (CPU only for now).
+// place, each on its own device (CPU or GPU).
 #include <limits>
 #include <vector>
 
@@ -21,5 +21,17 @@ double clip_grad_norm(const std::vector<NamedParameter>& params, double max_norm
 
 // Clamps every gradient element into [-clip, clip] (NaN stays NaN). clip >= 0.
 void clip_grad_value(const std::vector<NamedParameter>& params, double clip);
+
+// Kernels on one contiguous gradient, on the CPU (clip_grad_cpu.cpp, OpenMP) or a GPU
+// (clip_grad_cuda.cu, one thread per element):
+// sum over g of |g|^norm_type, or max |g| for kInfNorm (NaN if any element is NaN); in double.
+double grad_norm_part_cpu(const Tensor& grad, double norm_type);
+double grad_norm_part_cuda(const Tensor& grad, double norm_type);
+// g *= scale (in place).
+void grad_scale_cpu(const Tensor& grad, double scale);
+void grad_scale_cuda(const Tensor& grad, double scale);
+// g = clamp(g, -clip, clip) (in place); NaN stays NaN.
+void grad_clamp_cpu(const Tensor& grad, double clip);
+void grad_clamp_cuda(const Tensor& grad, double clip);
 
 }  // namespace tg

@@ -85,11 +85,11 @@ void Optimizer::step() {
       const NamedParameter& p = groups_[g].params[i];
       const Tensor grad = p.tensor.grad();
       if (!grad.defined()) continue;
-      if (p.tensor.is_cuda())
-        throw Error(name_, fmt::format("no CUDA kernel yet (parameter '{}' is on {})", p.name, p.tensor.device().str()));
-      if (grad.shape() != p.tensor.shape() || grad.dtype() != p.tensor.dtype() || !grad.is_contiguous())
-        throw Error(name_, fmt::format("the gradient of parameter '{}' {} is a {} (contiguous: {})", p.name,
-                                       p.tensor.describe(), grad.describe(), grad.is_contiguous()));
+      if (grad.shape() != p.tensor.shape() || grad.dtype() != p.tensor.dtype() || !grad.is_contiguous() ||
+          grad.device() != p.tensor.device())
+        throw Error(name_, fmt::format("the gradient of parameter '{}' {} on {} is a {} on {} (contiguous: {})",
+                                       p.name, p.tensor.describe(), p.tensor.device().str(), grad.describe(),
+                                       grad.device().str(), grad.is_contiguous()));
       ParamState& state = state_[g][i];
       if (state.step == 0)
         for (size_t b = 0; b < names.size(); ++b) state.buffers.push_back(zeros_like(p.tensor));

@@ -94,7 +94,8 @@ class Optimizer {
   virtual OptionValues options() const = 0;                    // name -> value, fixed order
   virtual void set_options(const std::map<std::string, double>& values) = 0;  // checks, then sets
   virtual std::vector<std::string> buffer_names() const = 0;  // under the current options
-  // One update of `param` (contiguous, CPU) from `grad`; state.step is already incremented
+  // One update of `param` (contiguous; CPU or GPU, its grad and state on the same device) from
+  // `grad`; state.step is already incremented
   // and state.buffers are allocated (zeros) on the first update.
   virtual void update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad,
                       ParamState& state) = 0;

@@ -1,5 +1,7 @@
 #include "optim/sgd.h"
 
+#include "core/cuda/cuda_only.h"
+
 namespace tg {
 
 SGD::SGD(std::vector<NamedParameter> params, const SGDOptions& options)
@@ -37,8 +39,11 @@ std::vector<std::string> SGD::buffer_names() const {
 }
 
 void SGD::update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad, ParamState& state) {
-  sgd_update_cpu(param.tensor, state.buffers.empty() ? Tensor() : state.buffers[0], grad, options_, *group.lr,
-                 *group.weight_decay, state.step == 1);
+  const Tensor buf = state.buffers.empty() ? Tensor() : state.buffers[0];
+  if (param.tensor.is_cuda())
+    TG_CUDA_ONLY(sgd_update_cuda(param.tensor, buf, grad, options_, *group.lr, *group.weight_decay, state.step == 1));
+  else
+    sgd_update_cpu(param.tensor, buf, grad, options_, *group.lr, *group.weight_decay, state.step == 1);
 }
 
 }  // namespace tg

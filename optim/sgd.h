@@ -38,11 +38,14 @@ class SGD : public Optimizer {
   SGDOptions options_;
 };
 
-// Kernel: one SGD update of a contiguous CPU parameter, in place (formula above).
+// Kernels: one SGD update of a contiguous parameter, in place (formula above); every tensor
+// on the CPU, or every tensor on one GPU (_cuda: one fused launch).
 //   param (n)            p  -= lr * g      (in place)
 //   momentum_buffer (n)  buf = ...         (= writes; undefined when momentum == 0)
 //   grad (n)             read only
 void sgd_update_cpu(const Tensor& param, const Tensor& momentum_buffer, const Tensor& grad,
                     const SGDOptions& options, double lr, double weight_decay, bool first_step);
+void sgd_update_cuda(const Tensor& param, const Tensor& momentum_buffer, const Tensor& grad,
+                     const SGDOptions& options, double lr, double weight_decay, bool first_step);
 
 }  // namespace tg

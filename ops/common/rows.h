@@ -24,7 +24,8 @@ struct DimRows {
 DimRows dim_rows(const Shape& shape, int64_t dim, const char* op);
 
 // Offset of the first element of row r in an (outer, dim_size, inner) contiguous tensor.
-inline int64_t row_start(int64_t r, int64_t dim_size, int64_t inner) {
+// constexpr, so that the CUDA kernels call it too (nvcc's --expt-relaxed-constexpr).
+constexpr int64_t row_start(int64_t r, int64_t dim_size, int64_t inner) {
   return (r / inner) * dim_size * inner + r % inner;
 }
 

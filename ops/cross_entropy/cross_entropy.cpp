@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/copy.h"
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/index_check.h"
@@ -18,8 +19,8 @@ int64_t check_args(const Tensor& logits, const Tensor& target, const CrossEntrop
   if (logits.dim() == 0 || logits.size(-1) == 0)
     throw Error("cross_entropy", fmt::format("logits must have a class dim (last) of size >= 1, got {}",
                                              shape_str(logits.shape())));
-  if (logits.is_cuda()) throw Error("cross_entropy", "no CUDA kernel yet");
   check_defined(target, "cross_entropy", "target");
+  check_same_device(logits, target, "cross_entropy");
   const Shape rows(logits.shape().begin(), logits.shape().end() - 1);
   if (target.shape() != rows)
     throw Error("cross_entropy", fmt::format("target {} must have logits' shape without the class dim: logits {} "
@@ -40,14 +41,18 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOpt
   const int64_t count = check_args(logits, target, opts);
   const Tensor x = logits.is_contiguous() ? logits : contiguous_copy(logits);
   const Tensor t = target.is_contiguous() ? target : contiguous_copy(target);
-  Tensor loss = empty(target.shape(), logits.dtype()), lse = empty(target.shape(), logits.dtype());
-  cross_entropy_forward_cpu(loss, lse, x, t, opts.ignore_index, opts.label_smoothing);
+  Tensor loss = empty(target.shape(), logits.dtype(), logits.device());
+  Tensor lse = empty(target.shape(), logits.dtype(), logits.device());
+  if (x.is_cuda())
+    TG_CUDA_ONLY(cross_entropy_forward_cuda(loss, lse, x, t, opts.ignore_index, opts.label_smoothing));
+  else
+    cross_entropy_forward_cpu(loss, lse, x, t, opts.ignore_index, opts.label_smoothing);
 
   // scale turns the sum of the row losses into the output: 1 for sum, 1/count for mean.
   const double scale = opts.reduction == Reduction::mean ? (count > 0 ? 1.0 / static_cast<double>(count) : 0.0) : 1.0;
   Tensor out = loss;
-  if (opts.reduction != Reduction::none)  // loss needs no grad, so sum records nothing
-    out = full({}, sum(loss).item() * scale, logits.dtype());
+  if (opts.reduction != Reduction::none)  // loss needs no grad, so sum records nothing; summed on the host
+    out = full({}, sum(to_device_copy(loss, kCPU)).item() * scale, logits.dtype(), logits.device());
 
   if (Recorder rec("cross_entropy", {logits, target}, {out}); rec) {
     rec.attr("reduction", reduction_name(opts.reduction))
@@ -56,10 +61,14 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOpt
     rec.save("logits", x).save("target", t).save("lse", lse);
     rec.backward([opts, scale](const BackwardContext& ctx) -> TensorList {
       const Tensor& grad = ctx.grad();  // () or (...), possibly an expanded view
-      Tensor dlogits = empty(ctx.input_shape(0), ctx.input_dtype(0));
-      cross_entropy_backward_cpu(dlogits, grad.is_contiguous() ? grad : contiguous_copy(grad), ctx.saved("lse"),
-                                 ctx.saved("logits"), ctx.saved("target"), scale, opts.ignore_index,
-                                 opts.label_smoothing);
+      Tensor dlogits = empty(ctx.input_shape(0), ctx.input_dtype(0), grad.device());
+      const Tensor dloss = grad.is_contiguous() ? grad : contiguous_copy(grad);
+      const Tensor &lse = ctx.saved("lse"), &x = ctx.saved("logits"), &t = ctx.saved("target");
+      if (grad.is_cuda())
+        TG_CUDA_ONLY(cross_entropy_backward_cuda(dlogits, dloss, lse, x, t, scale, opts.ignore_index,
+                                                 opts.label_smoothing));
+      else
+        cross_entropy_backward_cpu(dlogits, dloss, lse, x, t, scale, opts.ignore_index, opts.label_smoothing);
       return {dlogits, Tensor()};
     });
   }

@@ -1,7 +1,7 @@
 #pragma once
 // cross_entropy: softmax over the class dim, then the negative log-likelihood of the target
 // class (log-softmax + NLL fused in one numerically stable kernel).
-//   logits (..., C), target (...) int64 -> out () for mean/sum, (...) for none
+//   logits (..., C), target (...) int64 on logits' device -> out () for mean/sum, (...) for none
 //
 // The class dim is LAST. PyTorch puts it second, (N, C, d...), for inputs of more than 2 dims;
 // a Transformer's logits are (B, T, V), so class-last takes them as they are, with no
@@ -34,14 +34,19 @@ struct CrossEntropyOptions {
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOptions opts = {});
 
-// Kernels, over N rows of C classes (targets already checked):
+// Kernels, over N rows of C classes (targets already checked), all tensors on the CPU or all
+// on one GPU (_cuda):
 // loss (N) = per-row loss, 0 where ignored (= writes); lse (N) = per-row logsumexp (= writes);
 // logits (N, C) and target (N) contiguous.
 void cross_entropy_forward_cpu(const Tensor& loss, const Tensor& lse, const Tensor& logits, const Tensor& target,
                                int64_t ignore_index, double label_smoothing);
+void cross_entropy_forward_cuda(const Tensor& loss, const Tensor& lse, const Tensor& logits, const Tensor& target,
+                                int64_t ignore_index, double label_smoothing);
 // dlogits (N, C) = dloss[n] * scale * (softmax(logits[n]) - q) (= writes), 0 on ignored rows;
 // dloss is (N) contiguous, or one element used for every row; lse (N) from the forward.
 void cross_entropy_backward_cpu(const Tensor& dlogits, const Tensor& dloss, const Tensor& lse, const Tensor& logits,
                                 const Tensor& target, double scale, int64_t ignore_index, double label_smoothing);
+void cross_entropy_backward_cuda(const Tensor& dlogits, const Tensor& dloss, const Tensor& lse, const Tensor& logits,
+                                 const Tensor& target, double scale, int64_t ignore_index, double label_smoothing);
 
 }  // namespace tg

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/copy.h"
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
 
@@ -13,21 +14,27 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {
   if (!(p >= 0 && p <= 1))  // also rejects NaN
     throw Error("dropout", fmt::format("p must be in [0, 1], got {} (x {})", p, x.describe()));
   if (!training || p == 0) return x;
-  if (x.is_cuda())
-    throw Error("dropout", "no CUDA kernel yet (x " + x.describe() + " is on " + x.device().str() + ")");
 
   const double scale = p < 1 ? 1 / (1 - p) : 0;
   const uint64_t offset = gen.reserve(static_cast<uint64_t>(x.numel()), 4);
   Tensor out = empty(x.shape(), x.dtype(), x.device());
   Tensor keep = empty(x.shape(), kBool, x.device());
-  dropout_forward_cpu(out, keep, x.is_contiguous() ? x : contiguous_copy(x), gen.seed(), offset, p, scale);
+  const Tensor xc = x.is_contiguous() ? x : contiguous_copy(x);
+  if (x.is_cuda())
+    TG_CUDA_ONLY(dropout_forward_cuda(out, keep, xc, gen.seed(), offset, p, scale));
+  else
+    dropout_forward_cpu(out, keep, xc, gen.seed(), offset, p, scale);
 
   if (Recorder rec("dropout", {x}, {out}); rec) {
     rec.save("keep", keep).attr("p", p);
     rec.backward([scale](const BackwardContext& ctx) -> TensorList {
       const Tensor& g = ctx.grad();
       Tensor dx = empty(ctx.input_shape(0), ctx.input_dtype(0), g.device());
-      dropout_backward_cpu(dx, ctx.saved("keep"), g.is_contiguous() ? g : contiguous_copy(g), scale);
+      const Tensor gc = g.is_contiguous() ? g : contiguous_copy(g);
+      if (g.is_cuda())
+        TG_CUDA_ONLY(dropout_backward_cuda(dx, ctx.saved("keep"), gc, scale));
+      else
+        dropout_backward_cpu(dx, ctx.saved("keep"), gc, scale);
       return {dx};
     });
   }

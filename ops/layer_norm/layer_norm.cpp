@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/copy.h"
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
 
@@ -37,8 +38,6 @@ void check_args(const Tensor& x, const Shape& normalized_shape, const Tensor& we
   check_affine(weight, "weight", x, normalized_shape);
   check_affine(bias, "bias", x, normalized_shape);
   if (!(eps > 0)) throw Error("layer_norm", fmt::format("eps must be positive, got {}", eps));
-  if (x.is_cuda())
-    throw Error("layer_norm", "no CUDA kernel yet (x " + x.describe() + " is on " + x.device().str() + ")");
 }
 
 }  // namespace
@@ -50,7 +49,10 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight,
   Tensor xc = contiguous_or_none(x), wc = contiguous_or_none(weight);
   Tensor out = empty(x.shape(), x.dtype(), x.device());
   Tensor mean = empty(rows_shape, x.dtype(), x.device()), rstd = empty(rows_shape, x.dtype(), x.device());
-  layer_norm_forward_cpu(out, mean, rstd, xc, wc, contiguous_or_none(bias), N, C, eps);
+  if (x.is_cuda())
+    TG_CUDA_ONLY(layer_norm_forward_cuda(out, mean, rstd, xc, wc, contiguous_or_none(bias), N, C, eps));
+  else
+    layer_norm_forward_cpu(out, mean, rstd, xc, wc, contiguous_or_none(bias), N, C, eps);
 
   if (Recorder rec("layer_norm", {x, weight, bias}, {out}); rec) {
     rec.save("x", xc).save("mean", mean).save("rstd", rstd);
@@ -64,8 +66,12 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight,
         return ctx.needs_grad(input) ? empty(ctx.input_shape(input), ctx.input_dtype(input), x.device()) : Tensor();
       };
       Tensor dx = grad_for(0), dweight = grad_for(1), dbias = grad_for(2);
-      layer_norm_backward_cpu(dx, dweight, dbias, ctx.saved("mean"), ctx.saved("rstd"), contiguous_or_none(g), x,
-                              has_weight ? ctx.saved("weight") : Tensor(), N, C);
+      const Tensor &mean = ctx.saved("mean"), &rstd = ctx.saved("rstd");
+      const Tensor w = has_weight ? ctx.saved("weight") : Tensor(), gc = contiguous_or_none(g);
+      if (x.is_cuda())
+        TG_CUDA_ONLY(layer_norm_backward_cuda(dx, dweight, dbias, mean, rstd, gc, x, w, N, C));
+      else
+        layer_norm_backward_cpu(dx, dweight, dbias, mean, rstd, gc, x, w, N, C);
       return {dx, dweight, dbias};
     });
   }

@@ -17,15 +17,22 @@ namespace tg {
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 
-// Kernels; every tensor contiguous; weight, bias undefined = none.
+// Kernels; every tensor contiguous, all on the CPU or all on one GPU (_cuda); weight, bias
+// undefined = none.
 // out (N,C), mean/rstd (N) = writes; mean and variance of each row in two passes in double.
 void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                             const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps);
+void layer_norm_forward_cuda(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
+                             const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps);
 // dx (N,C), dweight (C), dbias (C) = writes; an undefined one is not computed. Parallel over
 // rows for dx and over columns for dweight/dbias (each column sums its rows in order: no
-// races, and the same result with any number of threads).
+// races, and the same result with any number of threads). On the GPU: one block per row for
+// dx, one thread per column for dweight/dbias.
 void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                              const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
                              int64_t N, int64_t C);
+void layer_norm_backward_cuda(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
+                              const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
+                              int64_t N, int64_t C);
 
 }  // namespace tg

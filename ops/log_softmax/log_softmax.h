@@ -21,11 +21,15 @@ namespace tg {
 Tensor log_softmax(const Tensor& x, int64_t dim = -1);
 
 // Kernels on contiguous (outer, dim_size, inner) tensors, one row per (outer, inner) pair
-// (ops/common/rows.h); OpenMP over rows.
+// (ops/common/rows.h); OpenMP over rows on the CPU, one block per row on the GPU (_cuda: all
+// tensors on one GPU).
 // out = log_softmax(inp) along dim_size (= writes).
 void log_softmax_forward_cpu(const Tensor& out, const Tensor& inp, int64_t outer, int64_t dim_size, int64_t inner);
+void log_softmax_forward_cuda(const Tensor& out, const Tensor& inp, int64_t outer, int64_t dim_size, int64_t inner);
 // dinp = dout - exp(out) * sum(dout) (= writes); 0 on rows where out is all -inf.
 void log_softmax_backward_cpu(const Tensor& dinp, const Tensor& out, const Tensor& dout, int64_t outer,
                               int64_t dim_size, int64_t inner);
+void log_softmax_backward_cuda(const Tensor& dinp, const Tensor& out, const Tensor& dout, int64_t outer,
+                               int64_t dim_size, int64_t inner);
 
 }  // namespace tg

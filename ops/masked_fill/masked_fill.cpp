@@ -1,5 +1,6 @@
 #include "ops/masked_fill/masked_fill.h"
 
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
 
@@ -28,9 +29,11 @@ void check_mask(const Tensor& x, const Tensor& mask) {
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   check_floating(x, "masked_fill", "x");
   check_mask(x, mask);
-  if (x.is_cuda()) throw Error("masked_fill", "no CUDA kernel yet for masked_fill");
   Tensor out = empty_like(x);
-  masked_fill_forward_cpu(out, x, mask, value);
+  if (x.is_cuda())
+    TG_CUDA_ONLY(masked_fill_forward_cuda(out, x, mask, value));
+  else
+    masked_fill_forward_cpu(out, x, mask, value);
   if (Recorder rec("masked_fill", {x, mask}, {out}); rec) {
     rec.attr("value", value).save("mask", mask);
     rec.backward([](const BackwardContext& ctx) -> TensorList {

@@ -17,7 +17,8 @@ namespace tg {
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value);
 
 // Kernel: out = mask ? value : x (= writes). out contiguous of x's shape; x any strides;
-// mask bool, any strides, broadcast to out.
+// mask bool, any strides, broadcast to out. All on the CPU, or all on one GPU.
 void masked_fill_forward_cpu(const Tensor& out, const Tensor& x, const Tensor& mask, double value);
+void masked_fill_forward_cuda(const Tensor& out, const Tensor& x, const Tensor& mask, double value);
 
 }  // namespace tg

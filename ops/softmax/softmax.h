@@ -22,11 +22,15 @@ namespace tg {
 Tensor softmax(const Tensor& x, int64_t dim = -1);
 
 // Kernels on contiguous (outer, dim_size, inner) tensors, one row per (outer, inner) pair
-// (ops/common/rows.h); OpenMP over rows.
+// (ops/common/rows.h); OpenMP over rows on the CPU, one block per row on the GPU (_cuda: all
+// tensors on one GPU).
 // out = softmax(inp) along dim_size (= writes).
 void softmax_forward_cpu(const Tensor& out, const Tensor& inp, int64_t outer, int64_t dim_size, int64_t inner);
+void softmax_forward_cuda(const Tensor& out, const Tensor& inp, int64_t outer, int64_t dim_size, int64_t inner);
 // dinp = out * (dout - sum(dout * out)) (= writes).
 void softmax_backward_cpu(const Tensor& dinp, const Tensor& out, const Tensor& dout, int64_t outer,
                           int64_t dim_size, int64_t inner);
+void softmax_backward_cuda(const Tensor& dinp, const Tensor& out, const Tensor& dout, int64_t outer,
+                           int64_t dim_size, int64_t inner);
 
 }  // namespace tg

@@ -1,6 +1,8 @@
 #include <cmath>
+#include <functional>
 #include <limits>
 
+#include "cuda_parity_test_util.h"
 #include "ops/attention/attention.h"
 #include "test_util.h"
 
@@ -205,6 +207,112 @@ TEST_CASE("attention: float32 agrees with float64") {
   Tensor out32 = scaled_dot_product_attention(to_dtype_copy(q, kF32), to_dtype_copy(k, kF32), to_dtype_copy(v, kF32), o).output;
   CHECK(out32.dtype() == kF32);
   require_close(out32, out64, 1e-5, 1e-5);
+}
+
+TEST_CASE("attention: CUDA matches CPU with every mask kind (forward and backward)") {
+  if (!gpu_available_or_skip()) return;
+  // q (2,3,4), k (2,5,4), v (2,5,3), then the masks the case uses (inputs, so that they move
+  // to the GPU with q, k, v).
+  const std::vector<Tensor> qkv = {rand64({2, 3, 4}, 1), rand64({2, 5, 4}, 2), rand64({2, 5, 3}, 3)};
+  auto with = [&](std::vector<Tensor> masks) {
+    std::vector<Tensor> all = qkv;
+    all.insert(all.end(), masks.begin(), masks.end());
+    return all;
+  };
+  using Options = std::function<AttentionOptions(const std::vector<Tensor>&)>;
+  auto output_of = [](Options options) {
+    return [options](const std::vector<Tensor>& in) {
+      return scaled_dot_product_attention(in[0], in[1], in[2], options(in)).output;
+    };
+  };
+  const Tensor attn = tensor_bool({false, false, false, true, false, false, true, false, false, false, false, false,
+                                   false, false, true},
+                                  {3, 5});
+  require_cuda_matches_cpu_with_grads("attention no mask", output_of([](auto&) { return AttentionOptions{}; }), qkv);
+  require_cuda_matches_cpu_with_grads("attention is_causal", output_of([](auto&) {
+                                        AttentionOptions o;
+                                        o.is_causal = true;
+                                        return o;
+                                      }),
+                                      qkv);
+  require_cuda_matches_cpu_with_grads("attention key_padding_mask lengths (5,2)", output_of([](auto& in) {
+                                        AttentionOptions o;
+                                        o.key_padding_mask = in[3];
+                                        return o;
+                                      }),
+                                      with({padding_mask({5, 2}, 5)}));
+  require_cuda_matches_cpu_with_grads("attention attn_mask (3,5)", output_of([](auto& in) {
+                                        AttentionOptions o;
+                                        o.attn_mask = in[3];
+                                        return o;
+                                      }),
+                                      with({attn}));
+  require_cuda_matches_cpu_with_grads("attention key padding + attn_mask + causal", output_of([](auto& in) {
+                                        AttentionOptions o;
+                                        o.attn_mask = in[3];
+                                        o.key_padding_mask = in[4];
+                                        o.is_causal = true;
+                                        return o;
+                                      }),
+                                      with({attn, padding_mask({5, 2}, 5)}));
+  // The second sequence has no real key: its queries get zeros and zero gradients.
+  require_cuda_matches_cpu_with_grads("attention fully padded sequence", output_of([](auto& in) {
+                                        AttentionOptions o;
+                                        o.key_padding_mask = in[3];
+                                        return o;
+                                      }),
+                                      with({padding_mask({5, 0}, 5)}));
+  // An additive mask of the scores' full shape (a broadcast one needs sum on the GPU: below).
+  std::vector<double> additive(2 * 3 * 5);
+  for (size_t i = 0; i < additive.size(); ++i) additive[i] = i % 4 == 1 ? -INFINITY : 0.1 * static_cast<double>(i % 3);
+  require_cuda_matches_cpu_with_grads("attention additive_mask (2,3,5)", output_of([](auto& in) {
+                                        AttentionOptions o;
+                                        o.additive_mask = in[3];
+                                        return o;
+                                      }),
+                                      with({tensor(additive, {2, 3, 5}, kF64)}));
+  // Dropout: the same generator state on both devices gives the same mask.
+  require_cuda_matches_cpu_with_grads("attention dropout 0.3", [](const std::vector<Tensor>& in) {
+    Generator gen(42);
+    AttentionOptions o;
+    o.dropout_p = 0.3;
+    o.training = true;
+    o.generator = &gen;
+    return scaled_dot_product_attention(in[0], in[1], in[2], o).output;
+  }, qkv);
+  // Heads (B, NH, T, hs) = (2, 2, 3, 4) with key padding, and the weights themselves.
+  const std::vector<Tensor> heads = {rand64({2, 2, 3, 4}, 4), rand64({2, 2, 3, 4}, 5), rand64({2, 2, 3, 2}, 6),
+                                     padding_mask({3, 1}, 3)};
+  auto weights = [](const std::vector<Tensor>& in) {
+    AttentionOptions o;
+    o.key_padding_mask = in[3];
+    o.is_causal = true;
+    o.need_weights = true;
+    return scaled_dot_product_attention(in[0], in[1], in[2], o).weights;
+  };
+  require_cuda_matches_cpu_with_grads("attention heads (2,2,3,4) key padding + causal, weights", weights, heads);
+}
+
+TEST_CASE("attention: CUDA matches CPU with a broadcast additive mask (backward needs sum on the GPU)") {
+  if (!gpu_available_or_skip()) return;
+  // add's backward reduces the (2,3,5) gradient to the mask's (3,5) with sum: a CUDA sum kernel.
+  std::vector<double> additive(15);
+  for (size_t i = 0; i < additive.size(); ++i) additive[i] = i % 4 == 1 ? -INFINITY : 0.1 * static_cast<double>(i % 3);
+  require_cuda_matches_cpu_with_grads("attention additive_mask (3,5) broadcast", [](const std::vector<Tensor>& in) {
+    AttentionOptions o;
+    o.additive_mask = in[3];
+    return scaled_dot_product_attention(in[0], in[1], in[2], o).output;
+  }, {rand64({2, 3, 4}, 1), rand64({2, 5, 4}, 2), rand64({2, 5, 3}, 3), tensor(additive, {3, 5}, kF64)});
+}
+
+TEST_CASE("attention: f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  require_gradcheck("softmax", [](const std::vector<Tensor>& in) {
+    AttentionOptions o;
+    o.is_causal = true;
+    o.key_padding_mask = in[3];
+    return scaled_dot_product_attention(in[0], in[1], in[2], o).output;
+  }, on_gpu({rand64({2, 3, 4}, 7), rand64({2, 3, 4}, 8), rand64({2, 3, 2}, 9), padding_mask({3, 1}, 3)}));
 }
 
 TEST_CASE("attention masks: causal_mask and padding_mask") {

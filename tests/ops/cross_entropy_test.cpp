@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "cuda_parity_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -169,8 +170,56 @@ TEST_CASE("cross_entropy: errors") {
                        "cross_entropy: label_smoothing must be in [0, 1], got 1.5", tg::Error);
 }
 
-TEST_CASE("cross_entropy: CUDA tensors are refused until a kernel exists") {
+TEST_CASE("cross_entropy: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
-  Tensor x = zeros({2, 3}, kF32, Device::cuda());
-  CHECK_THROWS_WITH_AS(cross_entropy(x, tensor_i64({0, 1})), "cross_entropy: no CUDA kernel yet", tg::Error);
+  // The target is an input, so that it moves to the GPU with the logits.
+  auto ce = [](CrossEntropyOptions opts) {
+    return [opts](const std::vector<Tensor>& in) { return cross_entropy(in[0], in[1], opts); };
+  };
+  std::vector<int64_t> long_ids(6);
+  for (int64_t n = 0; n < 6; ++n) long_ids[n] = n * 113 % 700;
+  for (Reduction r : {Reduction::none, Reduction::mean, Reduction::sum}) {
+    const std::string how = std::string(" reduction ") + reduction_name(r);
+    require_cuda_matches_cpu_with_grads("cross_entropy (4,5)" + how, ce(with(r)),
+                                        {rand64({4, 5}, 1, -2, 2), tensor_i64({0, 4, 2, 1})});
+    require_cuda_matches_cpu_with_grads("cross_entropy (4,5) ignore_index, label_smoothing 0.2" + how,
+                                        ce(with(r, -100, 0.2)),
+                                        {rand64({4, 5}, 2, -2, 2), tensor_i64({3, -100, 0, -100})});
+    require_cuda_matches_cpu_with_grads("cross_entropy (2,3,5) class last, ignore_index 2" + how, ce(with(r, 2, 0.1)),
+                                        {rand64({2, 3, 5}, 3, -2, 2), tensor_i64({0, 4, 2, 1, 3, 3}, {2, 3})});
+    require_cuda_matches_cpu_with_grads("cross_entropy non-contiguous (3,4)" + how, ce(with(r)),
+                                        {noncontig64({3, 4}, 4), tensor_i64({1, 0, 2})});
+    // Rows longer than a block (C = 700 > 256 threads).
+    require_cuda_matches_cpu_with_grads("cross_entropy (6,700)" + how, ce(with(r, -100, 0.1)),
+                                        {rand64({6, 700}, 5, -4, 4), tensor_i64(long_ids)});
+    // Every target ignored: 0 and a zero gradient.
+    require_cuda_matches_cpu_with_grads("cross_entropy all ignored" + how, ce(with(r)),
+                                        {rand64({2, 3}, 6), tensor_i64({-100, -100})});
+  }
+  require_cuda_matches_cpu_with_grads("cross_entropy one row (4), target ()", ce(with(Reduction::mean)),
+                                      {rand64({4}, 7), full({}, 2, kI64)});
+  // Large logits stay finite: the loss of target 1 in row (1000, 0) is 1000.
+  Tensor big = cross_entropy(tensor({1000, 0}, {1, 2}, kF32, Device::cuda()), tensor_i64({1}, {}, Device::cuda()));
+  CHECK(big.is_cuda());
+  CHECK(big.item() == doctest::Approx(1000).epsilon(1e-6));
+}
+
+TEST_CASE("cross_entropy: f64 gradcheck on the GPU, targets checked on the host, device errors") {
+  if (!gpu_available_or_skip()) return;
+  const Device gpu = Device::cuda();
+  for (Reduction r : {Reduction::none, Reduction::mean}) {
+    CAPTURE(reduction_name(r));
+    require_gradcheck("cross_entropy",
+                      [r](const std::vector<Tensor>& in) { return cross_entropy(in[0], in[1], with(r, -100, 0.2)); },
+                      on_gpu({rand64({4, 5}, 8, -2, 2), tensor_i64({3, -100, 0, 4})}));
+  }
+  Tensor x = zeros({2, 3, 5}, kF32, gpu);
+  Tensor target = zeros({2, 3}, kI64);
+  target.data<int64_t>()[5] = 7;  // position (1,2)
+  CHECK_THROWS_WITH_AS(cross_entropy(x, to_device_copy(target, gpu)),
+                       "cross_entropy: target 7 at position (1,2) is out of range [0, 5) for logits (2,3,5) and is not "
+                       "ignore_index -100",
+                       tg::Error);
+  CHECK_THROWS_WITH_AS(cross_entropy(zeros({2, 3}, kF32, gpu), tensor_i64({0, 1})),
+                       "cross_entropy: tensors are on different devices: (2,3) on cuda:0 and (2,) on cpu", tg::Error);
 }

@@ -4,6 +4,7 @@
 
 #include <omp.h>
 
+#include "cuda_parity_test_util.h"
 #include "ops/dropout/dropout.h"
 #include "test_util.h"
 
@@ -137,9 +138,51 @@ TEST_CASE("dropout: errors name the op and p") {
   CHECK_THROWS_WITH_AS(dropout(Tensor(), 0.5, true), doctest::Contains("dropout"), Error);
 }
 
-TEST_CASE("dropout: a CUDA tensor gets a clear error (no CUDA kernel yet)") {
+TEST_CASE("dropout: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
-  Tensor x = to_device_copy(ones({2, 3}), Device::cuda());
-  CHECK_THROWS_WITH_AS(dropout(x, 0.5, true), doctest::Contains("dropout: no CUDA kernel yet"), Error);
-  CHECK(dropout(x, 0.5, false).id() == x.id());  // eval mode needs no kernel
+  // The same generator state on both devices: the same mask, so the values match exactly.
+  auto with = [](double p, uint64_t seed) {
+    return [p, seed](const std::vector<Tensor>& in) {
+      Generator gen(seed);
+      return dropout(in[0], p, true, gen);
+    };
+  };
+  require_cuda_matches_cpu_with_grads("dropout p 0.4 (5)", with(0.4, 7), {rand64({5}, 1)});
+  require_cuda_matches_cpu_with_grads("dropout p 0.5 (4,5,3)", with(0.5, 8), {rand64({4, 5, 3}, 2)});
+  require_cuda_matches_cpu_with_grads("dropout p 0.3 non-contiguous (3,4)", with(0.3, 9), {noncontig64({3, 4}, 3)});
+  require_cuda_matches_cpu_with_grads("dropout p 1 (2,3)", with(1, 10), {rand64({2, 3}, 4)});
+}
+
+TEST_CASE("dropout: a seed gives the same mask on the CPU and the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const Device gpu = Device::cuda();
+  for (int64_t n : {1, 4, 7, 100001}) {  // whole and partial Philox blocks, and more threads than one grid
+    CAPTURE(n);
+    for (DType dtype : {kF32, kF64}) {
+      CAPTURE(dtype_name(dtype));
+      Tensor x = to_dtype_copy(rand64({n}, 5, 0.5, 1.5).detach(), dtype);  // no zeros: kept = non-zero
+      Generator on_cpu(123), on_gpu(123);
+      on_cpu.set_state(123, 17), on_gpu.set_state(123, 17);  // not at offset 0
+      Tensor y_cpu = dropout(x, 0.3, true, on_cpu);
+      Tensor y_gpu = dropout(to_device_copy(x, gpu), 0.3, true, on_gpu);
+      CHECK(on_gpu.offset() == on_cpu.offset());
+      REQUIRE(y_gpu.is_cuda());
+      require_close(to_device_copy(y_gpu, kCPU), y_cpu, 0, 0);  // bit for bit
+      // The mask itself is uniform_at(seed, offset, i) > p.
+      const std::vector<double> yv = to_dtype_copy(y_cpu, kF64).to_vector<double>();
+      for (int64_t i = 0; i < std::min<int64_t>(n, 64); ++i) CHECK((yv[i] != 0) == (uniform_at(123, 17, i) > 0.3));
+    }
+  }
+  Tensor x = to_device_copy(ones({2, 3}), gpu);
+  CHECK(dropout(x, 0.5, false).id() == x.id());  // eval mode: x itself, on any device
+}
+
+TEST_CASE("dropout: f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  auto fn = [](const std::vector<Tensor>& in) {
+    Generator gen(7);
+    return dropout(in[0], 0.4, true, gen);
+  };
+  require_gradcheck("dropout", fn, on_gpu({rand64({4, 5, 3}, 6)}));
+  require_gradcheck("dropout", fn, on_gpu({noncontig64({3, 4}, 7)}));
 }

@@ -1,5 +1,6 @@
 #include "ops/embedding/embedding.h"
 
+#include "cuda_parity_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -118,10 +119,40 @@ TEST_CASE("embedding: errors") {
                        doctest::Contains("embedding: argument 'weight'"), tg::Error);
 }
 
-TEST_CASE("embedding: CUDA tensors are refused until a kernel exists") {
+TEST_CASE("embedding: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
-  Device gpu = Device::cuda();
-  const char* refused = "embedding: no CUDA kernel yet";
-  CHECK_THROWS_WITH_AS(embedding(tensor_i64({0}), zeros({3, 2}, kF32, gpu)), refused, tg::Error);
-  CHECK_THROWS_WITH_AS(embedding(tensor_i64({0}, {}, gpu), zeros({3, 2})), refused, tg::Error);
+  // The indices are an input, so that they move to the GPU with the weight.
+  auto with = [](int64_t padding_idx) {
+    return [padding_idx](const std::vector<Tensor>& in) { return embedding(in[0], in[1], padding_idx); };
+  };
+  require_cuda_matches_cpu_with_grads("embedding repeated indices (5) weight (5,3)", with(-1),
+                                      {tensor_i64({2, 0, 2, 4, 2}), rand64({5, 3}, 1)});
+  require_cuda_matches_cpu_with_grads("embedding padding_idx 1, indices (2,3)", with(1),
+                                      {tensor_i64({1, 0, 2, 1, 1, 2}, {2, 3}), rand64({4, 2}, 2)});
+  require_cuda_matches_cpu_with_grads("embedding 0-d index", with(-1), {full({}, 3, kI64), rand64({4, 3}, 3)});
+  require_cuda_matches_cpu_with_grads("embedding non-contiguous weight (4,3) and indices (3,2)", with(-1),
+                                      {make_view(tensor_i64({0, 1, 2, 3, 0, 1}, {2, 3}), {3, 2}, {1, 3}, 0),
+                                       noncontig64({4, 3}, 4)});
+  // Many positions hitting few rows: the atomicAdds on one row collide, and float32 sums of
+  // 585 terms in another order differ from the CPU's by more than a few ulps.
+  std::vector<int64_t> ids(4096);
+  for (size_t n = 0; n < ids.size(); ++n) ids[n] = static_cast<int64_t>(n % 7);
+  require_cuda_matches_cpu_with_grads("embedding 4096 positions into 7 rows, padding_idx 6", with(6),
+                                      {tensor_i64(ids), rand64({7, 16}, 5)}, 1e-3, 1e-5);
+}
+
+TEST_CASE("embedding: f64 gradcheck on the GPU, indices checked on the host, device errors") {
+  if (!gpu_available_or_skip()) return;
+  const Device gpu = Device::cuda();
+  require_gradcheck("embedding", [](const std::vector<Tensor>& in) { return embedding(in[0], in[1], 3); },
+                    on_gpu({tensor_i64({1, 0, 2, 1, 1, 2}, {2, 3}), rand64({4, 2}, 6)}));
+  Tensor w = zeros({10, 4}, kF32, gpu);
+  Tensor idx = zeros({2, 4}, kI64);
+  idx.data<int64_t>()[7] = 12;  // position (1,3)
+  CHECK_THROWS_WITH_AS(embedding(to_device_copy(idx, gpu), w),
+                       "embedding: index 12 at position (1,3) is out of range for weight (10,4)", tg::Error);
+  CHECK_THROWS_WITH_AS(embedding(tensor_i64({0}), w),
+                       "embedding: tensors are on different devices: (1,) on cpu and (10,4) on cuda:0", tg::Error);
+  CHECK_THROWS_WITH_AS(embedding(tensor_i64({0}, {}, gpu), zeros({3, 2})),
+                       "embedding: tensors are on different devices: (1,) on cuda:0 and (3,2) on cpu", tg::Error);
 }

@@ -1,5 +1,6 @@
 #include <omp.h>
 
+#include "cuda_parity_test_util.h"
 #include "ops/layer_norm/layer_norm.h"
 #include "test_util.h"
 
@@ -149,8 +150,45 @@ TEST_CASE("layer_norm: errors name the op and print the shapes") {
   CHECK_THROWS_WITH_AS(layer_norm(tensor_i64({1, 2}), {2}), doctest::Contains("layer_norm"), Error);
 }
 
-TEST_CASE("layer_norm: a CUDA tensor gets a clear error (no CUDA kernel yet)") {
+TEST_CASE("layer_norm: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
-  Tensor x = to_device_copy(ones({2, 3}), Device::cuda());
-  CHECK_THROWS_WITH_AS(layer_norm(x, {3}), doctest::Contains("layer_norm: no CUDA kernel yet"), Error);
+  auto affine = [](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1].shape(), in[1], in[2]); };
+  auto plain = [](const Shape& normalized) {
+    return [normalized](const std::vector<Tensor>& in) { return layer_norm(in[0], normalized); };
+  };
+  require_cuda_matches_cpu_with_grads("layer_norm x (2,3,4) weight/bias (4)", affine,
+                                      {rand64({2, 3, 4}, 1), rand64({4}, 2), rand64({4}, 3)});
+  require_cuda_matches_cpu_with_grads("layer_norm x (2,3,4) weight/bias (3,4)", affine,
+                                      {rand64({2, 3, 4}, 4), rand64({3, 4}, 5), rand64({3, 4}, 6)});
+  require_cuda_matches_cpu_with_grads("layer_norm x (5) one row", affine,
+                                      {rand64({5}, 7), rand64({5}, 8), rand64({5}, 9)});
+  require_cuda_matches_cpu_with_grads("layer_norm x (3,5) no affine", plain({5}), {rand64({3, 5}, 10, -3, 3)});
+  require_cuda_matches_cpu_with_grads("layer_norm weight only",
+                                      [](const std::vector<Tensor>& in) { return layer_norm(in[0], {4}, in[1]); },
+                                      {rand64({3, 4}, 11), rand64({4}, 12)});
+  require_cuda_matches_cpu_with_grads("layer_norm bias only",
+                                      [](const std::vector<Tensor>& in) { return layer_norm(in[0], {4}, {}, in[1]); },
+                                      {rand64({3, 4}, 13), rand64({4}, 14)});
+  require_cuda_matches_cpu_with_grads("layer_norm non-contiguous x (2,3,4) and weight (3,4)", affine,
+                                      {noncontig64({2, 3, 4}, 15), noncontig64({3, 4}, 16), rand64({3, 4}, 17)});
+  require_cuda_matches_cpu_with_grads("layer_norm only weight and bias need grad", affine,
+                                      {rand64({3, 4}, 18).detach(), rand64({4}, 19), rand64({4}, 20)});
+  // Rows longer than a block (C = 700 > 256 threads), and many rows for the column sums.
+  require_cuda_matches_cpu_with_grads("layer_norm x (6,700)", affine,
+                                      {rand64({6, 700}, 21, -3, 3), rand64({700}, 22), rand64({700}, 23)});
+  require_cuda_matches_cpu_with_grads("layer_norm x (70000,3)", affine,
+                                      {rand64({70000, 3}, 24), rand64({3}, 25), rand64({3}, 26)}, 1e-4, 1e-5);
+  // A constant row (variance 0) and a nearly constant one stay finite.
+  require_cuda_matches_cpu_with_grads("layer_norm constant rows", affine,
+                                      {tensor({3, 3, 3, 3, 1, 1.0001, 0.9999, 1.0002}, {2, 4}, kF64).requires_grad_(),
+                                       rand64({4}, 27), rand64({4}, 28)}, 1e-4, 1e-4);
+}
+
+TEST_CASE("layer_norm: f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  auto affine = [](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1].shape(), in[1], in[2]); };
+  require_gradcheck("layer_norm", affine, on_gpu({rand64({2, 3, 4}, 30), rand64({4}, 31), rand64({4}, 32)}));
+  require_gradcheck("layer_norm", affine, on_gpu({noncontig64({2, 3, 4}, 33), rand64({3, 4}, 34), rand64({3, 4}, 35)}));
+  require_gradcheck("layer_norm", [](const std::vector<Tensor>& in) { return layer_norm(in[0], {5}); },
+                    on_gpu({rand64({3, 5}, 36)}));
 }

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include "cuda_parity_test_util.h"
 #include "ops/log_softmax/log_softmax.h"
 #include "ops/masked_fill/masked_fill.h"
 #include "ops/softmax/softmax.h"
@@ -121,10 +122,43 @@ TEST_CASE("log_softmax: errors name the op and the shapes") {
                        doctest::Contains("log_softmax: argument 'x' must be float32 or float64, got bool"), tg::Error);
 }
 
-TEST_CASE("log_softmax: a CUDA input is a clear error until the kernel exists") {
+TEST_CASE("log_softmax: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
-  Tensor x = to_device_copy(tensor({1, 2}), Device::cuda(0));
-  CHECK_THROWS_WITH_AS(log_softmax(x), "log_softmax: no CUDA kernel yet for log_softmax", tg::Error);
+  auto along = [](int64_t dim) { return [dim](const std::vector<Tensor>& in) { return log_softmax(in[0], dim); }; };
+  require_cuda_matches_cpu_with_grads("log_softmax (5) dim -1", along(-1), {rand64({5}, 1)});
+  require_cuda_matches_cpu_with_grads("log_softmax (3,4) dim 0", along(0), {rand64({3, 4}, 2)});
+  require_cuda_matches_cpu_with_grads("log_softmax (2,3,4) dim 1", along(1), {rand64({2, 3, 4}, 3, -3, 3)});
+  require_cuda_matches_cpu_with_grads("log_softmax non-contiguous (3,4) dim 1", along(1), {noncontig64({3, 4}, 4)});
+  require_cuda_matches_cpu_with_grads("log_softmax (2,3,700) dim -1", along(-1), {rand64({2, 3, 700}, 5, -5, 5)});
+  require_cuda_matches_cpu_with_grads("log_softmax (2,300,3) dim 1", along(1), {rand64({2, 300, 3}, 6, -5, 5)});
+  require_cuda_matches_cpu_with_grads("log_softmax (70000,3) dim 1", along(1), {rand64({70000, 3}, 7)});
+  // Masked elements give -inf, a fully masked row (row 1) -inf everywhere and zero gradient.
+  auto masked = [](const std::vector<Tensor>& in) { return log_softmax(masked_fill(in[0], in[1], -INFINITY)); };
+  Tensor mask = tensor_bool({false, true, false, true, true, true, false, false, false}, {3, 3});
+  require_cuda_matches_cpu_with_grads("log_softmax masked (2,3,3), row 1 fully masked", masked,
+                                      {rand64({2, 3, 3}, 8), mask});
+}
+
+TEST_CASE("log_softmax: on the GPU, fully masked rows give -inf and zero gradient, NaN gives NaN rows") {
+  if (!gpu_available_or_skip()) return;
+  const Device gpu = Device::cuda();
+  Tensor inf = full({2, 3}, -INFINITY, kF64, gpu).requires_grad_();
+  Tensor z = log_softmax(inf);
+  for (double v : to_device_copy(z, kCPU).to_vector<double>()) CHECK((std::isinf(v) && v < 0));
+  z.backward(ones({2, 3}, kF64, gpu));
+  require_values(to_device_copy(inf.grad(), kCPU), {0, 0, 0, 0, 0, 0}, 0);
+  for (double v : to_device_copy(log_softmax(tensor({1, NAN, 2}, {3}, kF64, gpu)), kCPU).to_vector<double>())
+    CHECK(std::isnan(v));
+  require_values(to_device_copy(log_softmax(tensor({1000, 1001, 1002}, {3}, kF32, gpu)), kCPU),
+                 {-2.407605964444, -1.407605964444, -0.407605964444}, 1e-6);
+}
+
+TEST_CASE("log_softmax: f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  require_gradcheck("log_softmax", [](const std::vector<Tensor>& in) { return log_softmax(in[0], 1); },
+                    on_gpu({rand64({2, 3, 4}, 9, -3, 3)}));
+  require_gradcheck("log_softmax", [](const std::vector<Tensor>& in) { return log_softmax(in[0], 0); },
+                    on_gpu({noncontig64({3, 4}, 10)}));
 }
 
 TEST_CASE("log_softmax: the OpenMP path (a large tensor) equals one thread") {

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "cuda_parity_test_util.h"
 #include "ops/masked_fill/masked_fill.h"
 #include "test_util.h"
 
@@ -85,9 +86,36 @@ TEST_CASE("masked_fill: errors name the op and the shapes") {
   CHECK_THROWS_WITH_AS(masked_fill(x, Tensor(), 0), doctest::Contains("masked_fill: argument 'mask'"), tg::Error);
 }
 
-TEST_CASE("masked_fill: a CUDA input is a clear error until the kernel exists") {
+TEST_CASE("masked_fill: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
+  // The mask is an input, so that it moves to the GPU with x.
+  auto with = [](double value) {
+    return [value](const std::vector<Tensor>& in) { return masked_fill(in[0], in[1], value); };
+  };
+  Tensor mask23 = tensor_bool({true, false, false, true, true, false}, {2, 3});
+  require_cuda_matches_cpu_with_grads("masked_fill x (2,3) mask (2,3)", with(0.5), {rand64({2, 3}, 1), mask23});
+  require_cuda_matches_cpu_with_grads("masked_fill x (2,3) mask (3,)", with(-2), {rand64({2, 3}, 2),
+                                                                                  tensor_bool({false, true, false})});
+  require_cuda_matches_cpu_with_grads("masked_fill x (2,3,4) mask (3,1)", with(3),
+                                      {rand64({2, 3, 4}, 3), tensor_bool({true, false, true}, {3, 1})});
+  require_cuda_matches_cpu_with_grads("masked_fill x (2,3) 0-d mask", with(7),
+                                      {rand64({2, 3}, 4), make_view(tensor_bool({true}), {}, {}, 0)});
+  require_cuda_matches_cpu_with_grads("masked_fill x (2,2) -inf", with(-INFINITY),
+                                      {rand64({2, 2}, 5), tensor_bool({false, true}, {2})});
+  // Non-contiguous x and mask (transposed views).
+  Tensor mask_t = make_view(tensor_bool({false, true, true, false, false, true, true, true, false, false, true, false},
+                                        {4, 3}),
+                            {3, 4}, {1, 3}, 0);
+  require_cuda_matches_cpu_with_grads("masked_fill non-contiguous x (3,4) and mask (3,4)", with(0),
+                                      {noncontig64({3, 4}, 6), mask_t});
+}
+
+TEST_CASE("masked_fill: f64 gradcheck on the GPU, and device errors") {
+  if (!gpu_available_or_skip()) return;
+  auto fn = [](const std::vector<Tensor>& in) { return masked_fill(in[0], in[1], -1.5); };
+  require_gradcheck("masked_fill", fn, on_gpu({rand64({2, 3, 4}, 7), tensor_bool({true, false, true}, {3, 1})}));
+  require_gradcheck("masked_fill", fn, on_gpu({noncontig64({3, 4}, 8), tensor_bool({false, true, true, false})}));
   Tensor x = to_device_copy(tensor({1, 2}), Device::cuda(0));
-  Tensor mask = to_device_copy(tensor_bool({true, false}), Device::cuda(0));
-  CHECK_THROWS_WITH_AS(masked_fill(x, mask, 0), "masked_fill: no CUDA kernel yet for masked_fill", tg::Error);
+  CHECK_THROWS_WITH_AS(masked_fill(x, tensor_bool({true, false}), 0),
+                       "masked_fill: tensors are on different devices: (2,) on cuda:0 and (2,) on cpu", tg::Error);
 }

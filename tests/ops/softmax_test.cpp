@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include "cuda_parity_test_util.h"
 #include "ops/masked_fill/masked_fill.h"
 #include "ops/softmax/softmax.h"
 #include "test_util.h"
@@ -163,10 +164,53 @@ TEST_CASE("softmax: errors name the op and the shapes") {
   CHECK_THROWS_WITH_AS(softmax(Tensor()), doctest::Contains("softmax: argument 'x'"), tg::Error);
 }
 
-TEST_CASE("softmax: a CUDA input is a clear error until the kernel exists") {
+TEST_CASE("softmax: CUDA matches CPU (forward and backward)") {
   if (!gpu_available_or_skip()) return;
-  Tensor x = to_device_copy(tensor({1, 2}), Device::cuda(0));
-  CHECK_THROWS_WITH_AS(softmax(x), "softmax: no CUDA kernel yet for softmax", tg::Error);
+  auto along = [](int64_t dim) { return [dim](const std::vector<Tensor>& in) { return softmax(in[0], dim); }; };
+  require_cuda_matches_cpu_with_grads("softmax (5) dim -1", along(-1), {rand64({5}, 1)});
+  require_cuda_matches_cpu_with_grads("softmax (3,4) dim 0", along(0), {rand64({3, 4}, 2)});
+  require_cuda_matches_cpu_with_grads("softmax (2,3,4) dim 1", along(1), {rand64({2, 3, 4}, 3, -3, 3)});
+  require_cuda_matches_cpu_with_grads("softmax non-contiguous (3,4) dim 1", along(1), {noncontig64({3, 4}, 4)});
+  // Rows longer than a block (each thread takes several elements), strided rows (inner 3),
+  // and more rows than one grid holds (70000 > 65535 blocks: the grid-stride loop over rows).
+  require_cuda_matches_cpu_with_grads("softmax (2,3,700) dim -1", along(-1), {rand64({2, 3, 700}, 5, -5, 5)});
+  require_cuda_matches_cpu_with_grads("softmax (2,300,3) dim 1", along(1), {rand64({2, 300, 3}, 6, -5, 5)});
+  require_cuda_matches_cpu_with_grads("softmax (70000,3) dim 1", along(1), {rand64({70000, 3}, 7)});
+  require_cuda_matches_cpu_with_grads("softmax () 0-d", along(-1), {rand64({}, 8)});
+  // Masked keys, row 1 fully masked: zeros and zero gradient on both devices.
+  auto masked = [](const std::vector<Tensor>& in) { return softmax(masked_fill(in[0], in[1], -INFINITY)); };
+  Tensor mask = tensor_bool({false, true, false, true, true, true, false, false, false}, {3, 3});
+  require_cuda_matches_cpu_with_grads("softmax masked (2,3,3), row 1 fully masked", masked,
+                                      {rand64({2, 3, 3}, 9), mask});
+}
+
+TEST_CASE("softmax: on the GPU, fully masked rows give zeros, NaN and +inf give NaN rows, 1000s stay exact") {
+  if (!gpu_available_or_skip()) return;
+  const Device gpu = Device::cuda();
+  Tensor inf = full({2, 3}, -INFINITY, kF64, gpu).requires_grad_();
+  Tensor z = softmax(inf);
+  require_values(to_device_copy(z, kCPU), {0, 0, 0, 0, 0, 0}, 0);
+  z.backward(ones({2, 3}, kF64, gpu));
+  require_values(to_device_copy(inf.grad(), kCPU), {0, 0, 0, 0, 0, 0}, 0);
+  Tensor bad = tensor({NAN, -INFINITY, 1, INFINITY, 0, 0}, {2, 3}, kF64, gpu);
+  for (double v : to_device_copy(softmax(bad), kCPU).to_vector<double>()) CHECK(std::isnan(v));
+  for (DType dt : {kF64, kF32}) {
+    CAPTURE(dtype_name(dt));
+    require_values(to_device_copy(softmax(tensor({1000, 1001, 1002}, {3}, dt, gpu)), kCPU),
+                   {0.090030573170, 0.244728471055, 0.665240955775}, dt == kF64 ? 1e-12 : 1e-7);
+  }
+}
+
+TEST_CASE("softmax: f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  require_gradcheck("softmax", [](const std::vector<Tensor>& in) { return softmax(in[0], 1); },
+                    on_gpu({rand64({2, 3, 4}, 10, -3, 3)}));
+  require_gradcheck("softmax", [](const std::vector<Tensor>& in) { return softmax(in[0], 0); },
+                    on_gpu({noncontig64({3, 4}, 11)}));
+  Tensor mask = tensor_bool({false, true, false, true, true, true, false, false, false}, {3, 3});
+  require_gradcheck("softmax",
+                    [](const std::vector<Tensor>& in) { return softmax(masked_fill(in[0], in[1], -INFINITY)); },
+                    on_gpu({rand64({2, 3, 3}, 12), mask}));
 }
 
 TEST_CASE("softmax: the OpenMP path (a large tensor) equals one thread") {

@@ -105,3 +105,16 @@ TEST_CASE("adam: bad options are tg::Errors") {
   CHECK_THROWS_WITH_AS(AdamW({p}, {.beta2 = -0.5}), "adamw: beta2 must be in [0, 1), got -0.5", Error);
   CHECK_THROWS_WITH_AS(AdamW({p}, {.lr = -1}), "adamw: lr of group '0' must be >= 0, got -1", Error);
 }
+
+TEST_CASE("adam and adamw: CUDA match CPU over a few steps") {
+  if (!gpu_available_or_skip()) return;
+  require_cuda_optimizer_matches_cpu("adam", [](const std::vector<NamedParameter>& params) {
+    return std::make_unique<Adam>(params, AdamOptions{.lr = 0.1, .beta1 = 0.5, .beta2 = 0.75, .eps = 0.1});
+  });
+  require_cuda_optimizer_matches_cpu("adam with weight decay", [](const std::vector<NamedParameter>& params) {
+    return std::make_unique<Adam>(params, AdamOptions{.lr = 0.01, .weight_decay = 0.1});
+  });
+  require_cuda_optimizer_matches_cpu("adamw", [](const std::vector<NamedParameter>& params) {
+    return std::make_unique<AdamW>(params, AdamWOptions{.lr = 0.01, .weight_decay = 0.1});
+  });
+}

@@ -97,3 +97,47 @@ TEST_CASE("clip_grad_norm: large gradients (the threaded loops)") {
   set_grad(p, g);
   CHECK(std::isnan(clip_grad_norm({p}, 1, kInfNorm)));
 }
+
+TEST_CASE("clip_grad: CUDA gradients give the CPU's norm and clipped values") {
+  if (!gpu_available_or_skip()) return;
+  // 70000 elements: many blocks, each with a partial sum; plus a small float32 one.
+  Generator gen(3);
+  const std::vector<double> big = rand({70000}, kF64, kCPU, gen, -1, 1).to_vector<double>();
+  auto make = [&](Device device) {
+    std::vector<NamedParameter> params = {param_on(param("a", big), device),
+                                          param_on(param("b", {3, -4}, {}, kF32), device)};
+    set_grad(params[0], big);
+    set_grad(params[1], {3, -4});
+    return params;
+  };
+  for (double norm_type : {2.0, 1.0, 3.0, kInfNorm}) {
+    CAPTURE(norm_type);
+    std::vector<NamedParameter> cpu = make(kCPU), gpu = make(Device::cuda());
+    const double total = clip_grad_norm(cpu, 1, norm_type);
+    CHECK(clip_grad_norm(gpu, 1, norm_type) == doctest::Approx(total).epsilon(1e-12));
+    for (size_t i = 0; i < cpu.size(); ++i) {
+      CAPTURE(cpu[i].name);
+      require_close(to_device_copy(gpu[i].tensor.grad(), kCPU), cpu[i].tensor.grad(), 1e-12, 1e-6);
+    }
+  }
+  // A NaN reaches the norm (inf norm too) and nothing is scaled.
+  std::vector<NamedParameter> gpu = make(Device::cuda());
+  std::vector<double> with_nan = big;
+  with_nan[12345] = std::nan("");
+  set_grad(gpu[0], with_nan);
+  CHECK(std::isnan(clip_grad_norm(gpu, 1)));
+  CHECK(std::isnan(clip_grad_norm(gpu, 1, kInfNorm)));
+  CHECK(gpu[1].tensor.grad().to_vector<float>() == std::vector<float>{3, -4});
+  // clip_grad_value on the GPU, a CPU parameter alongside.
+  std::vector<NamedParameter> mixed = {param_on(param("g", {3, -4, 0.5, std::nan("")}), Device::cuda()),
+                                       param("c", {-2, 0.25})};
+  set_grad(mixed[0], {3, -4, 0.5, std::nan("")});
+  set_grad(mixed[1], {-2, 0.25});
+  clip_grad_value(mixed, 1);
+  const std::vector<double> g = to_device_copy(mixed[0].tensor.grad(), kCPU).to_vector<double>();
+  CHECK(g[0] == 1);
+  CHECK(g[1] == -1);
+  CHECK(g[2] == 0.5);
+  CHECK(std::isnan(g[3]));
+  CHECK(mixed[1].tensor.grad().to_vector<double>() == std::vector<double>{-1, 0.25});
+}

@@ -108,13 +108,28 @@ TEST_CASE("optimizer: parameters are checked at construction, naming the paramet
   CHECK_THROWS_WITH_AS(SGD({ParamGroup{"g", {ok}, -1.0, {}}}), "sgd: lr of group 'g' must be >= 0, got -1", Error);
 }
 
-TEST_CASE("optimizer: CUDA parameters are a clear error") {
+TEST_CASE("optimizer: a checkpoint taken on the GPU resumes on the CPU, and back") {
   if (!gpu_available_or_skip()) return;
-  Tensor w = to_device_copy(tensor({1, 2}), Device::cuda(0));
-  w.requires_grad_();
-  w.backward(ones_like(w));
-  SGD opt({NamedParameter{"w", w}});
-  CHECK_THROWS_WITH_AS(opt.step(), "sgd: no CUDA kernel yet (parameter 'w' is on cuda:0)", Error);
-  CHECK_THROWS_WITH_AS(clip_grad_norm({NamedParameter{"w", w}}, 1),
-                       "clip_grad_norm: no CUDA kernel yet (the gradient of 'w' is on cuda:0)", Error);
+  // Two AdamW steps on the GPU, then the third on both devices from the same checkpoint: the
+  // buffers move to each parameter's device in load_state_dict.
+  NamedParameter host = param("w", {1, -2, 0.5});
+  NamedParameter gpu = param_on(host, Device::cuda());
+  AdamW on_gpu({gpu}, {.lr = 0.1});
+  for (const std::vector<double>& g : {std::vector<double>{0.4, -1, 0.2}, std::vector<double>{0.2, 0.5, -0.3}}) {
+    set_grad(gpu, g);
+    on_gpu.step();
+  }
+  const StateDict saved = on_gpu.state_dict();
+  CHECK(entry(saved, "state.w.exp_avg").is_cuda());
+  copy_(host.tensor.detach(), gpu.tensor);
+  AdamW on_cpu({host}, {.lr = 0.1});
+  on_cpu.load_state_dict(saved);
+  CHECK(entry(on_cpu.state_dict(), "state.w.exp_avg").is_cpu());
+  on_gpu.load_state_dict(on_cpu.state_dict());  // CPU buffers back onto the GPU
+  set_grad(host, {1, 1, -1});
+  set_grad(gpu, {1, 1, -1});
+  on_cpu.step();
+  on_gpu.step();
+  require_close(to_device_copy(gpu.tensor, kCPU), host.tensor, 1e-12, 1e-12);
+  CHECK(entry(on_gpu.state_dict(), "state.w.step").item() == 3);
 }

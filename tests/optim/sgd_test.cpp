@@ -100,3 +100,14 @@ TEST_CASE("sgd: bad options are tg::Errors") {
                        "sgd: dampening must be 0 for Nesterov momentum, got 0.1", Error);
   CHECK_THROWS_WITH_AS(SGD({p}, {.lr = std::nan("")}), doctest::Contains("sgd: lr of group '0' must be >= 0"), Error);
 }
+
+TEST_CASE("sgd: CUDA matches CPU over a few steps") {
+  if (!gpu_available_or_skip()) return;
+  auto sgd = [](SGDOptions o) {
+    return [o](const std::vector<NamedParameter>& params) { return std::make_unique<SGD>(params, o); };
+  };
+  require_cuda_optimizer_matches_cpu("sgd plain", sgd({.lr = 0.1}));
+  require_cuda_optimizer_matches_cpu("sgd momentum, dampening, weight decay",
+                                     sgd({.lr = 0.1, .momentum = 0.9, .dampening = 0.5, .weight_decay = 0.1}));
+  require_cuda_optimizer_matches_cpu("sgd nesterov", sgd({.lr = 0.05, .momentum = 0.9, .nesterov = true}));
+}
