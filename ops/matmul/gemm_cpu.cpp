@@ -192,9 +192,9 @@ struct Split {
 
 // The split with the least estimated time on `threads` threads: the work of all parts shared
 // evenly, plus half a part for the thread that finishes last (smaller parts balance better when
-// a thread is held up). A part's work is its multiply-adds (whole micro tiles), packing its
-// block of op(b), packing or reading its block of op(a), and a fixed cost of handing it out;
-// a depth split adds summing the partial products.
+// a thread is held up), plus summing the partial products of a depth split. A part's work is
+// its multiply-adds (whole micro tiles), packing its block of op(b), packing or reading its
+// block of op(a), and a fixed cost of handing it out.
 template <class T>
 Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int threads) {
   auto cost = [&](const Split& s) {
@@ -202,8 +202,8 @@ Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int thread
     const double k = ceil_div(K, s.depth);
     const double part = m * n * k + kCopyCost * k * n + kPartCost +
                         (a_in_place(g, static_cast<int64_t>(n)) ? kReadCost : kCopyCost) * m * k;
-    const double total = part * s.rows * s.cols * s.depth + kCopyCost * double(M) * N * (s.depth - 1);
-    return total / threads + part / 2;
+    const double sums = kCopyCost * double(M) * N * (s.depth - 1);  // on one thread, after the parts
+    return part * s.rows * s.cols * s.depth / threads + part / 2 + sums;
   };
   Split best{1, 1, threads};
   for (int parts : {threads, 2 * threads}) {

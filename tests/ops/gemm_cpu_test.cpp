@@ -169,7 +169,8 @@ TEST_CASE("gemm_cpu: batches, shared and padded operands, threads") {
   // batch 5 on 2 threads: 4 elements run whole, one thread each, the 5th is shared by both; on
   // 3 threads 3 run whole and 2 are shared. Each product is above the parallel threshold
   // (65536 multiply-adds), so a shared one is cut into parts: a grid of rows and columns
-  // (200 x 64), or depth, summed at the end (the others). The cache-block case cuts columns.
+  // (200 x 64; 37 x 29 on 2 threads), or the depth, with partial sums added at the end (the
+  // rest).
   for_kernels_and_threads({2, 3}, [] {
     check_layouts({5, 37, 29, 71, false, false, 3, false});
     check_layouts({5, 41, 19, 90, false, false, 0, true});
