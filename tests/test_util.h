@@ -46,7 +46,8 @@ Tensor cuda_copy(const Tensor& t);
 // input that requires grad to be close to the CPU ones (float64: atol 1e-12, rtol 1e-10;
 // float32: atol 1e-5, rtol 1e-5). A failure names the dtype, the inputs, what differed and the
 // worst element. GPU only: call it after gpu_available_or_skip().
-void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& inputs);
+void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double atol32 = 1e-5,
+                              double rtol32 = 1e-5);
 
 // GPU cases: true when a GPU is present; otherwise counts the skip and returns false.
 bool gpu_available_or_skip();
