@@ -41,7 +41,6 @@ void require_f32_matches_f64(const GradcheckFn& fn, const std::vector<Tensor>& i
     return results;
   };
   std::vector<Tensor> r32 = run(kF32), r64 = run(kF64);
-  REQUIRE(r32[0].dtype() == kF32);
   for (size_t i = 0; i < r32.size(); ++i) {
     const std::string what = i == 0 ? std::string("output") : fmt::format("gradient of input {}", i - 1);
     INFO(what);
