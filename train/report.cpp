@@ -79,6 +79,7 @@ void Reporter::step(const StepMetrics& m) {
                m.step, std::to_string(steps_).size(), steps_, stats);
     std::fflush(console_);
     bar_shown_ = true;
+    bar_complete_ = m.step == steps_;
   } else if (m.step % log_every_ == 0 || m.step == steps_) {
     fmt::print(console_, "step {}/{}  lr {:.2e}  {}\n", m.step, steps_, m.lr, stats);
     std::fflush(console_);
@@ -105,7 +106,7 @@ void Reporter::message(const std::string& line) {
 
 void Reporter::clear_bar() {
   if (!bar_shown_) return;
-  fmt::print(console_, "\r\x1b[K");
+  std::fputs(bar_complete_ ? "\n" : "\r\x1b[K", console_);  // a finished bar stays on screen
   bar_shown_ = false;
 }
 

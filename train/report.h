@@ -61,6 +61,7 @@ class Reporter {
   bool tty_;
   int64_t first_step_, steps_, log_every_;
   bool bar_shown_ = false;
+  bool bar_complete_ = false;  // the bar on screen shows the last step
   double last_draw_ = -1;  // seconds since start_ at the last redraw
   std::chrono::steady_clock::time_point start_;
   double loss_avg_ = 0;  // running average over recent steps, for the bar
