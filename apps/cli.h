@@ -1,0 +1,21 @@
+#pragma once
+// The tapegrad program (CLI11). Subcommands:
+//   train      train a Transformer encoder on a task (train/trainer.h); --resume continues a run
+//   eval       a checkpoint's loss and accuracy on its task's validation set
+//   sample     text from a language-model checkpoint, greedy or with a temperature
+//   trace      the forward tape of a tiny attention, entry by entry with values, then backward
+//              one entry at a time with every gradient, and the tape as Graphviz DOT
+//   gradcheck  tg::gradcheck over every op on small float64 inputs, as a table
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace tg::cli {
+
+// Runs `tapegrad args...` (args[0] is the program's name). Results go to `out`, errors to
+// `err`. Returns the exit status: 0 success, 1 a command failed (the error is printed),
+// 2 bad arguments (CLI11's message and a hint), 130 training interrupted (Ctrl-C) after
+// writing a checkpoint.
+int run(const std::vector<std::string>& args, std::FILE* out = stdout, std::FILE* err = stderr);
+
+}  // namespace tg::cli

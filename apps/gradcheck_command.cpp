@@ -1,0 +1,49 @@
+// tapegrad gradcheck: every op's backward rule against central finite differences (float64).
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "apps/op_cases.h"
+#include "core/error.h"
+
+namespace tg::cli {
+
+namespace {
+
+struct GradcheckArgs {
+  std::vector<std::string> ops;  // empty: all
+};
+
+void run_gradcheck(const GradcheckArgs& args, Io& io) {
+  for (const std::string& op : args.ops)
+    if (std::none_of(op_cases().begin(), op_cases().end(), [&](const OpCase& c) { return c.op == op; }))
+      throw Error("gradcheck", fmt::format("no op named \"{}\"", op));
+  fmt::print(io.out, "{:<14} {:>8}  {:>11}  {}\n", "op", "elements", "worst error", "result");
+  int checked = 0, failed = 0;
+  for (const OpCase& c : op_cases()) {
+    if (!args.ops.empty() && std::find(args.ops.begin(), args.ops.end(), c.op) == args.ops.end()) continue;
+    const GradcheckResult r = gradcheck(c.fn, c.inputs(), c.options);
+    const bool on_tape = std::find(r.ops.begin(), r.ops.end(), c.tape_op) != r.ops.end();
+    const bool ok = r.ok && on_tape && r.checked > 0;
+    std::string note;
+    if (!on_tape) note = fmt::format("  ('{}' is not on the checked tape)", c.tape_op);
+    else if (!r.ok) note = "  " + r.report;
+    fmt::print(io.out, "{:<14} {:>8}  {:>11.2e}  {}{}\n", c.op, r.checked, r.error, ok ? "pass" : "FAIL", note);
+    ++checked, failed += ok ? 0 : 1;
+  }
+  fmt::print(io.out, "{} ops checked: {} passed, {} failed\n", checked, checked - failed, failed);
+  if (failed > 0) io.status = 1;
+}
+
+}  // namespace
+
+void add_gradcheck_command(CLI::App& app, const std::shared_ptr<Io>& io) {
+  CLI::App* sub = app.add_subcommand("gradcheck", "Check every op's gradient against finite differences (float64)");
+  auto args = std::make_shared<GradcheckArgs>();
+  sub->add_option("ops", args->ops, "only these ops (default: all)");
+  sub->callback([args, io] { run_gradcheck(*args, *io); });
+}
+
+}  // namespace tg::cli

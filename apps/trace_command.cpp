@@ -1,0 +1,137 @@
+// tapegrad trace: the teaching walkthrough. One head of causal self-attention on 3 tokens,
+// written op by op so that every intermediate has a name:
+//   x (T,C) -> q = x Wq, k = x Wk, v = x Wv                  (T,hs)
+//   scores  = (q k^T) * 1/sqrt(hs)                           (T,T)
+//   masked  = masked_fill(scores, causal_mask(T), -inf)     key j > query i is hidden
+//   weights = softmax(masked)                                each row sums to 1
+//   out     = weights v                                      (T,hs)
+//   loss    = mean(out^2)
+// It prints the forward tape entry by entry with each output's values, then runs backward one
+// entry at a time (BackwardStepper) with the gradients flowing in and out of each, and writes
+// the tape as Graphviz DOT.
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "core/backward.h"
+#include "core/error.h"
+#include "core/factories.h"
+#include "core/format.h"
+#include "core/tape.h"
+#include "ops/ops.h"
+
+namespace tg::cli {
+
+namespace {
+
+constexpr int64_t T = 3, C = 4, hs = 4;  // tokens, input width, head size
+
+struct TraceArgs {
+  std::string dot = "attention.dot";
+  uint64_t seed = 0;
+};
+
+// Every named tensor of the example by id, to show the values behind the tape's records.
+class Named {
+ public:
+  Tensor operator()(Tensor t, const std::string& name) {
+    t.set_name(name);
+    by_id_[t.id()] = t;
+    return t;
+  }
+  const Tensor* find(int64_t id) const {
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : &it->second;
+  }
+  // A tensor is named after the op that made it has recorded it: the name comes from here.
+  std::string label(const TensorRecord& r) const {
+    if (const Tensor* t = find(r.id)) return t->name();
+    return r.name.empty() ? fmt::format("tensor {}", r.id) : r.name;
+  }
+
+ private:
+  std::map<int64_t, Tensor> by_id_;
+};
+
+// "    what =" and t's printout below it, indented.
+void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
+  std::string indented;
+  for (char ch : to_string(t)) indented += ch == '\n' ? std::string("\n      ") : std::string(1, ch);
+  fmt::print(out, "    {} =\n      {}\n", what, indented);
+}
+
+void run_trace(const TraceArgs& args, Io& io) {
+  std::FILE* out = io.out;
+  Generator gen(args.seed);
+  Named named;
+  Tensor x = named(randn({T, C}, kF32, kCPU, gen), "x");
+  Tensor Wq = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wq");
+  Tensor Wk = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wk");
+  Tensor Wv = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wv");
+  Tensor mask = named(causal_mask(T), "causal_mask");
+
+  tape().clear();  // number the entries from 0
+  Tensor q = named(matmul(x, Wq), "q");
+  Tensor k = named(matmul(x, Wk), "k");
+  Tensor v = named(matmul(x, Wv), "v");
+  Tensor kt = named(transpose(k, 0, 1), "k^T");
+  Tensor qk = named(matmul(q, kt), "q k^T");
+  Tensor scores = named(mul(qk, 1 / std::sqrt(static_cast<double>(hs))), "scores");
+  Tensor masked = named(masked_fill(scores, mask, -INFINITY), "masked");
+  Tensor weights = named(softmax(masked, -1), "weights");
+  Tensor att = named(matmul(weights, v), "out");
+  Tensor sq = named(mul(att, att), "out^2");
+  Tensor loss = named(mean(sq), "loss");
+
+  fmt::print(out, "One head of causal self-attention on T={} tokens (C={}, head size {}); loss = mean(out^2).\n\n", T,
+             C, hs);
+  print_value(out, "x (the input, no gradient)", x);
+  for (const Tensor* w : {&Wq, &Wk, &Wv}) print_value(out, w->name() + " (a parameter)", *w);
+
+  fmt::print(out, "\nFORWARD: the tape, one entry per op, in execution order\n");
+  for (const auto& e : tape().entries()) {
+    fmt::print(out, "\n{}\n", *e);
+    for (const TensorRecord& r : e->outputs)
+      if (const Tensor* t = named.find(r.id)) print_value(out, named.label(r), *t);
+  }
+  std::ofstream dot(args.dot);
+  if (!(dot << tape().to_dot()))
+    throw Error("trace", fmt::format("cannot write the DOT file {}", args.dot));
+
+  fmt::print(out, "\nBACKWARD: the entries in reverse order, each turning the gradient of its output into the "
+                  "gradients of its inputs\n");
+  BackwardStepper stepper(loss);
+  while (!stepper.done()) {
+    fmt::print(out, "\n{}\n", stepper.peek());  // before step(), which releases its saved tensors
+    const Entry& e = stepper.step();
+    for (size_t i = 0; i < e.outputs.size(); ++i)
+      if (stepper.last_output_grads()[i].defined())
+        print_value(out, "d" + named.label(e.outputs[i]) + " (flows in)", stepper.last_output_grads()[i]);
+    for (size_t i = 0; i < e.inputs.size(); ++i) {
+      const Tensor& g = stepper.last_input_grads()[i];
+      if (g.defined()) print_value(out, "d" + named.label(e.inputs[i].record) + " (flows out)", g);
+      else fmt::print(out, "    {}: no gradient (it does not require one)\n", named.label(e.inputs[i].record));
+    }
+  }
+  fmt::print(out, "\nThe parameters' accumulated gradients:\n");
+  for (const Tensor* w : {&Wq, &Wk, &Wv}) print_value(out, "d" + w->name(), w->grad());
+  fmt::print(out, "\nWrote the tape as Graphviz DOT to {} (render it: dot -Tsvg {} -o attention.svg)\n", args.dot,
+             args.dot);
+}
+
+}  // namespace
+
+void add_trace_command(CLI::App& app, const std::shared_ptr<Io>& io) {
+  CLI::App* sub = app.add_subcommand(
+      "trace", "Walk through one attention head: the forward tape with values, backward entry by entry, DOT output");
+  auto args = std::make_shared<TraceArgs>();
+  sub->add_option("--dot", args->dot, "where to write the tape as Graphviz DOT")->capture_default_str();
+  sub->add_option("--seed", args->seed, "seeds the example's values")->capture_default_str();
+  sub->callback([args, io] { run_trace(*args, *io); });
+}
+
+}  // namespace tg::cli

@@ -1,0 +1,157 @@
+// The tapegrad program, run in-process: argument errors, the commands end to end, and the
+// gradcheck table covering every op folder.
+#include <algorithm>
+
+#include "apps/op_cases.h"
+#include "data/grammar_corpus.h"
+#include "test_util.h"
+#include "train_test_util.h"
+
+using namespace tg;
+using tg::test::run_cli;
+using tg::test::TempDir;
+
+TEST_CASE("cli: argument errors are clear and exit with status 2") {
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {{}, "A subcommand is required"},
+      {{"fly"}, "unknown command 'fly'"},
+      {{"train", "--steps", "-5"}, "--steps: must be > 0, got -5"},
+      {{"train", "--steps", "many"}, "--steps"},
+      {{"train", "--task", "translate"}, "translate"},
+      {{"train", "--dropout", "1.5"}, "--dropout"},
+      {{"train", "--no-such-flag"}, "--no-such-flag"},
+      {{"eval"}, "checkpoint is required"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(fmt::format("{}", fmt::join(c.args, " ")));
+    const auto r = run_cli(c.args);
+    CHECK(r.status == 2);
+    CHECK(r.err.find(c.message) != std::string::npos);
+    CHECK(r.err.find("tapegrad --help") != std::string::npos);
+  }
+  const auto help = run_cli({"train", "--help"});
+  CHECK(help.status == 0);
+  CHECK(help.out.find("--d-model") != std::string::npos);
+}
+
+TEST_CASE("cli: invalid settings and missing files fail with status 1 and say why") {
+  TempDir dir("cli_errors");
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const std::string out = (dir.path() / "run").string();
+  const Case cases[] = {
+      {{"train", "--d-model", "30", "--heads", "4", "--out", out}, "d_model (30) must be a positive multiple of heads (4)"},
+      {{"train", "--task", "file", "--out", out}, "task file needs a data file"},
+      {{"train", "--task", "lm", "--data", "/no/such/text.txt", "--out", out}, "/no/such/text.txt"},
+      {{"train", "--steps", "10", "--out", out}, "warmup must be in [0, steps = 10), got 50"},
+      {{"train", "--device", "tpu", "--out", out}, "unknown device \"tpu\""},
+      {{"eval", out}, "no such file"},
+      {{"train", "--resume", out}, "no such file"},
+      {{"gradcheck", "no_such_op"}, "no op named \"no_such_op\""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(fmt::format("{}", fmt::join(c.args, " ")));
+    const auto r = run_cli(c.args);
+    CHECK(r.status == 1);
+    CHECK(r.err.starts_with("tapegrad: error: "));
+    CHECK(r.err.find(c.message) != std::string::npos);
+  }
+}
+
+TEST_CASE("cli: train, resume, eval and sample a tiny language model") {
+  TempDir dir("cli_lm");
+  const std::string out = (dir.path() / "run").string(), corpus = (dir.path() / "corpus.txt").string();
+  data::write_grammar_corpus(corpus, 300);  // the built-in one (5000 sentences) takes a second to index
+  const std::vector<std::string> tiny = {"--task", "lm", "--data", corpus, "--block-size", "12", "--d-model", "16", "--heads", "2",
+                                         "--layers", "1", "--ff", "32", "--batch-size", "8", "--warmup", "2",
+                                         "--eval-batches", "1", "--out", out};
+  std::vector<std::string> args = {"train", "--steps", "4"};
+  args.insert(args.end(), tiny.begin(), tiny.end());
+  auto r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("tapegrad train: task lm") != std::string::npos);
+  CHECK(r.out.find("done: 4 steps") != std::string::npos);
+  CHECK(r.out.find("checkpoint: " + out) != std::string::npos);
+
+  r = run_cli({"train", "--resume", out, "--steps", "6"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("(resumed at step 4)") != std::string::npos);
+  CHECK(r.out.find("done: 2 steps") != std::string::npos);
+
+  r = run_cli({"train", "--resume", out, "--steps", "8", "--lr", "0.1"});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("lr (checkpoint 0.003, now 0.1)") != std::string::npos);
+
+  r = run_cli({"eval", out, "--show", "1"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("(task lm, step 6)") != std::string::npos);
+  CHECK(r.out.find("token accuracy") != std::string::npos);
+  CHECK(r.out.find("  model   ") != std::string::npos);
+
+  r = run_cli({"sample", out, "--prompt", "the ", "--tokens", "10"});
+  REQUIRE(r.status == 0);
+  CHECK(r.out.starts_with("the "));
+  CHECK(r.out.size() == 4 + 10 + 1);  // the grammar corpus is ASCII: one byte per character, then "\n"
+  const auto again = run_cli({"sample", out, "--prompt", "the ", "--tokens", "10", "--temperature", "1", "--seed", "3"});
+  CHECK(again.status == 0);
+  CHECK(again.out == run_cli({"sample", out, "--prompt", "the ", "--tokens", "10", "--temperature", "1", "--seed",
+                              "3"}).out);
+}
+
+TEST_CASE("cli: sample refuses a model that is not a language model") {
+  TempDir dir("cli_sample");
+  const std::string out = (dir.path() / "run").string();
+  REQUIRE(run_cli({"train", "--task", "copy", "--steps", "2", "--warmup", "1", "--d-model", "16", "--heads", "2",
+                   "--layers", "1", "--ff", "16", "--eval-batches", "1", "--out", out})
+              .status == 0);
+  const auto r = run_cli({"sample", out});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("was trained on task copy; sample needs a language model") != std::string::npos);
+  const auto e = run_cli({"eval", out, "--batches", "1"});
+  CHECK(e.status == 0);
+  CHECK(e.out.find("validation set, 64 sequences") != std::string::npos);
+}
+
+TEST_CASE("cli: gradcheck passes for every op, and every op folder has a case") {
+  const auto r = run_cli({"gradcheck"});
+  INFO(r.out);
+  CHECK(r.status == 0);
+  CHECK(r.out.find(fmt::format("{} ops checked: {} passed, 0 failed", cli::op_cases().size(),
+                               cli::op_cases().size())) != std::string::npos);
+  CHECK(r.out.find("FAIL") == std::string::npos);
+
+  std::vector<std::string> missing;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(TAPEGRAD_SOURCE_DIR) / "ops")) {
+    const std::string op = entry.path().filename();
+    if (!entry.is_directory() || op == "common") continue;
+    const auto& cases = cli::op_cases();
+    if (std::none_of(cases.begin(), cases.end(), [&](const cli::OpCase& c) { return c.op == op; })) missing.push_back(op);
+  }
+  INFO("op folders without a gradcheck case in apps/op_cases.cpp: ", fmt::format("{}", fmt::join(missing, ", ")));
+  CHECK(missing.empty());
+
+  const auto one = run_cli({"gradcheck", "softmax", "matmul"});
+  CHECK(one.out.find("2 ops checked: 2 passed") != std::string::npos);
+}
+
+TEST_CASE("cli: trace prints the forward tape with values, backward entry by entry, and writes DOT") {
+  TempDir dir("cli_trace");
+  const std::string dot = (dir.path() / "attention.dot").string();
+  const auto r = run_cli({"trace", "--dot", dot});
+  REQUIRE(r.status == 0);
+  for (const char* expected : {"FORWARD", "masked_fill", "softmax", "weights =", "BACKWARD", "dweights (flows in)",
+                               "dWq =", "causal_mask: no gradient"}) {
+    CAPTURE(expected);
+    CHECK(r.out.find(expected) != std::string::npos);
+  }
+  // backward runs the entries newest first: the mean (loss) before the first matmul (q)
+  CHECK(r.out.rfind("mean(") > r.out.find("BACKWARD"));
+  CHECK(test::read_file(dot).starts_with("digraph"));
+}

@@ -1,0 +1,85 @@
+// TransformerModel: shapes, names, the causal and padding masks, and clear errors.
+#include <algorithm>
+
+#include "test_util.h"
+#include "train/model.h"
+
+using namespace tg;
+using train::ModelConfig;
+using train::TransformerModel;
+
+namespace {
+
+ModelConfig small(bool causal) {
+  return {.vocab_size = 9, .num_classes = 7, .max_len = 6, .d_model = 8, .heads = 2, .layers = 2, .ff = 16,
+          .causal = causal};
+}
+
+std::vector<float> row(const Tensor& logits, int64_t b, int64_t t) {  // logits (B,T,C) -> logits[b, t, :]
+  const int64_t T = logits.size(1), C = logits.size(2);
+  std::vector<float> all = logits.to_vector<float>();
+  return {all.begin() + (b * T + t) * C, all.begin() + (b * T + t + 1) * C};
+}
+
+}  // namespace
+
+TEST_CASE("TransformerModel: logits (B,T,C) and PyTorch-style parameter names") {
+  manual_seed(1);
+  TransformerModel model(small(false));
+  Tensor logits = model.forward(tensor_i64({5, 6, 7, 8, 3, 4}, {2, 3}));
+  CHECK(logits.shape() == Shape{2, 3, 7});
+  CHECK(logits.dtype() == kF32);
+  std::vector<std::string> names;
+  for (const auto& [name, t] : model.named_parameters()) names.push_back(name);
+  for (const char* expected : {"embedding.weight", "encoder.layers.0.self_attn.q_proj.weight",
+                               "encoder.layers.1.linear2.bias", "encoder.norm.weight", "head.weight", "head.bias"}) {
+    CAPTURE(expected);
+    CHECK(std::find(names.begin(), names.end(), expected) != names.end());
+  }
+  // the sinusoidal table is a function of the shape, not a parameter or a checkpoint entry
+  for (const auto& [name, t] : model.state_dict()) CHECK(name.find("pos_encoding") == std::string::npos);
+}
+
+TEST_CASE("TransformerModel: a causal model's position t does not see later positions") {
+  manual_seed(2);
+  TransformerModel model(small(true));
+  model.eval();
+  Tensor a = model.forward(tensor_i64({5, 6, 7, 8}, {1, 4}));
+  Tensor b = model.forward(tensor_i64({5, 6, 8, 5}, {1, 4}));  // positions 2 and 3 changed
+  for (int64_t t : {0, 1}) CHECK(row(a, 0, t) == row(b, 0, t));
+  CHECK(row(a, 0, 2) != row(b, 0, 2));
+  // without the causal mask, position 0 sees position 3
+  manual_seed(2);
+  TransformerModel bidirectional(small(false));
+  bidirectional.eval();
+  CHECK(row(bidirectional.forward(tensor_i64({5, 6, 7, 8}, {1, 4})), 0, 0) !=
+        row(bidirectional.forward(tensor_i64({5, 6, 7, 5}, {1, 4})), 0, 0));
+}
+
+TEST_CASE("TransformerModel: padded positions do not change the real positions' logits") {
+  manual_seed(3);
+  TransformerModel model(small(false));
+  model.eval();
+  Tensor mask = tensor_bool({false, false, true, true}, {1, 4});
+  Tensor a = model.forward(tensor_i64({5, 6, 0, 0}, {1, 4}), mask);
+  Tensor b = model.forward(tensor_i64({5, 6, 7, 8}, {1, 4}), mask);  // other ids under the mask
+  for (int64_t t : {0, 1}) {
+    std::vector<float> ra = row(a, 0, t), rb = row(b, 0, t);
+    for (size_t c = 0; c < ra.size(); ++c) CHECK(ra[c] == doctest::Approx(rb[c]).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("TransformerModel: errors name the model and the problem") {
+  ModelConfig bad = small(false);
+  bad.heads = 3;  // 8 % 3 != 0
+  CHECK_THROWS_WITH_AS(TransformerModel{bad}, doctest::Contains("d_model (8) must be a positive multiple of heads (3)"),
+                       Error);
+  bad = small(false);
+  bad.num_classes = 0;
+  CHECK_THROWS_WITH_AS(TransformerModel{bad}, doctest::Contains("TransformerModel: vocab_size, num_classes"), Error);
+  TransformerModel model(small(false));
+  CHECK_THROWS_WITH_AS(model.forward(tensor({1, 2}, {1, 2})), doctest::Contains("expected inputs (B,T) int64"), Error);
+  // longer than max_len: the positional encoding says so
+  CHECK_THROWS_WITH_AS(model.forward(tensor_i64(std::vector<int64_t>(7, 5), {1, 7})), doctest::Contains("max_len=6"),
+                       Error);
+}

@@ -1,0 +1,83 @@
+#pragma once
+// What the train/ and CLI tests share: a scratch run directory, a tiny fast config, reading
+// whole files, and running the tapegrad program in-process with its output captured.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/cli.h"
+#include "data/grammar_corpus.h"
+#include "train/config.h"
+
+namespace tg::test {
+
+// A directory in the temp directory for the duration of a test, removed with its contents.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() / ("tg_" + std::to_string(getpid()) + "_" + name)) {
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::string str() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A model and run small enough for a unit test (milliseconds per step in a debug build). The
+// lm task reads a short grammar corpus written into `out` (the full one takes a second to index).
+inline train::TrainConfig tiny_config(const std::string& task, const std::filesystem::path& out) {
+  train::TrainConfig c;
+  c.task = task;
+  if (task == "lm") {
+    std::filesystem::create_directories(out);
+    c.data = (out / "corpus.txt").string();
+    data::write_grammar_corpus(c.data, 400);
+  }
+  c.min_len = 1, c.max_len = 4, c.block_size = 16, c.val_examples = 64;
+  c.d_model = 32, c.heads = 2, c.layers = 1, c.ff = 64;
+  c.steps = 60, c.batch_size = 16, c.lr = 1e-2, c.warmup = 10;
+  c.eval_every = 0, c.log_every = 10, c.eval_batches = 2;
+  c.out = out.string();
+  return c;
+}
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct CliResult {
+  int status;
+  std::string out, err;
+};
+
+// `tapegrad args...`, in-process.
+inline CliResult run_cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "tapegrad");
+  char *out_buf = nullptr, *err_buf = nullptr;
+  size_t out_len = 0, err_len = 0;
+  std::FILE* out = open_memstream(&out_buf, &out_len);
+  std::FILE* err = open_memstream(&err_buf, &err_len);
+  const int status = cli::run(args, out, err);
+  std::fclose(out);
+  std::fclose(err);
+  CliResult r{status, std::string(out_buf, out_len), std::string(err_buf, err_len)};
+  std::free(out_buf);
+  std::free(err_buf);
+  return r;
+}
+
+}  // namespace tg::test

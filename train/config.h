@@ -1,0 +1,81 @@
+#pragma once
+// TrainConfig: everything a training run is made from. A checkpoint stores it as JSON in its
+// metadata, so eval, sample and --resume rebuild the same task and model from the file alone.
+//
+// Tasks (data/):
+//   copy, reverse, sort   symbol sequences of length min_len..max_len over "0123456789"
+//   mod_add               "a+b=" -> (a + b) mod modulus
+//   lm                    character language model on `data` (a UTF-8 text file), or on the
+//                         built-in grammar corpus when `data` is empty; windows of block_size
+//   file                  per-position labelling from `data` (a .tsv or .jsonl file)
+// The synthetic tasks draw a fresh example for every index of the training set (seeded), so the
+// model rarely sees the same one twice; their validation set is val_examples examples from a
+// different seed; the lm task's validation windows do not overlap.
+//
+// The defaults train reverse (sequences of 1-8 digits) with a 2-layer, d_model 64 model for
+// 600 steps of 64 examples: about 80 s of CPU time, and 100% token accuracy and exact match
+// on the 512 validation sequences (seed 0).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/device.h"
+
+namespace tg::train {
+
+struct TrainConfig {
+  // ---- task ------------------------------------------------------------------------------
+  std::string task = "reverse";
+  std::string data;            // lm: text file ("" = grammar corpus); file: labelled .tsv / .jsonl
+  int64_t min_len = 1;         // copy / reverse / sort: sequence lengths, inclusive
+  int64_t max_len = 8;
+  int64_t modulus = 97;        // mod_add
+  int64_t block_size = 64;     // lm: characters per window
+  int64_t val_examples = 512;  // synthetic tasks: validation set size
+  double val_fraction = 0.1;   // lm / file: the share held out for validation (lm: the text's end)
+
+  // ---- model -----------------------------------------------------------------------------
+  int64_t d_model = 64;
+  int64_t heads = 4;
+  int64_t layers = 2;
+  int64_t ff = 256;
+  double dropout = 0;
+
+  // ---- optimisation (AdamW; linear warmup, then cosine decay to lr * min_lr_ratio) --------
+  int64_t steps = 600;         // optimizer updates
+  int64_t batch_size = 64;     // examples per micro-batch
+  int64_t grad_accum = 1;      // micro-batches per update
+  double lr = 3e-3;
+  int64_t warmup = 50;
+  double min_lr_ratio = 0.1;
+  double weight_decay = 0.01;
+  double clip = 1.0;           // max gradient norm; 0 = no clipping
+
+  // ---- running ---------------------------------------------------------------------------
+  int64_t eval_every = 100;        // steps between evaluations (and checkpoints); 0 = at the end only
+  int64_t log_every = 50;          // steps between log lines when stdout is not a terminal
+  int64_t eval_batches = 0;        // validation batches per evaluation; 0 = all
+  uint64_t seed = 0;
+  std::string device = "cpu";
+  std::string out = "runs/tapegrad";  // checkpoint.safetensors, metrics.jsonl
+
+  bool operator==(const TrainConfig&) const = default;
+};
+
+// Throws tg::Error("config", ...) naming the first field out of range.
+void validate(const TrainConfig& config);
+
+std::string to_json(const TrainConfig& config);
+// The fields whose values differ, in declaration order, with both values as JSON.
+struct FieldDifference {
+  std::string field, a, b;
+};
+std::vector<FieldDifference> differing_fields(const TrainConfig& a, const TrainConfig& b);
+// Fields missing from the JSON keep their defaults; a wrongly typed field or invalid JSON
+// throws tg::Error("config", ...).
+TrainConfig config_from_json(const std::string& json);
+
+// "cpu", "cuda", "cuda:N"; anything else throws tg::Error("device", ...).
+Device parse_device(const std::string& name);
+
+}  // namespace tg::train

@@ -1,0 +1,52 @@
+#pragma once
+// TransformerModel: the encoder every task trains (per-position classification).
+//   B batch, T positions, V input vocabulary, C output classes, E = d_model
+//   inputs (B,T) int64 token ids, padding_mask (B,T) bool (true = pad) -> logits (B,T,C)
+//
+//   x      = embedding(inputs) + pos_encoding[0:T]       (B,T,E)   <pad> (id 0) embeds to zeros
+//   x      = encoder(x, key_padding_mask, is_causal)     (B,T,E)   pre-LN layers, final LayerNorm
+//   logits = head(x)                                     (B,T,C)   Linear(E, C)
+//
+// The causal flag (the character language model) lets position t attend to positions <= t only;
+// the padding mask keeps every position from attending to pads. Pads still get logits, which
+// the loss ignores (their target is kIgnoreIndex).
+//
+// Children (state_dict names): embedding, pos_encoding (sinusoidal: no parameters), encoder
+// (encoder.layers.N.*, encoder.norm), head.
+#include <cstdint>
+#include <memory>
+
+#include "nn/embedding.h"
+#include "nn/linear.h"
+#include "nn/module.h"
+#include "nn/positional_encoding.h"
+#include "nn/transformer_encoder.h"
+
+namespace tg::train {
+
+struct ModelConfig {
+  int64_t vocab_size = 0;   // V: input token ids are in [0, V)
+  int64_t num_classes = 0;  // C: output classes
+  int64_t max_len = 0;      // the longest sequence the positional table covers
+  int64_t d_model = 64;
+  int64_t heads = 4;
+  int64_t layers = 2;
+  int64_t ff = 256;         // feed-forward width
+  double dropout = 0;
+  bool causal = false;      // true: position t sees positions <= t only
+  bool operator==(const ModelConfig&) const = default;
+};
+
+class TransformerModel : public nn::Module {
+ public:
+  explicit TransformerModel(const ModelConfig& config);  // parameters drawn from the global generator
+  Tensor forward(const Tensor& inputs, const Tensor& padding_mask = {}) const;
+
+  ModelConfig config;
+  std::shared_ptr<nn::Embedding> embedding;
+  std::shared_ptr<nn::SinusoidalPositionalEncoding> pos_encoding;
+  std::shared_ptr<nn::TransformerEncoder> encoder;
+  std::shared_ptr<nn::Linear> head;
+};
+
+}  // namespace tg::train

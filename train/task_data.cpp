@@ -1,0 +1,89 @@
+#include "train/task_data.h"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "data/char_lm.h"
+#include "data/grammar_corpus.h"
+#include "data/labelled_file.h"
+#include "data/text.h"
+
+namespace tg::train {
+
+namespace {
+
+// The validation draws use their own seed, far from the training seed's counters.
+constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;
+constexpr int kCountersPerExample = 20;  // offset i << 20: room for any example
+
+}  // namespace
+
+SyntheticDataset::SyntheticDataset(data::SequenceTask task, int64_t size, uint64_t seed)
+    : task_(std::move(task)), size_(size), seed_(seed) {
+  if (size < 0) throw Error("SyntheticDataset", fmt::format("size must be >= 0, got {}", size));
+}
+
+data::Example SyntheticDataset::get(int64_t index) const {
+  if (index < 0 || index >= size_)
+    throw Error("SyntheticDataset", fmt::format("index {} out of range [0, {})", index, size_));
+  Generator gen(seed_);
+  gen.set_state(seed_, static_cast<uint64_t>(index) << kCountersPerExample);
+  return task_.sample(gen);
+}
+
+TaskData make_task_data(const TrainConfig& c) {
+  validate(c);
+  TaskData d;
+  if (c.task == "lm") {
+    // Training windows start at every character; validation windows do not overlap, so that
+    // an evaluation reads each held-out character once.
+    const std::string text = c.data.empty() ? data::grammar_corpus() : data::read_text_file(c.data);
+    const std::string source = c.data.empty() ? "grammar corpus" : c.data;
+    data::CharLMCorpus corpus = data::char_lm_corpus(text, c.block_size, c.val_fraction, 1, source);
+    d.train = corpus.train;
+    d.val = data::char_lm_corpus(text, c.block_size, c.val_fraction, c.block_size, source).val;
+    d.input_vocab = d.output_vocab = corpus.tokenizer.vocab();
+    d.max_len = c.block_size;
+    d.causal = true;
+  } else if (c.task == "file") {
+    data::LabelledTask task = data::load_labelled_task(c.data, c.val_fraction, c.seed);
+    if (task.val.empty())
+      throw Error("config", fmt::format("{}: too few examples to hold out a validation set (val_fraction {})", c.data,
+                                        c.val_fraction));
+    for (const auto* part : {&task.train, &task.val})
+      for (const data::Example& ex : *part) d.max_len = std::max<int64_t>(d.max_len, std::ssize(ex.input));
+    d.train = std::make_shared<data::ExampleDataset>(std::move(task.train));
+    d.val = std::make_shared<data::ExampleDataset>(std::move(task.val));
+    d.input_vocab = std::move(task.input_vocab);
+    d.output_vocab = std::move(task.output_vocab);
+  } else {
+    data::SequenceTask task(data::parse_task_kind(c.task),
+                            {.min_len = c.min_len, .max_len = c.max_len, .modulus = c.modulus});
+    const int64_t train_size = c.steps * c.batch_size * c.grad_accum;
+    d.train = std::make_shared<SyntheticDataset>(task, train_size, c.seed);
+    d.val = std::make_shared<SyntheticDataset>(task, c.val_examples, c.seed + kValSeedOffset);
+    d.input_vocab = d.output_vocab = task.tokenizer().vocab();
+    d.max_len = task.max_length();
+    d.shuffle = false;
+  }
+  if (d.train->size() == 0 || d.val->size() == 0)
+    throw Error("config", fmt::format("task {}: the training or validation set is empty", c.task));
+  return d;
+}
+
+ModelConfig model_config(const TrainConfig& c, const TaskData& d) {
+  return {.vocab_size = d.input_vocab.size(),
+          .num_classes = d.output_vocab.size(),
+          .max_len = d.max_len,
+          .d_model = c.d_model,
+          .heads = c.heads,
+          .layers = c.layers,
+          .ff = c.ff,
+          .dropout = c.dropout,
+          .causal = d.causal};
+}
+
+}  // namespace tg::train

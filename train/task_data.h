@@ -1,0 +1,45 @@
+#pragma once
+// The data of a training run, built from its TrainConfig: training and validation sets, what
+// the ids mean, and what the model must be shaped like.
+#include <cstdint>
+#include <memory>
+
+#include "data/example.h"
+#include "data/tasks.h"
+#include "data/vocab.h"
+#include "train/config.h"
+#include "train/model.h"
+
+namespace tg::train {
+
+struct TaskData {
+  std::shared_ptr<const data::Dataset> train;
+  std::shared_ptr<const data::Dataset> val;
+  data::Vocab input_vocab;   // what the input ids mean
+  data::Vocab output_vocab;  // what the class ids mean (input_vocab except for labelled files)
+  int64_t max_len = 0;       // the longest example
+  bool causal = false;       // lm: a position sees only the positions before it
+  bool shuffle = true;       // false where every training example is already a fresh draw
+};
+
+// Synthetic examples made on demand: example i is task.sample() from Generator(seed) at
+// offset i * 2^20, so any index gives the same example on any machine and nothing is stored.
+class SyntheticDataset : public data::Dataset {
+ public:
+  SyntheticDataset(data::SequenceTask task, int64_t size, uint64_t seed);
+  int64_t size() const override { return size_; }
+  data::Example get(int64_t index) const override;
+
+ private:
+  data::SequenceTask task_;
+  int64_t size_;
+  uint64_t seed_;
+};
+
+// Reads the data files the config names; errors name the file.
+TaskData make_task_data(const TrainConfig& config);
+
+// The model for this data and config.
+ModelConfig model_config(const TrainConfig& config, const TaskData& data);
+
+}  // namespace tg::train

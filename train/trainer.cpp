@@ -1,0 +1,227 @@
+#include "train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/factories.h"
+#include "core/grad_mode.h"
+#include "ops/cross_entropy/cross_entropy.h"
+#include "ops/max/max.h"
+#include "optim/clip_grad.h"
+#include "train/checkpoint.h"
+
+namespace tg::train {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// The config fields a resumed run may change: they do not alter the steps already taken.
+const std::set<std::string> kResumable = {"steps", "eval_every", "log_every", "eval_batches", "out"};
+
+}  // namespace
+
+EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, int64_t max_batches) {
+  const auto start = Clock::now();
+  NoGradGuard no_grad;
+  const bool was_training = model.is_training();
+  model.eval();
+  int64_t batches = loader.batches_per_epoch();
+  if (max_batches > 0) batches = std::min(batches, max_batches);
+  double loss_sum = 0;
+  data::Accuracy acc;
+  for (int64_t i = 0; i < batches; ++i) {
+    data::Batch b = loader.batch(0, i);
+    Tensor logits = model.forward(b.inputs, b.padding_mask);  // (B,T,C)
+    loss_sum += cross_entropy(logits, b.targets, {.reduction = Reduction::sum}).item();
+    acc += data::accuracy(max_with_indices(logits, -1).indices, b.targets);
+  }
+  model.train(was_training);
+  return {.loss = loss_sum / static_cast<double>(std::max<int64_t>(acc.scored_tokens, 1)),
+          .token_accuracy = acc.token_accuracy(),
+          .exact_match = acc.exact_match(),
+          .sequences = acc.scored_sequences,
+          .ms = ms_since(start)};
+}
+
+Trainer::Trainer(const TrainConfig& config, TrainerOptions options)
+    : Trainer(config, make_task_data(config), options) {}
+
+Trainer::Trainer(const TrainConfig& config, TaskData data, TrainerOptions options)
+    : config_(config), options_(options), data_(std::move(data)) {
+  validate(config_);
+  const Device device = parse_device(config_.device);
+  manual_seed(config_.seed);  // the parameters' initial values, then dropout, draw from it
+  model_ = std::make_unique<TransformerModel>(model_config(config_, data_));
+  if (!device.is_cpu()) model_->to_(device);
+  for (auto& [name, t] : model_->named_parameters()) params_.push_back({name, t});
+  optimizer_ = std::make_unique<AdamW>(weight_decay_groups(params_),
+                                       AdamWOptions{.lr = config_.lr, .weight_decay = config_.weight_decay});
+  scheduler_ = std::make_unique<Scheduler>(
+      *optimizer_, warmup_cosine(config_.lr, config_.warmup, config_.steps, config_.lr * config_.min_lr_ratio));
+  train_loader_ = std::make_unique<data::DataLoader>(
+      data_.train, data::DataLoaderOptions{.batch_size = config_.batch_size, .shuffle = data_.shuffle,
+                                           .seed = config_.seed, .device = device});
+  val_loader_ = std::make_unique<data::DataLoader>(
+      data_.val, data::DataLoaderOptions{.batch_size = config_.batch_size, .shuffle = false, .device = device});
+}
+
+std::filesystem::path Trainer::checkpoint_path() const {
+  return std::filesystem::path(config_.out) / "checkpoint.safetensors";
+}
+
+void Trainer::resume(const std::filesystem::path& where) {
+  const std::filesystem::path file = checkpoint_file(where);
+  Checkpoint c = load_checkpoint(file);
+  std::vector<std::string> changed;
+  for (const FieldDifference& d : differing_fields(c.config, config_))
+    if (!kResumable.contains(d.field)) changed.push_back(fmt::format("{} (checkpoint {}, now {})", d.field, d.a, d.b));
+  if (!changed.empty())
+    throw Error("resume", fmt::format("{}: this run's config differs from the checkpoint's in {}; a resumed run may "
+                                      "change only steps, eval_every, log_every, eval_batches and out",
+                                      file.string(), fmt::join(changed, ", ")));
+  if (c.model_config != model_->config)
+    throw Error("resume", fmt::format("{}: the checkpoint's model does not fit this run's data (the data file "
+                                      "changed?)", file.string()));
+  if (c.step > config_.steps)
+    throw Error("resume", fmt::format("{}: the checkpoint is at step {}, past this run's steps ({})", file.string(),
+                                      c.step, config_.steps));
+  try {
+    model_->load_state_dict(c.model);
+    optimizer_->load_state_dict(c.optimizer);
+    scheduler_->load_state_dict(c.scheduler);
+    train_loader_->set_state(c.loader);
+  } catch (const Error& e) {
+    throw Error("resume", fmt::format("{}: {}", file.string(), e.what()));
+  }
+  default_generator().set_state(c.rng_seed, c.rng_offset);
+  step_ = c.step;
+  last_checkpoint_step_ = c.step;
+}
+
+void Trainer::save_checkpoint(const std::filesystem::path& path) {
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  train::save_checkpoint(path, {.config = config_,
+                                .model_config = model_->config,
+                                .input_vocab = data_.input_vocab,
+                                .output_vocab = data_.output_vocab,
+                                .model = model_->state_dict(),
+                                .optimizer = optimizer_->state_dict(),
+                                .scheduler = scheduler_->state_dict(),
+                                .step = step_,
+                                .rng_seed = default_generator().seed(),
+                                .rng_offset = default_generator().offset(),
+                                .loader = train_loader_->state()});
+  last_checkpoint_step_ = step_;
+}
+
+Trainer::Pass Trainer::forward_backward() {
+  Pass p;
+  const auto accum = static_cast<double>(config_.grad_accum);
+  for (int64_t k = 0; k < config_.grad_accum; ++k) {
+    data::Batch b = train_loader_->next();
+    Tensor logits = model_->forward(b.inputs, b.padding_mask);  // (B,T,C)
+    Tensor loss = cross_entropy(logits, b.targets);             // mean over scored positions
+    loss.backward(config_.grad_accum > 1 ? full({}, 1 / accum, loss.dtype(), loss.device()) : Tensor());
+    p.loss += loss.item() / accum;
+    NoGradGuard no_grad;
+    p.accuracy += data::accuracy(max_with_indices(logits, -1).indices, b.targets);
+    for (int64_t len : b.lengths) p.tokens += len;
+  }
+  return p;
+}
+
+StepMetrics Trainer::train_step() {
+  const auto start = Clock::now();
+  const data::LoaderState loader_before = train_loader_->state();
+  const Generator rng_before = default_generator();
+  model_->train();
+  Pass p = forward_backward();
+  StepMetrics m{.step = step_ + 1, .loss = p.loss, .token_accuracy = p.accuracy.token_accuracy(), .tokens = p.tokens};
+  m.grad_norm = clip_grad_norm(params_, config_.clip > 0 ? config_.clip : kInfNorm);
+  if (!std::isfinite(m.loss) || !std::isfinite(m.grad_norm)) stop_non_finite(m, loader_before, rng_before);
+  m.lr = scheduler_->step();
+  optimizer_->step();
+  optimizer_->zero_grad();
+  ++step_;
+  m.ms = ms_since(start);
+  return m;
+}
+
+void Trainer::stop_non_finite(const StepMetrics& m, data::LoaderState loader, Generator rng) {
+  // The same batch and random draws again, now checking every value as it is made.
+  optimizer_->zero_grad();
+  train_loader_->set_state(loader);
+  default_generator().set_state(rng.seed(), rng.offset());
+  std::string found = "anomaly mode did not see it again on a second run of the step";
+  try {
+    AnomalyGuard anomaly;
+    forward_backward();
+  } catch (const Error& e) {
+    found = fmt::format("the first op to produce a non-finite value is '{}' ({})", e.op(), e.what());
+  }
+  optimizer_->zero_grad();  // back to the state before the step: fit() may be called again
+  train_loader_->set_state(loader);
+  default_generator().set_state(rng.seed(), rng.offset());
+  const std::string what = std::isfinite(m.loss) ? fmt::format("the gradient norm is {}", m.grad_norm)
+                                                 : fmt::format("the loss is {}", m.loss);
+  const std::string kept = last_checkpoint_step_ > 0
+                               ? fmt::format("the last good checkpoint ({}, step {}) is untouched",
+                                             checkpoint_path().string(), last_checkpoint_step_)
+                               : std::string("no checkpoint had been written");
+  throw Error("train", fmt::format("step {}: {}; {}. Training stopped; {}", m.step, what, found, kept));
+}
+
+EvalMetrics Trainer::evaluate() {
+  EvalMetrics m = train::evaluate(*model_, *val_loader_, config_.eval_batches);
+  m.step = step_;
+  return m;
+}
+
+FitResult Trainer::fit(int64_t until) {
+  if (until < 0) until = config_.steps;
+  if (until > config_.steps || until < step_)
+    throw Error("train", fmt::format("fit: cannot train from step {} to step {} (steps = {})", step_, until,
+                                     config_.steps));
+  const auto start = Clock::now();
+  Reporter reporter(options_.console, step_, until, config_.log_every);
+  if (options_.write_files) {
+    std::filesystem::create_directories(config_.out);
+    reporter.open_log(std::filesystem::path(config_.out) / "metrics.jsonl", step_);
+  }
+  FitResult r;
+  double update_ms = 0;
+  int64_t tokens = 0;
+  while (step_ < until) {
+    const StepMetrics m = train_step();
+    reporter.step(m);
+    if (on_step) on_step(m);
+    ++r.steps_run, update_ms += m.ms, tokens += m.tokens;
+    r.stopped = stop_requested && stop_requested();
+    if (!r.stopped && (step_ == until || (config_.eval_every > 0 && step_ % config_.eval_every == 0))) {
+      r.eval = evaluate();
+      reporter.eval(r.eval);
+    }
+    if (options_.write_files && (r.stopped || step_ == until || r.eval.step == step_))
+      save_checkpoint(checkpoint_path());
+    if (r.stopped) break;
+  }
+  if (r.steps_run == 0) r.eval = evaluate();
+  reporter.finish();
+  r.seconds = ms_since(start) / 1e3;
+  r.ms_per_step = r.steps_run > 0 ? update_ms / static_cast<double>(r.steps_run) : 0;
+  r.tokens_per_s = update_ms > 0 ? static_cast<double>(tokens) / (update_ms / 1e3) : 0;
+  return r;
+}
+
+}  // namespace tg::train

@@ -1,0 +1,110 @@
+#pragma once
+// Trainer: the training loop of a TransformerModel on a task (train/task_data.h).
+//
+//   Trainer trainer(config);            // data, model (seeded), AdamW, warmup + cosine LR
+//   trainer.resume("runs/x");           // optional: continue a checkpointed run exactly
+//   FitResult r = trainer.fit();        // train to config.steps, evaluating on the way
+//
+// One update (step s = 1, 2, ...):
+//   for each of grad_accum micro-batches:  loss = cross_entropy(model(inputs), targets);
+//                                          backward(loss / grad_accum)
+//   grad_norm = clip_grad_norm(parameters, clip)      (measured before clipping)
+//   NaN guard: a non-finite loss or grad_norm stops the run (below)
+//   lr = scheduler.step(); optimizer.step(); optimizer.zero_grad()
+// Every eval_every steps and at the end: evaluate on the validation set, then write the
+// checkpoint (train/checkpoint.h) to <out>/checkpoint.safetensors.
+//
+// Exact resume: the checkpoint holds the weights, the optimizer and scheduler state, the
+// global generator (dropout) and the data loader's position, so N steps + resume + N steps
+// give bit for bit the losses of 2N uninterrupted steps (same thread count).
+//
+// NaN guard: when the loss or a gradient is not finite, the step's forward and backward run
+// again on the same batch and random state under AnomalyGuard, which stops at the first op
+// producing a NaN or Inf; fit() then throws a tg::Error("train", ...) naming the step and that
+// op. Nothing is written, so the last good checkpoint stays as it was; the Trainer stays at the
+// step before (its loader and generator as they were), with whatever made the values non-finite.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+#include "data/dataloader.h"
+#include "data/metrics.h"
+#include "optim/adam.h"
+#include "optim/lr_schedule.h"
+#include "train/config.h"
+#include "train/model.h"
+#include "train/report.h"
+#include "train/task_data.h"
+
+namespace tg::train {
+
+struct TrainerOptions {
+  std::FILE* console = stdout;  // progress and log lines; nullptr = silent
+  bool write_files = true;      // the checkpoint and metrics.jsonl in config.out
+};
+
+struct FitResult {
+  EvalMetrics eval;          // the last evaluation
+  int64_t steps_run = 0;     // updates this call made
+  bool stopped = false;      // stop_requested ended the run early
+  double seconds = 0;        // wall time of this call, evaluations included
+  double ms_per_step = 0;    // mean wall time of an update
+  double tokens_per_s = 0;   // input tokens per second of update time
+};
+
+// The model's loss, token accuracy and exact match on the first max_batches batches of epoch 0
+// of `loader` (0 = all), in evaluation mode (no dropout) and without recording; `step` is
+// left 0 for the caller to fill in.
+EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, int64_t max_batches = 0);
+
+class Trainer {
+ public:
+  explicit Trainer(const TrainConfig& config, TrainerOptions options = {});
+  Trainer(const TrainConfig& config, TaskData data, TrainerOptions options = {});
+
+  // Loads a checkpoint (a file or a run directory) written by a run with the same config; only
+  // steps, eval_every, log_every, eval_batches and out may differ (other differences are an
+  // error naming them). A changed `steps` stretches the LR schedule to the new total. A failed
+  // resume writes nothing, but may leave this Trainer half restored: build a new one.
+  void resume(const std::filesystem::path& checkpoint);
+
+  // Trains until step() == until (default: config.steps) or stop_requested() says so.
+  FitResult fit(int64_t until = -1);
+  EvalMetrics evaluate();
+  void save_checkpoint(const std::filesystem::path& path);
+  std::filesystem::path checkpoint_path() const;  // <out>/checkpoint.safetensors
+
+  std::function<void(const StepMetrics&)> on_step;  // after every update
+  std::function<bool()> stop_requested;             // polled after every update
+
+  int64_t step() const { return step_; }
+  const TrainConfig& config() const { return config_; }
+  const TaskData& data() const { return data_; }
+  TransformerModel& model() { return *model_; }
+  Optimizer& optimizer() { return *optimizer_; }
+
+ private:
+  struct Pass {  // what one update's forward and backward passes saw
+    double loss = 0;
+    data::Accuracy accuracy;
+    int64_t tokens = 0;
+  };
+  Pass forward_backward();
+  StepMetrics train_step();
+  [[noreturn]] void stop_non_finite(const StepMetrics& m, data::LoaderState loader, Generator rng);
+
+  TrainConfig config_;
+  TrainerOptions options_;
+  TaskData data_;
+  std::unique_ptr<TransformerModel> model_;
+  std::vector<NamedParameter> params_;
+  std::unique_ptr<AdamW> optimizer_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<data::DataLoader> train_loader_, val_loader_;
+  int64_t step_ = 0;
+  int64_t last_checkpoint_step_ = 0;  // 0: none written (or resumed from) yet
+};
+
+}  // namespace tg::train
