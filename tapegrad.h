@@ -14,3 +14,4 @@
 #include "nn/nn.h"
 #include "ops/ops.h"
 #include "optim/optim.h"
+#include "train/train.h"
