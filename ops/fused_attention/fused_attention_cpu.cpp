@@ -1,17 +1,19 @@
 // fused_attention on the CPU: tiles of kBlockQ query rows x kBlockK keys. A work item is one
 // head n = b*H + h and one block of query rows; OpenMP spreads the items over the threads.
-// Per item the scratch holds one (kBlockQ, kBlockK) tile of scores and the item's running
-// softmax state: O(kBlockQ * (kBlockK + hv)) memory, whatever T and S are.
+// Per thread the scratch holds a (kBlockQ, kBlockK) tile of scores, the tile's keys transposed
+// and the running softmax state: O(kBlockK * (kBlockQ + hs) + kBlockQ * hv), whatever T and S.
 #include <omp.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "ops/fused_attention/fused_attention.h"
+#include "ops/matmul/gemm_kernels.h"
 
 namespace tg {
 
@@ -33,36 +35,143 @@ struct QueryBlock {
   }
 };
 
-// s (rows, kBlockK) = scores of the block's queries against keys j0..j0+cols-1 (= writes):
-// q_i . k_j * scale + additive, -inf where masked. kt (hs, kBlockK) = those keys transposed
-// (scratch), so that the inner loop runs over keys with unit stride.
+// The two loops that do the arithmetic, register-blocked without intrinsics: fixed-size inner
+// loops and GCC vector extensions that the compiler keeps in registers. Each body is compiled
+// twice: inlined into a target("avx2,fma") function, run where cpu_has_avx2_fma() (the check
+// the GEMM uses), and as baseline x86-64 code (SSE2: a 32-byte vector becomes two registers).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define TG_INLINE_BODY [[gnu::always_inline]] inline
+#define TG_AVX2_FMA __attribute__((target("avx2,fma")))
+#define TG_HAS_AVX2_PATH 1
+#else
+#define TG_INLINE_BODY inline
+#define TG_HAS_AVX2_PATH 0
+#endif
+
 template <class T>
-void score_tile(T* s, T* kt, const AttentionRows<T>& q, const AttentionRows<T>& k, const QueryBlock& qb, int64_t j0, int64_t cols,
-                const FusedAttentionParams& p) {
-  for (int64_t c = 0; c < cols; ++c) {
-    const T* kr = k.row(qb.n, j0 + c);
-    for (int64_t d = 0; d < p.hs; ++d) kt[d * kBlockK + c] = kr[d];
-  }
-  const int64_t b = qb.n / p.H, h = qb.n % p.H;
-  for (int64_t r = 0; r < qb.rows; ++r) {
-    T* sr = s + r * kBlockK;
-    const T* qr = q.row(qb.n, qb.i0 + r);
-    std::fill(sr, sr + cols, T(0));
-    for (int64_t d = 0; d < p.hs; ++d) {
-      const T qd = qr[d];
-      const T* ktd = kt + d * kBlockK;
+struct Vec32 {
+  typedef T type __attribute__((vector_size(32)));
+};
+template <class T>
+constexpr int64_t kLanes = 32 / sizeof(T);  // elements of T in one 32-byte vector
+
+// c (rows, kBlockK) = a_r . bt[:, j] for r < rows and every j < kBlockK (= writes); a_r = a[r]
+// (depth elements), bt (depth, kBlockK). Four rows at a time share each load of bt.
+template <class T>
+TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
+  constexpr int64_t kRows = 4, kCols = kLanes<T>;
+  for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
+    const T* ar[kRows];
+    for (int64_t i = 0; i < kRows; ++i) ar[i] = a[std::min(r0 + i, rows - 1)];  // a tail repeats the last row
+    for (int64_t c0 = 0; c0 < kBlockK; c0 += kCols) {
+      T acc[kRows][kCols] = {};
+      for (int64_t d = 0; d < depth; ++d) {
+        const T* b = bt + d * kBlockK + c0;
+        for (int64_t i = 0; i < kRows; ++i) {
+          const T x = ar[i][d];
 #pragma omp simd
-      for (int64_t c = 0; c < cols; ++c) sr[c] += qd * ktd[c];
+          for (int64_t j = 0; j < kCols; ++j) acc[i][j] += x * b[j];
+        }
+      }
+      for (int64_t i = 0; i < kRows && r0 + i < rows; ++i) std::copy(acc[i], acc[i] + kCols, c + (r0 + i) * kBlockK + c0);
     }
-    for (int64_t c = 0; c < cols; ++c) sr[c] = attention_score(p, sr[c], b, h, qb.i0 + r, j0 + c);
   }
 }
 
-// y[0..n) += a * x[0..n)
+// y[0..width) += sum_{r < count} w[r * w_stride] * x[r][0..width) (+= accumulates); y is held
+// in two vectors, 2 * kLanes elements at a time, while the rows stream past.
 template <class T>
-inline void axpy(T* y, T a, const T* x, int64_t n) {
-#pragma omp simd
-  for (int64_t d = 0; d < n; ++d) y[d] += a * x[d];
+TG_INLINE_BODY void accumulate_rows_body(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
+                                         int64_t width) {
+  using V = typename Vec32<T>::type;
+  constexpr int64_t kL = kLanes<T>;
+  int64_t d0 = 0;
+  for (; d0 + 2 * kL <= width; d0 += 2 * kL) {
+    V a0, a1, x0, x1;
+    std::memcpy(&a0, y + d0, sizeof a0);
+    std::memcpy(&a1, y + d0 + kL, sizeof a1);
+    for (int64_t r = 0; r < count; ++r) {
+      const V wr = V{} + w[r * w_stride];
+      std::memcpy(&x0, x[r] + d0, sizeof x0);
+      std::memcpy(&x1, x[r] + d0 + kL, sizeof x1);
+      a0 += wr * x0;
+      a1 += wr * x1;
+    }
+    std::memcpy(y + d0, &a0, sizeof a0);
+    std::memcpy(y + d0 + kL, &a1, sizeof a1);
+  }
+  for (; d0 < width; ++d0)
+    for (int64_t r = 0; r < count; ++r) y[d0] += w[r * w_stride] * x[r][d0];
+}
+
+#if TG_HAS_AVX2_PATH
+template <class T>
+TG_AVX2_FMA void tile_product_avx2(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
+  tile_product_body(c, a, bt, rows, depth);
+}
+template <class T>
+TG_AVX2_FMA void accumulate_rows_avx2(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
+                                      int64_t width) {
+  accumulate_rows_body(y, w, w_stride, x, count, width);
+}
+#endif
+
+bool use_avx2() {  // checked at the first call, not in a static initializer (before libgcc's CPU probe)
+  static const bool yes = TG_HAS_AVX2_PATH && cpu_has_avx2_fma();
+  return yes;
+}
+
+template <class T>
+void tile_product(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
+#if TG_HAS_AVX2_PATH
+  if (use_avx2()) return tile_product_avx2(c, a, bt, rows, depth);
+#endif
+  tile_product_body(c, a, bt, rows, depth);
+}
+
+template <class T>
+void accumulate_rows(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count, int64_t width) {
+#if TG_HAS_AVX2_PATH
+  if (use_avx2()) return accumulate_rows_avx2(y, w, w_stride, x, count, width);
+#endif
+  accumulate_rows_body(y, w, w_stride, x, count, width);
+}
+
+// bt (width, kBlockK): bt[d][j] = x[j][d] for j < count (= writes), so that tile_product runs
+// over keys with unit stride.
+template <class T>
+void transpose_rows(T* bt, const T* const* x, int64_t count, int64_t width) {
+  for (int64_t j = 0; j < count; ++j)
+    for (int64_t d = 0; d < width; ++d) bt[d * kBlockK + j] = x[j][d];
+}
+
+// The row pointers of one tile: the block's query rows (and their dout rows), and keys
+// j0..j0+cols-1 of k and v.
+template <class T>
+struct TileRows {
+  const T *q[kBlockQ], *g[kBlockQ], *k[kBlockK], *v[kBlockK];
+  int64_t j0 = 0, cols = 0;
+};
+
+// s (rows, kBlockK) = the scores of the block's queries against the tile's keys (= writes):
+// q_i . k_j * scale + additive, -inf where masked; kt is scratch (hs, kBlockK).
+template <class T>
+void score_tile(T* s, T* kt, const TileRows<T>& t, const QueryBlock& qb, const FusedAttentionParams& p) {
+  transpose_rows(kt, t.k, t.cols, p.hs);
+  tile_product(s, t.q, kt, qb.rows, p.hs);
+  const int64_t b = qb.n / p.H, h = qb.n % p.H;
+  for (int64_t r = 0; r < qb.rows; ++r)
+    for (int64_t c = 0; c < t.cols; ++c)
+      s[r * kBlockK + c] = attention_score(p, s[r * kBlockK + c], b, h, qb.i0 + r, t.j0 + c);
+}
+
+// Points t at the keys j0.. of the block's tile.
+template <class T>
+void set_keys(TileRows<T>& t, const AttentionRows<T>& k, const AttentionRows<T>& v, const QueryBlock& qb,
+              int64_t j0) {
+  t.j0 = j0;
+  t.cols = std::min(kBlockK, qb.key_end - j0);
+  for (int64_t c = 0; c < t.cols; ++c) t.k[c] = k.row(qb.n, j0 + c), t.v[c] = v.row(qb.n, j0 + c);
 }
 
 bool worth_threads(const FusedAttentionParams& p) {
@@ -80,20 +189,22 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
   {
     std::vector<T> s(kBlockQ * kBlockK), kt(p.hs * kBlockK), acc(kBlockQ * hv);
     std::array<T, kBlockQ> m, l;  // running max and sum of exp(s - m) per row
+    TileRows<T> t;
 #pragma omp for schedule(dynamic)
     for (int64_t item = 0; item < items; ++item) {
       const QueryBlock qb(p, item);
+      for (int64_t r = 0; r < qb.rows; ++r) t.q[r] = q.row(qb.n, qb.i0 + r);
       std::fill(m.begin(), m.end(), static_cast<T>(-INFINITY));
       std::fill(l.begin(), l.end(), T(0));
       std::fill(acc.begin(), acc.end(), T(0));
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
-        const int64_t cols = std::min(kBlockK, qb.key_end - j0);
-        score_tile(s.data(), kt.data(), q, k, qb, j0, cols, p);
+        set_keys(t, k, v, qb, j0);
+        score_tile(s.data(), kt.data(), t, qb, p);
         for (int64_t r = 0; r < qb.rows; ++r) {
-          const T* sr = s.data() + r * kBlockK;
+          T* sr = s.data() + r * kBlockK;
           T* ar = acc.data() + r * hv;
           T m_new = m[r];
-          for (int64_t c = 0; c < cols; ++c) m_new = std::max(m_new, sr[c]);
+          for (int64_t c = 0; c < t.cols; ++c) m_new = std::max(m_new, sr[c]);
           if (m_new == -INFINITY) continue;  // every key so far is masked for this row
           if (m_new != m[r]) {  // the max grew: rescale what was summed under the old one
             const T correction = std::exp(m[r] - m_new);  // 0 while m[r] is -inf
@@ -102,20 +213,19 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
             m[r] = m_new;
           }
           DropoutRow z(p, qb.n, qb.i0 + r);
-          for (int64_t c = 0; c < cols; ++c) {
+          for (int64_t c = 0; c < t.cols; ++c) {
             const T e = std::exp(sr[c] - m_new);  // masked: exp(-inf) = 0
             l[r] += e;
-            const T w = e * z.at<T>(j0 + c);
-            if (w != 0) axpy(ar, w, v.row(qb.n, j0 + c), hv);
+            sr[c] = e * z.at<T>(j0 + c);  // the row's weights for v, before normalising
           }
+          accumulate_rows(ar, sr, 1, t.v, t.cols, hv);
         }
       }
       for (int64_t r = 0; r < qb.rows; ++r) {
         const int64_t row = qb.n * p.T + qb.i0 + r;
-        T* o = out + row * hv;
         const bool all_masked = m[r] == -INFINITY;  // no key at all: zeros, as the composed softmax
         const T inv = all_masked ? T(0) : T(1) / l[r];
-        for (int64_t d = 0; d < hv; ++d) o[d] = acc[r * hv + d] * inv;
+        for (int64_t d = 0; d < hv; ++d) out[row * hv + d] = acc[r * hv + d] * inv;
         lse[row] = all_masked ? static_cast<T>(-INFINITY) : m[r] + std::log(l[r]);
       }
     }
@@ -144,56 +254,54 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
   std::vector<std::array<SharedHead<T>, 2>> shared(omp_get_max_threads());
 #pragma omp parallel if (worth_threads(p))
   {
-    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-    const int64_t begin = items * t / threads, end = items * (t + 1) / threads;
+    const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
+    const int64_t begin = items * thread / threads, end = items * (thread + 1) / threads;
+    // ds (rows, kBlockK) overwrites the scores s, p*z overwrites dp = dout_i . v_j
     std::vector<T> s(kBlockQ * kBlockK), dp(kBlockQ * kBlockK), kt(hs * kBlockK), vt(hv * kBlockK);
     std::array<T, kBlockQ> D;  // D_i = dout_i . out_i
+    TileRows<T> t;
     for (int64_t item = begin; item < end; ++item) {
       const QueryBlock qb(p, item);
       T *dk_n = dk + qb.n * p.S * hs, *dv_n = dv + qb.n * p.S * hv;
       if (qb.n * blocks < begin || (qb.n + 1) * blocks > end) {  // shared head: private copy
-        SharedHead<T>& mine = shared[t][qb.n * blocks < begin ? 0 : 1];
+        SharedHead<T>& mine = shared[thread][qb.n * blocks < begin ? 0 : 1];
         if (mine.n != qb.n) mine = {qb.n, std::vector<T>(p.S * hs, T(0)), std::vector<T>(p.S * hv, T(0))};
         dk_n = mine.dk.data(), dv_n = mine.dv.data();
       }
       for (int64_t r = 0; r < qb.rows; ++r) {
-        const T *g = dout.row(qb.n, qb.i0 + r), *o = out + (qb.n * p.T + qb.i0 + r) * hv;
+        const int64_t row = qb.n * p.T + qb.i0 + r;
+        t.q[r] = q.row(qb.n, qb.i0 + r);
+        t.g[r] = dout.row(qb.n, qb.i0 + r);
         T sum = 0;
-        for (int64_t d = 0; d < hv; ++d) sum += g[d] * o[d];
+        for (int64_t d = 0; d < hv; ++d) sum += t.g[r][d] * out[row * hv + d];
         D[r] = sum;
-        std::fill_n(dq + (qb.n * p.T + qb.i0 + r) * hs, hs, T(0));
+        std::fill_n(dq + row * hs, hs, T(0));
       }
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
-        const int64_t cols = std::min(kBlockK, qb.key_end - j0);
-        score_tile(s.data(), kt.data(), q, k, qb, j0, cols, p);
-        // dp (rows, cols) = dout_i . v_j, with vt (hv, kBlockK) = v_j transposed.
-        for (int64_t c = 0; c < cols; ++c) {
-          const T* vr = v.row(qb.n, j0 + c);
-          for (int64_t d = 0; d < hv; ++d) vt[d * kBlockK + c] = vr[d];
-        }
+        set_keys(t, k, v, qb, j0);
+        score_tile(s.data(), kt.data(), t, qb, p);
+        transpose_rows(vt.data(), t.v, t.cols, hv);
+        tile_product(dp.data(), t.g, vt.data(), qb.rows, hv);
         for (int64_t r = 0; r < qb.rows; ++r) {
-          T* dpr = dp.data() + r * kBlockK;
-          const T* g = dout.row(qb.n, qb.i0 + r);
-          std::fill(dpr, dpr + cols, T(0));
-          for (int64_t d = 0; d < hv; ++d) axpy(dpr, g[d], vt.data() + d * kBlockK, cols);
-        }
-        for (int64_t r = 0; r < qb.rows; ++r) {
-          const int64_t i = qb.i0 + r;
-          const T L = lse[qb.n * p.T + i];
-          if (L == -INFINITY) continue;  // every key masked: no gradient from this row
-          const T *qr = q.row(qb.n, i), *g = dout.row(qb.n, i);
-          T* dqr = dq + (qb.n * p.T + i) * hs;
-          DropoutRow z(p, qb.n, i);
-          for (int64_t c = 0; c < cols; ++c) {
-            const T prob = std::exp(s[r * kBlockK + c] - L);  // masked: 0
-            if (prob == 0) continue;
-            const T zj = z.at<T>(j0 + c);
-            const T ds = prob * (zj * dp[r * kBlockK + c] - D[r]) * scale;  // scale: from s = q.k * scale
-            const int64_t j = j0 + c;
-            axpy(dqr, ds, k.row(qb.n, j), hs);
-            axpy(dk_n + j * hs, ds, qr, hs);
-            if (zj != 0) axpy(dv_n + j * hv, prob * zj, g, hv);
+          T *sr = s.data() + r * kBlockK, *dpr = dp.data() + r * kBlockK;
+          const T L = lse[qb.n * p.T + qb.i0 + r];
+          if (L == -INFINITY) {  // every key masked: no gradient from this row
+            std::fill_n(sr, t.cols, T(0));
+            std::fill_n(dpr, t.cols, T(0));
+            continue;
           }
+          DropoutRow z(p, qb.n, qb.i0 + r);
+          for (int64_t c = 0; c < t.cols; ++c) {
+            const T prob = std::exp(sr[c] - L), zj = z.at<T>(j0 + c);  // masked: prob 0
+            sr[c] = prob * (zj * dpr[c] - D[r]) * scale;  // ds, times the scale of s = q.k * scale
+            dpr[c] = prob * zj;
+          }
+        }
+        for (int64_t r = 0; r < qb.rows; ++r)  // dq_i += sum_j ds_ij k_j
+          accumulate_rows(dq + (qb.n * p.T + qb.i0 + r) * hs, s.data() + r * kBlockK, 1, t.k, t.cols, hs);
+        for (int64_t c = 0; c < t.cols; ++c) {  // dk_j += sum_i ds_ij q_i, dv_j += sum_i p_ij z_ij dout_i
+          accumulate_rows(dk_n + (j0 + c) * hs, s.data() + c, kBlockK, t.q, qb.rows, hs);
+          accumulate_rows(dv_n + (j0 + c) * hv, dp.data() + c, kBlockK, t.g, qb.rows, hv);
         }
       }
     }
