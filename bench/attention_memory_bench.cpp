@@ -5,7 +5,8 @@
 //   --variant fused:    fused_attention (ops/fused_attention): O(T) memory per query row
 //   --variant composed: scaled_dot_product_attention (ops/attention): stores (T, T) scores
 // Flags and the result line: bench/attention_memory_args.h. delta_mib is the peak RSS (VmHWM,
-// restarted once the inputs exist) minus the RSS at that moment; ms the median of --reps runs.
+// restarted once the inputs exist) after the first run minus the RSS at the restart (later runs
+// would add what the allocator kept from the earlier ones); ms the median of --reps runs.
 #include <omp.h>
 
 #include <algorithm>
@@ -34,6 +35,7 @@ int main(int argc, char** argv) try {
   bench::reset_peak_rss();
   const double base = bench::rss_mib();
   std::vector<double> ms;
+  double peak = 0;  // after the first run: later runs would add the allocator's leftovers
   for (long rep = 0; rep < args.reps; ++rep) {
     const auto start = std::chrono::steady_clock::now();
     {
@@ -41,10 +43,11 @@ int main(int argc, char** argv) try {
       out.backward(grad);
     }
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (rep == 0) peak = bench::peak_rss_mib();
     for (Tensor* t : {&q, &k, &v}) t->zero_grad();
   }
   std::sort(ms.begin(), ms.end());
-  bench::print_attention_memory_result(args, omp_get_max_threads(), base, bench::peak_rss_mib(), ms[ms.size() / 2]);
+  bench::print_attention_memory_result(args, omp_get_max_threads(), base, peak, ms[ms.size() / 2]);
   return 0;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "attention_memory_bench: %s\n", e.what());
