@@ -114,12 +114,12 @@ TG_AVX2_FMA void accumulate_rows_avx2(T* y, const T* w, int64_t w_stride, const 
                                       int64_t width) {
   accumulate_rows_body(y, w, w_stride, x, count, width);
 }
-#endif
 
 bool use_avx2() {  // checked at the first call, not in a static initializer (before libgcc's CPU probe)
-  static const bool yes = TG_HAS_AVX2_PATH && cpu_has_avx2_fma();
+  static const bool yes = cpu_has_avx2_fma();
   return yes;
 }
+#endif
 
 template <class T>
 void tile_product(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
