@@ -66,6 +66,14 @@ std::vector<OpCase> make_cases() {
        [](const Inputs& in) { return embedding(tensor_i64({2, 0, 2, 4, 1, 2}, {2, 3}), in[0]); }},
       unary("exp", [](T x) { return exp(x); }),
       {"expand", "expand", [] { return Inputs{r({3, 1}, 1)}; }, [](const Inputs& in) { return expand(in[0], {3, 4}); }},
+      {"fused_attention", "fused_attention",
+       [] { return Inputs{r({1, 2, 3, 4}, 1), r({1, 2, 5, 4}, 2), r({1, 2, 5, 2}, 3)}; },
+       [](const Inputs& in) {
+         AttentionOptions o;
+         o.is_causal = true;
+         o.key_padding_mask = padding_mask({4}, 5);
+         return fused_attention(in[0], in[1], in[2], o);
+       }},
       unary("gelu", [](T x) { return gelu(x); }),
       {"layer_norm", "layer_norm", [] { return Inputs{r({2, 3, 4}, 1), r({4}, 2), r({4}, 3)}; },
        [](const Inputs& in) { return layer_norm(in[0], {4}, in[1], in[2]); }},

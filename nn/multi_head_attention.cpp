@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ops/attention/attention.h"
+#include "ops/fused_attention/fused_attention.h"
 #include "ops/mean/mean.h"
 #include "ops/reshape/reshape.h"
 #include "ops/transpose/transpose.h"
@@ -70,8 +71,11 @@ MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, co
   attention.dropout_p = dropout;
   attention.training = is_training();
   attention.need_weights = options.need_weights;
-  AttentionResult a = scaled_dot_product_attention(heads(*q_proj, query, T), heads(*k_proj, key, S),
-                                                   heads(*v_proj, value, S), attention);  // (B,NH,T,hs)
+  const Tensor q = heads(*q_proj, query, T), k = heads(*k_proj, key, S), v = heads(*v_proj, value, S);
+  const bool fused = options.fused && !options.need_weights &&
+                     !(options.additive_mask.defined() && options.additive_mask.requires_grad());
+  const AttentionResult a = fused ? AttentionResult{fused_attention(q, k, v, attention), Tensor()}
+                                  : scaled_dot_product_attention(q, k, v, attention);  // (B,NH,T,hs)
 
   Tensor merged = reshape(transpose(a.output, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
   MhaResult result{out_proj->forward(merged), a.weights, Tensor()};

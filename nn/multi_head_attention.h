@@ -4,7 +4,9 @@
 //   query (B,T,E), key (B,S,E), value (B,S,E)
 //   q = q_proj(query) (B,T,E) -> reshape (B,T,NH,hs) -> transpose(1,2) -> (B,NH,T,hs)
 //   k = k_proj(key)   (B,S,E) -> ... -> (B,NH,S,hs),   v likewise
-//   o = scaled_dot_product_attention(q, k, v, masks) (B,NH,T,hs)    (ops/attention)
+//   o = fused_attention(q, k, v, masks) (B,NH,T,hs)                  (ops/fused_attention)
+//       or, with fused = false or need_weights, the same from the composed ops step by step:
+//       scaled_dot_product_attention(q, k, v, masks)                 (ops/attention)
 //   o -> transpose(1,2) (B,T,NH,hs) -> reshape (B,T,E) -> out_proj -> output (B,T,E)
 // Masks (true = masked out, as everywhere in tapegrad):
 //   attn_mask        bool, broadcast to (B,NH,T,S): (T,S), (B,1,T,S), (B,NH,T,S), or PyTorch's
@@ -14,6 +16,10 @@
 //   is_causal        query i attends to keys j <= i only
 // A query whose keys are all masked gets zero attention: its output is out_proj's bias, never NaN.
 // Dropout on the attention weights applies only in training (after train(), the default).
+// fused (default true): one fused_attention op whose memory grows linearly with T (the (T,S)
+// weights are never stored); false, or need_weights, or an additive_mask that requires grad:
+// the composed ops, every step on the tape (the version to step through). Both give the same
+// numbers, dropout included, to float tolerance.
 // need_weights: also returns the weights (softmax before dropout), per head (B,NH,T,S) and
 // averaged over the heads (B,T,S) (PyTorch's average_attn_weights).
 //
@@ -34,6 +40,7 @@ struct MhaOptions {  // default member initializers let callers write MhaOptions
   Tensor key_padding_mask{};
   bool is_causal = false;
   bool need_weights = false;
+  bool fused = true;
 };
 
 struct MhaResult {

@@ -11,6 +11,7 @@
 #include "ops/embedding/embedding.h"
 #include "ops/exp/exp.h"
 #include "ops/expand/expand.h"
+#include "ops/fused_attention/fused_attention.h"
 #include "ops/gelu/gelu.h"
 #include "ops/layer_norm/layer_norm.h"
 #include "ops/log/log.h"

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -186,4 +187,42 @@ TEST_CASE("nn::MultiHeadAttention: errors") {
                                          "(B,NH,T,S) = (2,2,3,3)"), tg::Error);
   CHECK_THROWS_WITH_AS(mha.forward(x, x, x, {.attn_mask = zeros({3, 3})}),
                        doctest::Contains("attn_mask must be bool"), tg::Error);
+}
+
+TEST_CASE("nn::MultiHeadAttention: the fused path (default) and the composed one agree, dropout included") {
+  Fixture f(8, 2, /*dropout=*/0.2);
+  f.mha.train();
+  const Tensor x = plain64({2, 5, 8}, 7);
+  const nn::MhaOptions masks{.key_padding_mask = padding_mask({5, 3}, 5), .is_causal = true};
+  // Output, input gradient and parameter gradients of one step, with the op names on the tape.
+  auto step = [&](bool fused) {
+    tape().clear();
+    Tensor in = x.detach().requires_grad_();
+    f.mha.zero_grad();
+    manual_seed(11);  // the same dropout draw for both paths
+    nn::MhaOptions o = masks;
+    o.fused = fused;
+    Tensor out = f.mha.forward(in, in, in, o).output;
+    std::vector<std::string> ops;
+    for (const auto& e : tape().entries()) ops.push_back(e->op);
+    sum(mul(out, out)).backward();
+    std::vector<Tensor> results{out, in.grad()};
+    for (const Tensor& p : f.mha.parameters()) results.push_back(p.grad());
+    return std::pair{results, ops};
+  };
+  auto [fused, fused_ops] = step(true);
+  auto [composed, composed_ops] = step(false);
+  auto has = [](const std::vector<std::string>& ops, const std::string& op) {
+    return std::find(ops.begin(), ops.end(), op) != ops.end();
+  };
+  CHECK(has(fused_ops, "fused_attention"));
+  CHECK_FALSE(has(fused_ops, "softmax"));
+  CHECK(has(composed_ops, "softmax"));
+  CHECK_FALSE(has(composed_ops, "fused_attention"));
+  REQUIRE(fused.size() == composed.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    INFO("result ", i);
+    require_close(fused[i], composed[i], 1e-12, 1e-12);
+  }
+  tape().clear();
 }
