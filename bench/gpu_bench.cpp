@@ -109,8 +109,10 @@ void bench_train_step(const BenchConfig& c, Device device, int steps) {
   first_loss = last_loss;
   const double ms = median_ms(device, 2, steps, step);
   const double tokens_per_s = static_cast<double>(c.batch * c.seq) / (ms / 1e3);
-  fmt::print("train {:<6} {:>10.3f} ms/step {:>12.0f} tokens/s   (loss {:.4f} -> {:.4f}, {} params)\n", c.name, ms,
-             tokens_per_s, first_loss, last_loss, params.size());
+  int64_t numel = 0;
+  for (const NamedParameter& p : params) numel += p.tensor.numel();
+  fmt::print("train {:<6} {:>10.3f} ms/step {:>12.0f} tokens/s   (loss {:.4f} -> {:.4f}, {} parameters)\n", c.name, ms,
+             tokens_per_s, first_loss, last_loss, numel);
   fmt::print("{{\"kind\": \"train\", \"config\": \"{}\", \"ms_per_step\": {:.4f}, \"tokens_per_s\": {:.1f}}}\n", c.name,
              ms, tokens_per_s);
 }

@@ -87,9 +87,9 @@ def bench_train_step(name, c, device, steps):
     step()
     ms = median_ms(device, 2, steps, step)
     tps = c["batch"] * c["seq"] / (ms / 1e3)
-    nparams = sum(1 for _ in model.parameters())
+    nparams = sum(p.numel() for p in model.parameters())
     print(f"train {name:<6} {ms:>10.3f} ms/step {tps:>12.0f} tokens/s   (loss {losses[0]:.4f} -> {losses[-1]:.4f}, "
-          f"{nparams} params)")
+          f"{nparams} parameters)")
     emit({"kind": "train", "config": name, "ms_per_step": round(ms, 4), "tokens_per_s": round(tps, 1)})
 
 

@@ -2,6 +2,7 @@
 // batches and dropout masks on both devices (Philox), so the losses agree to float tolerance.
 // All cases here skip without a GPU.
 #include <cmath>
+#include <limits>
 #include <regex>
 
 #include "test_util.h"
@@ -131,4 +132,26 @@ TEST_CASE("cli: tapegrad train --device cuda reaches the CPU's accuracy (GPU)") 
   CHECK(gpu_loss == doctest::Approx(cpu_loss).epsilon(1e-3));
   CHECK(std::abs(gpu_accuracy - cpu_accuracy) <= 0.02);
   CHECK(gpu_accuracy > 0.3);  // it learned something (chance is about 0.1)
+}
+
+TEST_CASE("train: the NaN guard names the op on the GPU too (GPU)") {
+  if (!gpu_available_or_skip()) return;
+  TempDir dir("cuda_nan");
+  train::TrainConfig c = tiny_config("copy", dir.path());
+  c.steps = 10, c.warmup = 1, c.device = "cuda";
+  train::Trainer t(c, {.console = nullptr, .write_files = false});
+  t.fit(2);
+  // the row of <sep>, which every copy example holds, becomes NaN (written on the host, copied back)
+  Tensor& weight = t.model().embedding->weight;
+  REQUIRE(weight.is_cuda());
+  Tensor host = to_device_copy(weight, kCPU);
+  float* w = host.data<float>() + data::kSepId * host.size(1);
+  for (int64_t k = 0; k < host.size(1); ++k) w[k] = std::numeric_limits<float>::quiet_NaN();
+  {
+    NoGradGuard no_grad;
+    copy_(weight, host);
+  }
+  CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("train: step 3: the loss is nan"), Error);
+  CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("the first op to produce a non-finite value is 'embedding'"), Error);
+  CHECK(t.step() == 2);
 }
