@@ -5,7 +5,7 @@
 #
 #   OUT=/some/dir bash scripts/gpu-check.sh
 #
-# Steps, each with its own time limit inside a total budget (GPU_CHECK_BUDGET seconds, 500 by
+# Steps, each with its own time limit inside a total budget (GPU_CHECK_BUDGET seconds, 520 by
 # default), each one's exit code recorded; a failing step never stops the later ones (only a
 # failed build skips what needs the binaries):
 #   env        nvidia-smi, compiler and tool versions
@@ -24,7 +24,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/gpu-check-out}
-BUDGET=${GPU_CHECK_BUDGET:-500}
+BUDGET=${GPU_CHECK_BUDGET:-520}
 JOBS=${GPU_CHECK_JOBS:-$(nproc)}
 BUILD=${GPU_CHECK_BUILD:-$ROOT/build/gpu}
 DEPS=$ROOT/.gpu-deps
