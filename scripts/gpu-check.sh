@@ -184,7 +184,7 @@ PROG=$BUILD/bin/tapegrad
 BENCH=$BUILD/bench/tapegrad_gpu_bench
 
 # ---- the GPU test cases first, then training, the benchmark, the whole suite ----------------
-step gpu_tests 120 gpu_tests.log "'$TESTS' --test-case='*cuda*,*gpu*' --duration=true"
+step gpu_tests 120 gpu_tests.log "'$TESTS' --test-case='*cuda*,*gpu*'"
 GPU_TESTS_RC=$?
 ((GPU_TESTS_RC != 0 && GPU_TESTS_RC != 77)) &&
   # One bad kernel leaves a sticky CUDA error that fails every later case of the process: run
