@@ -45,9 +45,11 @@ std::vector<int64_t> generate(TransformerModel& model, std::vector<int64_t> ids,
   const bool was_training = model.is_training();
   model.eval();
   Generator gen(options.seed);
+  const Device device = model.embedding->weight.device();
   for (int64_t n = 0; n < options.max_new_tokens; ++n) {
     const auto T = std::min<int64_t>(std::ssize(ids), model.config.max_len);
-    Tensor context = tensor_i64(std::vector<int64_t>(ids.end() - T, ids.end()), {1, T});
+    // (1,T), on the model's device (a model trained with --device cuda stays there)
+    Tensor context = tensor_i64(std::vector<int64_t>(ids.end() - T, ids.end()), {1, T}, device);
     Tensor logits = model.forward(context);  // (1,T,C)
     std::vector<double> last = to_dtype_copy(slice(logits, 1, T - 1, T), kF64).to_vector<double>();  // (1,1,C)
     last.erase(last.begin(), last.begin() + options.min_id);

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "core/cuda/cuda_runtime.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
 #include "ops/cross_entropy/cross_entropy.h"
@@ -60,10 +61,10 @@ Trainer::Trainer(const TrainConfig& config, TrainerOptions options)
 Trainer::Trainer(const TrainConfig& config, TaskData data, TrainerOptions options)
     : config_(config), options_(options), data_(std::move(data)) {
   validate(config_);
-  const Device device = parse_device(config_.device);
+  device_ = parse_device(config_.device);
   manual_seed(config_.seed);  // the parameters' initial values, then dropout, draw from it
   model_ = std::make_unique<TransformerModel>(model_config(config_, data_));
-  if (!device.is_cpu()) model_->to_(device);
+  if (!device_.is_cpu()) model_->to_(device_);
   for (auto& [name, t] : model_->named_parameters()) params_.push_back({name, t});
   optimizer_ = std::make_unique<AdamW>(weight_decay_groups(params_),
                                        AdamWOptions{.lr = config_.lr, .weight_decay = config_.weight_decay});
@@ -71,9 +72,9 @@ Trainer::Trainer(const TrainConfig& config, TaskData data, TrainerOptions option
       *optimizer_, warmup_cosine(config_.lr, config_.warmup, config_.steps, config_.lr * config_.min_lr_ratio));
   train_loader_ = std::make_unique<data::DataLoader>(
       data_.train, data::DataLoaderOptions{.batch_size = config_.batch_size, .shuffle = data_.shuffle,
-                                           .seed = config_.seed, .device = device});
+                                           .seed = config_.seed, .device = device_});
   val_loader_ = std::make_unique<data::DataLoader>(
-      data_.val, data::DataLoaderOptions{.batch_size = config_.batch_size, .shuffle = false, .device = device});
+      data_.val, data::DataLoaderOptions{.batch_size = config_.batch_size, .shuffle = false, .device = device_});
 }
 
 std::filesystem::path Trainer::checkpoint_path() const {
@@ -154,6 +155,7 @@ StepMetrics Trainer::train_step() {
   optimizer_->step();
   optimizer_->zero_grad();
   ++step_;
+  if (device_.is_cuda()) cuda_synchronize();  // the step's GPU work is done: ms covers it
   m.ms = ms_since(start);
   return m;
 }

@@ -103,6 +103,7 @@ class Trainer {
   std::unique_ptr<AdamW> optimizer_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<data::DataLoader> train_loader_, val_loader_;
+  Device device_;  // where the model, the batches and the optimizer state live
   int64_t step_ = 0;
   int64_t last_checkpoint_step_ = 0;  // 0: none written (or resumed from) yet
 };

@@ -79,7 +79,7 @@ TEST_CASE("labelled files: separate input and output vocabularies from the train
 
 TEST_CASE("labelled files: loading from files, split by a seeded fraction or given as two files") {
   std::string many;
-  for (int i = 0; i < 40; ++i) many += "w" + std::to_string(i) + " x\tA B\n";
+  for (int i = 0; i < 40; ++i) many += fmt::format("w{} x\tA B\n", i);  // ("w" + string&&: GCC 12 -O3 -Wrestrict)
   TempFile file("many.tsv", many);
   LabelledTask a = load_labelled_task(file.path(), 0.25, 11);
   CHECK(a.train.size() == 30);

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include "ops/cat/cat.h"
 
@@ -76,4 +77,13 @@ TEST_CASE("cat: tensors on different devices (GPU)") {
   Tensor y = cat({to_device_copy(a, Device::cuda()), b}, 0);
   CHECK(y.is_cuda());
   require_values(y, {0, 0, 0, 0, 1, 1});
+}
+
+TEST_CASE("cat: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return cat({in[0], in[1], in[0]}, 1); };
+  require_cuda_matches_cpu_with_grads("cat (2,3),(2,1),(2,3) dim 1", fn, {rand64({2, 3}, 1), rand64({2, 1}, 2)});
+  require_cuda_matches_cpu_with_grads("cat non-contiguous (4,3),(4,2) dim 1", fn,
+                                      {noncontig64({4, 3}, 3), rand64({4, 2}, 4)});
+  require_gradcheck("cat", fn, on_gpu({noncontig64({3, 2}, 5), rand64({3, 4}, 6)}));
 }

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include "ops/clone/clone.h"
 
@@ -36,4 +37,13 @@ TEST_CASE("clone: float32 matches float64") {
 
 TEST_CASE("clone: errors name the op") {
   CHECK_THROWS_WITH_AS(clone(Tensor()), doctest::Contains("clone: argument 'x' is an undefined tensor"), tg::Error);
+}
+
+TEST_CASE("clone: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return clone(in[0]); };
+  require_cuda_matches_cpu_with_grads("clone (2,3)", fn, {rand64({2, 3}, 1)});
+  require_cuda_matches_cpu_with_grads("clone non-contiguous (3,4)", fn, {noncontig64({3, 4}, 2)});
+  require_cuda_matches_cpu_with_grads("clone 0-d", fn, {rand64({}, 3)});
+  require_gradcheck("clone", fn, on_gpu({rand64({}, 3)}));
 }

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -44,4 +45,12 @@ TEST_CASE("contiguous: float32 matches float64") {
 TEST_CASE("contiguous: errors name the op") {
   CHECK_THROWS_WITH_AS(contiguous(Tensor()), doctest::Contains("contiguous: argument 'x' is an undefined tensor"),
                        tg::Error);
+}
+
+TEST_CASE("contiguous: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return contiguous(in[0]) * 2; };
+  require_cuda_matches_cpu_with_grads("contiguous non-contiguous (3,4)", fn, {noncontig64({3, 4}, 1)});
+  require_cuda_matches_cpu_with_grads("contiguous (2,3,4)", fn, {rand64({2, 3, 4}, 3)});
+  require_gradcheck("contiguous", fn, on_gpu({rand64({2, 3, 4}, 3)}));
 }

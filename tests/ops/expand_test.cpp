@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -55,4 +56,13 @@ TEST_CASE("expand: errors name the op and the shapes") {
                        tg::Error);
   CHECK_THROWS_WITH_AS(expand(Tensor(), {2}), doctest::Contains("expand: argument 'x' is an undefined tensor"),
                        tg::Error);
+}
+
+TEST_CASE("expand: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return expand(in[0], {2, 3, 4}); };
+  require_cuda_matches_cpu_with_grads("expand (3,1)", fn, {rand64({3, 1}, 1)});
+  require_cuda_matches_cpu_with_grads("expand (4)", fn, {rand64({4}, 2)});
+  require_cuda_matches_cpu_with_grads("expand (1,3,1)", fn, {rand64({1, 3, 1}, 3)});
+  require_gradcheck("expand", fn, on_gpu({rand64({1, 3, 1}, 3)}));
 }

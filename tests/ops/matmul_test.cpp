@@ -1,5 +1,6 @@
 #include "ops/matmul/matmul.h"
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -194,4 +195,12 @@ TEST_CASE("matmul: CUDA matches the CPU reference") {
       require_close(to_device_copy(bg.grad(), kCPU), bc.grad(), 1e-5, 1e-5);
     }
   }
+}
+
+TEST_CASE("matmul: f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); };
+  require_gradcheck("matmul", fn, on_gpu({rand64({2, 3, 4}, 1), rand64({4, 5}, 2)}));
+  require_gradcheck("matmul", fn, on_gpu({noncontig64({3, 4}, 3), noncontig64({4, 2}, 4)}));  // transposed operands
+  require_gradcheck("matmul", fn, on_gpu({rand64({2, 1, 3, 4}, 5), rand64({5, 4, 2}, 6)}));   // broadcast batch
 }

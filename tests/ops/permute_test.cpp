@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include "ops/permute/permute.h"
 
@@ -68,4 +69,13 @@ TEST_CASE("permute: errors name the op and the shape") {
   CHECK_THROWS_WITH_AS(permute(x, {0, 1, -1, 2}), doctest::Contains("not a permutation"), tg::Error);
   CHECK_THROWS_WITH_AS(permute(x, {0, 1, 3}), doctest::Contains("permute: dim 3 is out of range"), tg::Error);
   CHECK_THROWS_WITH_AS(permute(x, {2, -1, 0}), doctest::Contains("not a permutation"), tg::Error);  // -1 is 2
+}
+
+TEST_CASE("permute: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return permute(in[0], {2, 0, 1}); };
+  Tensor strided = unsqueeze(noncontig64({4, 3}, 2).detach(), 0).requires_grad_();  // (1,4,3), not contiguous
+  require_cuda_matches_cpu_with_grads("permute (2,3,4)", fn, {rand64({2, 3, 4}, 1)});
+  require_cuda_matches_cpu_with_grads("permute non-contiguous (1,4,3)", fn, {strided});
+  require_gradcheck("permute", fn, on_gpu({strided}));
 }

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -70,4 +71,12 @@ TEST_CASE("reshape / view: errors name the op and the shapes") {
   CHECK_THROWS_WITH_AS(view(t, {6}), doctest::Contains("view: x (3,2) with strides (1,3) is not contiguous"),
                        tg::Error);
   CHECK_THROWS_WITH_AS(flatten(Tensor()), doctest::Contains("reshape: argument 'x' is an undefined tensor"), tg::Error);
+}
+
+TEST_CASE("reshape: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return reshape(in[0], {3, -1}); };
+  require_cuda_matches_cpu_with_grads("reshape (2,3,2)", fn, {rand64({2, 3, 2}, 1)});
+  require_cuda_matches_cpu_with_grads("reshape non-contiguous (4,3)", fn, {noncontig64({4, 3}, 2)});
+  require_gradcheck("reshape", fn, on_gpu({noncontig64({4, 3}, 2)}));
 }

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include <limits>
 
@@ -87,4 +88,12 @@ TEST_CASE("slice: errors name the op and the shape") {
   CHECK_THROWS_WITH_AS(narrow(x, 0, 0, -1), doctest::Contains("narrow: start 0 and length -1"), tg::Error);
   CHECK_THROWS_WITH_AS(narrow(Tensor(), 0, 0, 1), doctest::Contains("narrow: argument 'x' is an undefined tensor"),
                        tg::Error);
+}
+
+TEST_CASE("slice: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return slice(in[0], 1, 1, 4, 2); };
+  require_cuda_matches_cpu_with_grads("slice (2,5)", fn, {rand64({2, 5}, 1)});
+  require_cuda_matches_cpu_with_grads("slice non-contiguous (3,5)", fn, {noncontig64({3, 5}, 2)});
+  require_gradcheck("slice", fn, on_gpu({noncontig64({3, 5}, 2)}));
 }

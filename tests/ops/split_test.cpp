@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include "ops/split/split.h"
 
@@ -99,4 +100,15 @@ TEST_CASE("split / chunk: errors name the op and the shape") {
                        tg::Error);
   CHECK_THROWS_WITH_AS(chunk(Tensor(), 2, 0), doctest::Contains("chunk: argument 'x' is an undefined tensor"),
                        tg::Error);
+}
+
+TEST_CASE("split: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) {
+    const std::vector<Tensor> parts = split(in[0], {1, 3}, 1);  // both outputs, swapped
+    return cat({parts[1], parts[0]}, 1);
+  };
+  require_cuda_matches_cpu_with_grads("split (2,4)", fn, {rand64({2, 4}, 1)});
+  require_cuda_matches_cpu_with_grads("split non-contiguous (3,4)", fn, {noncontig64({3, 4}, 2)});
+  require_gradcheck("split", fn, on_gpu({noncontig64({3, 4}, 2)}));
 }

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include "ops/squeeze/squeeze.h"
 
@@ -57,4 +58,11 @@ TEST_CASE("squeeze: errors name the op and the shape") {
   CHECK_THROWS_WITH_AS(squeeze(x, 2), doctest::Contains("squeeze: dim 2 is out of range for a tensor of shape (2,1)"),
                        tg::Error);
   CHECK_THROWS_WITH_AS(squeeze(Tensor()), doctest::Contains("squeeze: argument 'x' is an undefined tensor"), tg::Error);
+}
+
+TEST_CASE("squeeze: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return squeeze(in[0], 1) * 3; };
+  require_cuda_matches_cpu_with_grads("squeeze (2,1,3)", fn, {rand64({2, 1, 3}, 1)});
+  require_gradcheck("squeeze", fn, on_gpu({rand64({2, 1, 3}, 1)}));
 }

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include "ops/transpose/transpose.h"
 
@@ -57,4 +58,12 @@ TEST_CASE("transpose: errors name the op and the shape") {
   CHECK_THROWS_WITH_AS(transpose(x, -3, 0), doctest::Contains("transpose: dim -3"), tg::Error);
   CHECK_THROWS_WITH_AS(transpose(Tensor(), 0, 1), doctest::Contains("transpose: argument 'x' is an undefined tensor"),
                        tg::Error);
+}
+
+TEST_CASE("transpose: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return transpose(in[0], 0, 2); };
+  require_cuda_matches_cpu_with_grads("transpose (2,3,4)", fn, {rand64({2, 3, 4}, 1)});
+  require_cuda_matches_cpu_with_grads("transpose non-contiguous (3,4)", fn, {noncontig64({3, 4}, 2)});
+  require_gradcheck("transpose", fn, on_gpu({noncontig64({3, 4}, 2)}));
 }

@@ -1,4 +1,5 @@
 #include "test_util.h"
+#include "cuda_parity_test_util.h"
 
 #include "ops/unsqueeze/unsqueeze.h"
 
@@ -61,4 +62,12 @@ TEST_CASE("unsqueeze: errors name the op and the shape") {
   CHECK_THROWS_WITH_AS(unsqueeze(x, -4), doctest::Contains("unsqueeze: dim -4"), tg::Error);
   CHECK_THROWS_WITH_AS(unsqueeze(Tensor(), 0), doctest::Contains("unsqueeze: argument 'x' is an undefined tensor"),
                        tg::Error);
+}
+
+TEST_CASE("unsqueeze: CUDA matches CPU (forward and backward), f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return unsqueeze(in[0], 1) * 3; };
+  require_cuda_matches_cpu_with_grads("unsqueeze (2,3)", fn, {rand64({2, 3}, 1)});
+  require_cuda_matches_cpu_with_grads("unsqueeze non-contiguous (3,4)", fn, {noncontig64({3, 4}, 2)});
+  require_gradcheck("unsqueeze", fn, on_gpu({noncontig64({3, 4}, 2)}));
 }
