@@ -1,9 +1,22 @@
+#include <algorithm>
+
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "ops/common/reduce.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
+
+namespace {
+// True when the reduced dims are exactly the leading dims of x: keep is (1, ..., 1, x's other sizes).
+bool reduces_leading_dims(const Shape& x, const Shape& keep) {
+  size_t d = 0;
+  while (d < x.size() && keep[d] == 1) ++d;
+  for (; d < x.size(); ++d)
+    if (keep[d] != x[d]) return false;
+  return true;
+}
+}  // namespace
 
 void sum_forward_cpu(const Tensor& out, const Tensor& x) {
   // x (d0..dn-1) any strides; out (keepdim shape) contiguous. Reduced dims: out 1, x not.
@@ -35,6 +48,22 @@ void sum_forward_cpu(const Tensor& out, const Tensor& x) {
 #pragma omp parallel for reduction(+ : acc) if (n_reduced > kParallelGrain)
       for (int64_t i = 0; i < n_reduced; ++i) acc += in[i];
       o[0] = static_cast<T>(acc);
+      return;
+    }
+    if (x.is_contiguous() && reduces_leading_dims(x.shape(), out.shape())) {  // a bias gradient: (N, C) -> (1, C)
+      // Tiles of kTile columns, each summed over all rows into a double accumulator; a thread per tile.
+      constexpr int64_t kTile = 64;
+#pragma omp parallel for if (n_out * n_reduced > kParallelGrain)
+      for (int64_t c0 = 0; c0 < n_out; c0 += kTile) {
+        const int64_t width = std::min(kTile, n_out - c0);
+        double acc[kTile] = {};
+        for (int64_t r = 0; r < n_reduced; ++r) {
+          const T* row = in + r * n_out + c0;
+#pragma omp simd
+          for (int64_t c = 0; c < width; ++c) acc[c] += row[c];
+        }
+        for (int64_t c = 0; c < width; ++c) o[c0 + c] = static_cast<T>(acc[c]);
+      }
       return;
     }
 #pragma omp parallel for if (n_out * n_reduced > kParallelGrain)
