@@ -4,7 +4,7 @@
 // bench/libtorch/ops_libtorch.cpp runs the same cases through libtorch, and
 // bench/ops_side_by_side.sh puts the two in one table.
 //
-//   ops_bench [--threads N]... [--filter SUBSTRING]
+//   ops_bench [--threads N]... [--filter SUBSTRING] [--cpu-time]
 //
 // Rows: "fwd" runs the op without recording (NoGradGuard); "fwd+bwd" runs it with its input
 // requiring grad, then backward from a fixed gradient (the input's .grad is dropped after
@@ -16,7 +16,7 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -29,23 +29,34 @@ using namespace tg;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+bool g_cpu_time = false;  // --cpu-time
+
+// Microseconds on the wall clock, or (--cpu-time) of the process's CPU time divided by the
+// thread count: the time the threads would take on cores of their own, which a machine shared
+// with other work disturbs much less (use it with OMP_WAIT_POLICY=passive, so that waiting
+// threads do not spin).
+double now_us() {
+  timespec ts{};
+  clock_gettime(g_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  const double us = static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+  return g_cpu_time ? us / omp_get_max_threads() : us;
+}
 
 // Median over 11 samples of the mean time of one call, in microseconds; each sample repeats
 // the call for at least 3 ms.
 double median_us(const std::function<void()>& fn) {
   for (int i = 0; i < 3; ++i) fn();  // warm up: the caching allocator, the caches, the threads
   int reps = 0;
-  const auto start = Clock::now();
+  const double start = now_us();
   do {
     fn();
     ++reps;
-  } while (Clock::now() - start < std::chrono::milliseconds(3));
+  } while (now_us() - start < 3000);
   std::vector<double> samples;
   for (int s = 0; s < 11; ++s) {
-    const auto t0 = Clock::now();
+    const double t0 = now_us();
     for (int r = 0; r < reps; ++r) fn();
-    samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / reps);
+    samples.push_back((now_us() - t0) / reps);
   }
   std::nth_element(samples.begin(), samples.begin() + 5, samples.end());
   return samples[5];
@@ -144,8 +155,10 @@ int main(int argc, char** argv) {
       thread_counts.push_back(std::stoi(argv[++i]));
     else if (arg == "--filter" && i + 1 < argc)
       filter = argv[++i];
+    else if (arg == "--cpu-time")
+      g_cpu_time = true;
     else {
-      fmt::print(stderr, "usage: {} [--threads N]... [--filter SUBSTRING]\n", argv[0]);
+      fmt::print(stderr, "usage: {} [--threads N]... [--filter SUBSTRING] [--cpu-time]\n", argv[0]);
       return 2;
     }
   }

@@ -6,7 +6,8 @@
 # median of the rounds (each round's number is itself a median of 11 samples), so that load
 # from other work on the machine hits both alike.
 #
-#   bench/ops_side_by_side.sh [ops_bench args, e.g. --threads 2 --filter softmax]
+#   bench/ops_side_by_side.sh [ops_bench args, e.g. --threads 2 --filter softmax --cpu-time]
+# On a machine shared with other work: OMP_WAIT_POLICY=passive bench/ops_side_by_side.sh --cpu-time
 #   ROUNDS=5 BUILD_DIR=build/h bench/ops_side_by_side.sh   (reuse a Release build dir)
 set -euo pipefail
 cd "$(dirname "$0")/.."

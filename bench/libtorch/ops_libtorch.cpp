@@ -2,13 +2,13 @@
 // timing), for bench/ops_side_by_side.sh. Built only with -DTAPEGRAD_BENCH_LIBTORCH=ON where
 // find_package(Torch) succeeds (Debian's libtorch-dev).
 //
-//   ops_libtorch [--threads N]... [--filter SUBSTRING]
+//   ops_libtorch [--threads N]... [--filter SUBSTRING] [--cpu-time]
 //
 // Output: one line per row, "RESULT op|shape|threads|dir|us".
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -17,21 +17,28 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+bool g_cpu_time = false;  // --cpu-time
+
+double now_us() {  // as in ops_bench.cpp
+  timespec ts{};
+  clock_gettime(g_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  const double us = static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+  return g_cpu_time ? us / at::get_num_threads() : us;
+}
 
 double median_us(const std::function<void()>& fn) {  // as in ops_bench.cpp
   for (int i = 0; i < 3; ++i) fn();
   int reps = 0;
-  const auto start = Clock::now();
+  const double start = now_us();
   do {
     fn();
     ++reps;
-  } while (Clock::now() - start < std::chrono::milliseconds(3));
+  } while (now_us() - start < 3000);
   std::vector<double> samples;
   for (int s = 0; s < 11; ++s) {
-    const auto t0 = Clock::now();
+    const double t0 = now_us();
     for (int r = 0; r < reps; ++r) fn();
-    samples.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / reps);
+    samples.push_back((now_us() - t0) / reps);
   }
   std::nth_element(samples.begin(), samples.begin() + 5, samples.end());
   return samples[5];
@@ -102,8 +109,10 @@ int main(int argc, char** argv) {
       thread_counts.push_back(std::stoi(argv[++i]));
     else if (arg == "--filter" && i + 1 < argc)
       filter = argv[++i];
+    else if (arg == "--cpu-time")
+      g_cpu_time = true;
     else {
-      std::fprintf(stderr, "usage: %s [--threads N]... [--filter SUBSTRING]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--threads N]... [--filter SUBSTRING] [--cpu-time]\n", argv[0]);
       return 2;
     }
   }
