@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include <omp.h>
+
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "ops/common/reduce.h"
@@ -51,18 +53,22 @@ void sum_forward_cpu(const Tensor& out, const Tensor& x) {
       return;
     }
     if (x.is_contiguous() && reduces_leading_dims(x.shape(), out.shape())) {  // a bias gradient: (N, C) -> (1, C)
-      // Tiles of kTile columns, each summed over all rows into a double accumulator; a thread per tile.
-      constexpr int64_t kTile = 64;
-#pragma omp parallel for if (n_out * n_reduced > kParallelGrain)
-      for (int64_t c0 = 0; c0 < n_out; c0 += kTile) {
-        const int64_t width = std::min(kTile, n_out - c0);
-        double acc[kTile] = {};
+      // Column blocks, one per thread, each summed row after row (contiguous reads) into double
+      // accumulators that stay in L1; every column adds its rows in order 0..n-1 whatever the
+      // thread count.
+      constexpr int64_t kMaxWidth = 512;
+      const int64_t threads = n_out * n_reduced > kParallelGrain ? omp_get_max_threads() : 1;
+      const int64_t width = std::clamp<int64_t>(((n_out + threads - 1) / threads + 15) & ~int64_t{15}, 16, kMaxWidth);
+#pragma omp parallel for if (threads > 1)
+      for (int64_t c0 = 0; c0 < n_out; c0 += width) {
+        const int64_t w = std::min(width, n_out - c0);
+        double acc[kMaxWidth] = {};
         for (int64_t r = 0; r < n_reduced; ++r) {
           const T* row = in + r * n_out + c0;
 #pragma omp simd
-          for (int64_t c = 0; c < width; ++c) acc[c] += row[c];
+          for (int64_t c = 0; c < w; ++c) acc[c] += row[c];
         }
-        for (int64_t c = 0; c < width; ++c) o[c0 + c] = static_cast<T>(acc[c]);
+        for (int64_t c = 0; c < w; ++c) o[c0 + c] = static_cast<T>(acc[c]);
       }
       return;
     }
