@@ -1,5 +1,6 @@
 #pragma once
 // tapegrad: everything a user needs in one include.
+#include "core/allocator.h"
 #include "core/backward.h"
 #include "core/copy.h"
 #include "core/factories.h"

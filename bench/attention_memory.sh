@@ -5,7 +5,7 @@
 #   bench/attention_memory.sh [BUILD_DIR] [T ...]       (default build/release, T = 256 ... 4096)
 #   HEADS=4 HEAD_SIZE=64 REPS=3 THREADS=2 bench/attention_memory.sh build/release
 #
-# BUILD_DIR holds bench/tapegrad_attention_memory_bench, and bench/attention_memory_libtorch
+# BUILD_DIR holds bench/tapegrad_attention_memory_bench, and bench/tapegrad_attention_memory_libtorch
 # when configured with -DTAPEGRAD_BENCH_LIBTORCH=ON (its column is "-" otherwise).
 set -euo pipefail
 build=${1:-build/release}
@@ -14,7 +14,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(256 512 1024 2048 4096)
 heads=${HEADS:-4} head_size=${HEAD_SIZE:-64} reps=${REPS:-3} threads=${THREADS:-0}
 tapegrad=$build/bench/tapegrad_attention_memory_bench
-libtorch=$build/bench/attention_memory_libtorch
+libtorch=$build/bench/tapegrad_attention_memory_libtorch
 [ -x "$tapegrad" ] || { echo "attention_memory.sh: no $tapegrad (build the bench first)" >&2; exit 1; }
 
 # run PROGRAM ARGS...: "delta_mib ms" of one fresh process

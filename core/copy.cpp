@@ -40,6 +40,12 @@ void copy_(const Tensor& dst, const Tensor& src) {
         using S = decltype(src_zero);
         D* out = static_cast<D*>(dst.raw_data());
         const S* in = static_cast<const S*>(src.raw_data());
+        if (dst.is_contiguous() && src.is_contiguous()) {  // a plain loop (memcpy speed), no odometer
+          const int64_t n = dst.numel();
+#pragma omp parallel for simd if (n > kParallelGrain)
+          for (int64_t i = 0; i < n; ++i) out[i] = static_cast<D>(in[i]);
+          return;
+        }
         strided_for_each<2>(dst.shape(), {&dst.strides(), &src.strides()},
                             [&](const auto& off) { out[off[0]] = static_cast<D>(in[off[1]]); });
       });
@@ -59,6 +65,12 @@ void add_into_(const Tensor& dst, const Tensor& src) {
       using T = decltype(zero);
       T* out = dst.data<T>();
       const T* in = src.data<T>();
+      if (dst.is_contiguous() && src.is_contiguous()) {
+        const int64_t n = dst.numel();
+#pragma omp parallel for simd if (n > kParallelGrain)
+        for (int64_t i = 0; i < n; ++i) out[i] += in[i];
+        return;
+      }
       strided_for_each<2>(dst.shape(), {&dst.strides(), &src.strides()},
                           [&](const auto& off) { out[off[0]] += in[off[1]]; });
     });
@@ -74,6 +86,12 @@ void fill_(const Tensor& dst, double value) {
       using T = decltype(zero);
       T* out = static_cast<T*>(dst.raw_data());
       const T v = static_cast<T>(value);
+      if (dst.is_contiguous()) {
+        const int64_t n = dst.numel();
+#pragma omp parallel for simd if (n > kParallelGrain)
+        for (int64_t i = 0; i < n; ++i) out[i] = v;
+        return;
+      }
       strided_for_each<1>(dst.shape(), {&dst.strides()}, [&](const auto& off) { out[off[0]] = v; });
     });
   }

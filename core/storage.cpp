@@ -4,30 +4,74 @@
 #include <cstring>
 #include <new>
 
+#include "core/block_cache.h"
 #include "core/cuda/cuda_runtime.h"
 
 namespace tg {
 
 namespace {
+
 constexpr size_t kAlignment = 64;  // a cache line; also enough for AVX-512 loads
+
+struct CpuSystem {
+  // Size classes are multiples of 512 B, as aligned_alloc wants (a multiple of the alignment).
+  void* allocate(size_t size) const { return std::aligned_alloc(kAlignment, size); }
+  void release(void* ptr) const { std::free(ptr); }
+};
+
+bool caching_by_default() {
+#if defined(__SANITIZE_ADDRESS__)
+  return false;  // AddressSanitizer must see every free to catch a use after it
+#else
+  const char* env = std::getenv("TAPEGRAD_CPU_CACHING");
+  return !(env && std::strcmp(env, "0") == 0);
+#endif
 }
+
+// Never destroyed: tensors in static storage may be freed after any other static object.
+BlockCache<CpuSystem>& cpu_cache() {
+  static auto* cache = new BlockCache<CpuSystem>(CpuSystem{}, caching_by_default());
+  return *cache;
+}
+
+}  // namespace
 
 Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
   if (device.is_cuda()) {
     data_ = cuda_malloc(nbytes, device.index);
     return;
   }
-  size_t rounded = (std::max<size_t>(nbytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-  data_ = std::aligned_alloc(kAlignment, rounded);
+  data_ = cpu_cache().allocate(nbytes);
   if (!data_) throw std::bad_alloc();
 }
 
 Storage::~Storage() {
   if (device_.is_cuda())
-    cuda_free(data_, device_.index);
+    cuda_free(data_, nbytes_, device_.index);
   else
-    std::free(data_);
+    cpu_cache().free(data_, nbytes_);
 }
+
+MemoryStats memory_stats(Device device) {
+  return device.is_cuda() ? cuda_allocator_stats(device.index) : cpu_cache().stats();
+}
+
+void empty_cache(Device device) {
+  if (device.is_cuda())
+    cuda_empty_cache();
+  else
+    cpu_cache().empty();
+}
+
+void reset_peak_memory_stats(Device device) {
+  if (device.is_cuda())
+    cuda_reset_peak_memory_stats(device.index);
+  else
+    cpu_cache().reset_peak();
+}
+
+void set_cpu_caching(bool enabled) { cpu_cache().set_caching(enabled); }
+bool cpu_caching() { return cpu_cache().caching(); }
 
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   if (nbytes == 0) return;

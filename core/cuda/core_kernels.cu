@@ -84,7 +84,7 @@ bool all_finite_cuda(const Tensor& t, bool allow_neg_inf) {
   TG_CUDA_CHECK_LAUNCH("all_finite");
   int host = 0;
   TG_CUDA_CHECK(cudaMemcpy(&host, found, sizeof(int), cudaMemcpyDeviceToHost), "all_finite");
-  cuda_free(found, t.device().index);
+  cuda_free(found, sizeof(int), t.device().index);
   return host == 0;
 }
 

@@ -1,11 +1,9 @@
 // CUDA services for the core: device count, allocation (a caching allocator), copies. Built
 // with CUDA only.
-#include <algorithm>
-#include <bit>
 #include <mutex>
 #include <unordered_map>
-#include <vector>
 
+#include "core/block_cache.h"
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/cuda_runtime.h"
 
@@ -25,30 +23,30 @@ int cuda_device_count() {
 
 namespace {
 
-// The caching allocator. cudaMalloc is slow and cudaFree waits for the whole GPU, while a
-// training step frees and allocates the same sizes over and over. So a freed block goes into a
-// per-GPU cache, in the bucket of its rounded size, and the next request for that bucket takes
-// it without calling the driver. Handing a block out again at once is safe because every
-// kernel and copy runs on the legacy default stream: work still reading the old tensor is
-// queued before any work that writes the new one.
-// Buckets: sizes up to 1 MiB round up to a multiple of 512 B, larger ones to a power of two.
-constexpr size_t kSmallStep = 512;
-constexpr size_t kLargeFrom = size_t{1} << 20;
-
-size_t bucket_of(size_t nbytes) {
-  if (nbytes <= kLargeFrom) return (std::max<size_t>(nbytes, 1) + kSmallStep - 1) / kSmallStep * kSmallStep;
-  return std::bit_ceil(nbytes);
-}
-
-struct DeviceCache {
-  std::unordered_map<size_t, std::vector<void*>> free_blocks;  // bucket size -> freed blocks
-  std::unordered_map<void*, size_t> live;                      // block in use -> its bucket size
-  CudaMemoryStats stats;
+// The caching allocator (core/block_cache.h), one per GPU. cudaMalloc is slow and cudaFree
+// waits for the whole GPU, while a training step frees and allocates the same sizes over and
+// over. Handing a freed block out again at once is safe because every kernel and copy runs on
+// the legacy default stream: work still reading the old tensor is queued before any work that
+// writes the new one.
+struct CudaSystem {
+  int device_index = 0;
+  void* allocate(size_t size) const {
+    TG_CUDA_CHECK(cudaSetDevice(device_index), "cuda_malloc");
+    void* ptr = nullptr;
+    if (cudaMalloc(&ptr, size) == cudaSuccess) return ptr;
+    cudaGetLastError();  // out of memory is not sticky: clear it, the cache retries once
+    return nullptr;
+  }
+  void release(void* ptr) const {
+    TG_CUDA_CHECK(cudaSetDevice(device_index), "cuda_empty_cache");
+    TG_CUDA_CHECK(cudaFree(ptr), "cuda_empty_cache");
+  }
 };
+using CudaCache = BlockCache<CudaSystem>;
 
 struct Allocator {
-  std::mutex mutex;  // guards everything below
-  std::unordered_map<int, DeviceCache> devices;
+  std::mutex mutex;                              // guards the map, not the caches (each has its own)
+  std::unordered_map<int, CudaCache> devices;    // node based: references stay valid
 };
 
 // Never destroyed: at exit the CUDA context may be gone already, and the driver frees all.
@@ -57,13 +55,13 @@ Allocator& allocator() {
   return *instance;
 }
 
-// Gives the cached blocks of one GPU back to the driver (the caller holds the mutex).
-void release_cached(int device_index, DeviceCache& cache) {
-  TG_CUDA_CHECK(cudaSetDevice(device_index), "cuda_empty_cache");
-  for (auto& [size, blocks] : cache.free_blocks)
-    for (void* block : blocks) TG_CUDA_CHECK(cudaFree(block), "cuda_empty_cache");
-  cache.free_blocks.clear();
-  cache.stats.cached_bytes = 0;
+CudaCache& cache_of(int device_index) {
+  Allocator& a = allocator();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  auto it = a.devices.find(device_index);
+  if (it == a.devices.end())
+    it = a.devices.try_emplace(device_index, CudaSystem{device_index}, /*caching=*/true).first;
+  return it->second;
 }
 
 }  // namespace
@@ -72,57 +70,33 @@ void* cuda_malloc(size_t nbytes, int device_index) {
   if (device_index < 0 || device_index >= cuda_device_count())
     throw Error("cuda_malloc", "cuda:" + std::to_string(device_index) + " is not available (" +
                                    std::to_string(cuda_device_count()) + " GPU(s) found)");
-  const size_t size = bucket_of(nbytes);
-  Allocator& a = allocator();
-  std::lock_guard<std::mutex> lock(a.mutex);
-  DeviceCache& cache = a.devices[device_index];
-  void* ptr = nullptr;
-  auto bucket = cache.free_blocks.find(size);
-  if (bucket != cache.free_blocks.end() && !bucket->second.empty()) {
-    ptr = bucket->second.back();  // a cache hit: no driver call
-    bucket->second.pop_back();
-    ++cache.stats.cache_hits;
-    cache.stats.cached_bytes -= static_cast<int64_t>(size);
-  } else {
-    TG_CUDA_CHECK(cudaSetDevice(device_index), "cuda_malloc");
-    if (cudaMalloc(&ptr, size) != cudaSuccess) {
-      cudaGetLastError();  // out of memory (not sticky): give the cached blocks back, try once more
-      release_cached(device_index, cache);
-      TG_CUDA_CHECK(cudaMalloc(&ptr, size), "cuda_malloc");
-    }
-    ++cache.stats.driver_allocations;
-  }
-  cache.live.emplace(ptr, size);
-  cache.stats.in_use_bytes += static_cast<int64_t>(size);
+  void* ptr = cache_of(device_index).allocate(nbytes);
+  if (!ptr) TG_CUDA_CHECK(cudaErrorMemoryAllocation, "cuda_malloc");
   return ptr;
 }
 
-void cuda_free(void* ptr, int device_index) {
-  if (!ptr) return;
-  Allocator& a = allocator();
-  std::lock_guard<std::mutex> lock(a.mutex);
-  DeviceCache& cache = a.devices[device_index];
-  auto it = cache.live.find(ptr);
-  if (it == cache.live.end()) return;  // not from cuda_malloc: nothing to do (never throw here)
-  const size_t size = it->second;
-  cache.live.erase(it);
-  cache.free_blocks[size].push_back(ptr);
-  cache.stats.in_use_bytes -= static_cast<int64_t>(size);
-  cache.stats.cached_bytes += static_cast<int64_t>(size);
-}
+void cuda_free(void* ptr, size_t nbytes, int device_index) { cache_of(device_index).free(ptr, nbytes); }
 
-CudaMemoryStats cuda_memory_stats(int device_index) {
+MemoryStats cuda_allocator_stats(int device_index) {
   Allocator& a = allocator();
   std::lock_guard<std::mutex> lock(a.mutex);
   auto it = a.devices.find(device_index);
-  return it == a.devices.end() ? CudaMemoryStats{} : it->second.stats;
+  return it == a.devices.end() ? MemoryStats{} : it->second.stats();
+}
+
+CudaMemoryStats cuda_memory_stats(int device_index) {
+  const MemoryStats s = cuda_allocator_stats(device_index);
+  return {.driver_allocations = s.system_allocations, .cache_hits = s.cache_hits, .in_use_bytes = s.in_use_bytes,
+          .cached_bytes = s.cached_bytes};
 }
 
 void cuda_empty_cache() {
   Allocator& a = allocator();
   std::lock_guard<std::mutex> lock(a.mutex);
-  for (auto& [device_index, cache] : a.devices) release_cached(device_index, cache);
+  for (auto& [device_index, cache] : a.devices) cache.empty();
 }
+
+void cuda_reset_peak_memory_stats(int device_index) { cache_of(device_index).reset_peak(); }
 
 void cuda_memcpy(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   cudaMemcpyKind kind = dst_device.is_cuda()

@@ -4,14 +4,18 @@
 // an #ifdef.
 #include <cstddef>
 
-#include "core/device.h"
+#include "core/allocator.h"
 
 namespace tg {
 
-// Through the caching allocator (see CudaMemoryStats in core/device.h): cuda_malloc takes a
-// cached block of the rounded size when there is one; cuda_free caches the block, never throws.
+// Through the GPU's caching allocator (core/block_cache.h, stats in core/allocator.h):
+// cuda_malloc takes a cached block of the rounded size when there is one; cuda_free (given the
+// same nbytes) caches the block.
 void* cuda_malloc(size_t nbytes, int device_index);
-void cuda_free(void* ptr, int device_index);
+void cuda_free(void* ptr, size_t nbytes, int device_index);
+// The full counters of the GPU's cache and their peak reset (memory_stats(Device::cuda(i)), ...).
+MemoryStats cuda_allocator_stats(int device_index);
+void cuda_reset_peak_memory_stats(int device_index);
 void cuda_memcpy(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);
 void cuda_synchronize();
 

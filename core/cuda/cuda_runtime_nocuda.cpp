@@ -14,9 +14,11 @@ namespace {
 bool cuda_built() { return false; }
 int cuda_device_count() { return 0; }
 void* cuda_malloc(size_t, int) { not_built("cuda_malloc"); }
-void cuda_free(void*, int) {}
+void cuda_free(void*, size_t, int) {}
 CudaMemoryStats cuda_memory_stats(int) { return {}; }
+MemoryStats cuda_allocator_stats(int) { return {}; }
 void cuda_empty_cache() {}
+void cuda_reset_peak_memory_stats(int) {}
 void cuda_memcpy(void*, Device, const void*, Device, size_t) { not_built("cuda_memcpy"); }
 void cuda_synchronize() {}
 

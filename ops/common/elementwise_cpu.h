@@ -2,11 +2,48 @@
 // The CPU loops behind every elementwise op. `out` is a fresh contiguous tensor of the
 // broadcast shape; the inputs may have any strides and broadcast to it. The element
 // function is a small lambda: add_forward_cpu is binary_kernel_cpu(out, a, b, std::plus).
+// Contiguous operands take plain loops the compiler vectorises: both of out's shape, or one
+// of out's shape and the other repeating along it (a bias (C) against (N, C), a scalar);
+// anything else goes through strided_for_each.
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "core/tensor.h"
 
 namespace tg {
+
+// True when t is contiguous and, broadcast to `out`, repeats every t.numel() elements of a
+// contiguous out: t's shape without its leading 1s is a suffix of out's shape (a bias (C)
+// against (N, C), a mask (T, T) against (B, NH, T, T), a scalar against anything).
+inline bool repeats_along(const Tensor& t, const Shape& out) {
+  if (!t.is_contiguous()) return false;
+  size_t lead = 0;
+  while (lead < t.shape().size() && t.shape()[lead] == 1) ++lead;
+  const size_t rank = t.shape().size() - lead;
+  if (rank > out.size()) return false;
+  for (size_t d = 0; d < rank; ++d)
+    if (t.shape()[lead + d] != out[out.size() - rank + d]) return false;
+  return true;
+}
+
+namespace detail {
+// o[i] = f(full[i], rep[i % inner]) for i < n (= writes); full and o contiguous, n a multiple of inner.
+template <class T, class F>
+void repeat_loop_cpu(T* o, const T* full, const T* rep, int64_t n, int64_t inner, F f) {
+  if (inner == 1) {
+    const T r = rep[0];
+#pragma omp parallel for simd if (n > kParallelGrain)
+    for (int64_t i = 0; i < n; ++i) o[i] = f(full[i], r);
+    return;
+  }
+#pragma omp parallel for if (n > kParallelGrain)
+  for (int64_t row = 0; row < n / inner; ++row) {
+    T* orow = o + row * inner;
+    const T* frow = full + row * inner;
+#pragma omp simd
+    for (int64_t c = 0; c < inner; ++c) orow[c] = f(frow[c], rep[c]);
+  }
+}
+}  // namespace detail
 
 // out = f(a, b) elementwise (= writes).
 template <class F>
@@ -17,11 +54,17 @@ void binary_kernel_cpu(const Tensor& out, const Tensor& a, const Tensor& b, cons
     const T* x = a.data<T>();
     const T* y = b.data<T>();
     const int64_t n = out.numel();
-    if (a.shape() == out.shape() && b.shape() == out.shape() && a.is_contiguous() && b.is_contiguous()) {
+    const bool a_full = a.shape() == out.shape() && a.is_contiguous();
+    const bool b_full = b.shape() == out.shape() && b.is_contiguous();
+    if (a_full && b_full) {
 #pragma omp parallel for simd if (n > kParallelGrain)
       for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
       return;
     }
+    if (n > 0 && a_full && repeats_along(b, out.shape()))
+      return detail::repeat_loop_cpu(o, x, y, n, b.numel(), f);
+    if (n > 0 && b_full && repeats_along(a, out.shape()))
+      return detail::repeat_loop_cpu(o, y, x, n, a.numel(), [&f](T v, T u) { return f(u, v); });
     Shape sa = broadcast_strides(a.shape(), a.strides(), out.shape());
     Shape sb = broadcast_strides(b.shape(), b.strides(), out.shape());
     strided_for_each<3>(out.shape(), {&out.strides(), &sa, &sb},

@@ -1,14 +1,90 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/vec_math.h"
 #include "ops/dropout/dropout.h"
 
 namespace tg {
+
+namespace {
+
+// uniform_from_bits(bits) = (bits + 1) / 2^32 > p  <=>  bits >= floor(p 2^32) (exact: p 2^32 is).
+// 2^32 (p = 1) keeps nothing.
+uint64_t keep_threshold(double p) { return static_cast<uint64_t>(std::floor(p * 4294967296.0)); }
+
+constexpr int64_t kLanes = 8;  // Philox counters computed together: 32 elements
+
+// philox() of core/rng.h for the kLanes counters counter, counter+1, ..., lane by lane in loops
+// the compiler vectorises: bits[4 l + j] = philox(seed, counter + l)[j], i.e. the words of 32
+// consecutive elements. (The tests check the mask against uniform_at, i.e. against philox().)
+inline void philox_lanes(uint32_t bits[4 * kLanes], uint64_t seed, uint64_t counter) {
+  uint32_t c0[kLanes], c1[kLanes], c2[kLanes] = {}, c3[kLanes] = {};
+  for (int64_t l = 0; l < kLanes; ++l) {
+    c0[l] = static_cast<uint32_t>(counter + l);
+    c1[l] = static_cast<uint32_t>((counter + l) >> 32);
+  }
+  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+  for (int round = 0; round < 10; ++round) {
+#pragma omp simd
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const uint64_t p0 = uint64_t{0xD2511F53u} * c0[l], p1 = uint64_t{0xCD9E8D57u} * c2[l];
+      const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[l] ^ k0;
+      const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[l] ^ k1;
+      c1[l] = static_cast<uint32_t>(p1);
+      c3[l] = static_cast<uint32_t>(p0);
+      c0[l] = n0;
+      c2[l] = n2;
+    }
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  for (int64_t l = 0; l < kLanes; ++l) {
+    bits[4 * l] = c0[l];
+    bits[4 * l + 1] = c1[l];
+    bits[4 * l + 2] = c2[l];
+    bits[4 * l + 3] = c3[l];
+  }
+}
+
+// Elements [first, last) of a float32 dropout, first a multiple of 4 kLanes: keep, out (= writes).
+TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, int64_t first, int64_t last,
+                                     uint64_t seed, uint64_t offset, uint32_t threshold, float scale) {
+  uint32_t bits[4 * kLanes];
+  for (int64_t i0 = first; i0 < last; i0 += 4 * kLanes) {
+    philox_lanes(bits, seed, offset + static_cast<uint64_t>(i0 / 4));
+    const int64_t count = std::min<int64_t>(4 * kLanes, last - i0);
+#pragma omp simd
+    for (int64_t e = 0; e < count; ++e) {
+      const uint8_t k = bits[e] >= threshold;
+      keep[i0 + e] = k;  // a byte: 0 or 1, i.e. false or true
+      out[i0 + e] = keep_or_zero(k, x[i0 + e] * scale);
+    }
+  }
+}
+
+}  // namespace
 
 void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
                          double p, double scale) {
   // out, keep, x (n) contiguous. One Philox call gives the four words of elements 4c..4c+3,
   // i.e. word j of counter offset + c is uniform_at(seed, offset, 4c + j).
-  const int64_t n = x.numel(), counters = (n + 3) / 4;
+  const int64_t n = x.numel();
+  const uint64_t threshold = keep_threshold(p);
+  if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1 (p == 1 takes the loop below)
+    constexpr int64_t kChunk = 64 * 4 * kLanes;  // elements per call: 2048
+    float* o = out.data<float>();
+    auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
+    const float* in = x.data<float>();
+#pragma omp parallel for if (n > kParallelGrain)
+    for (int64_t first = 0; first < n; first += kChunk)
+      dropout_range_f32(o, k, in, first, std::min(n, first + kChunk), seed, offset,
+                        static_cast<uint32_t>(threshold), static_cast<float>(scale));
+    return;
+  }
+  const int64_t counters = (n + 3) / 4;
   dispatch_floating(x.dtype(), "dropout", [&](auto zero) {
     using T = decltype(zero);
     const T* in = x.data<T>();
@@ -19,7 +95,7 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
     for (int64_t c = 0; c < counters; ++c) {
       const PhiloxBlock words = philox(seed, offset + static_cast<uint64_t>(c));
       for (int64_t j = 0, i = 4 * c; j < 4 && i < n; ++j, ++i) {
-        k[i] = uniform_from_bits(words[j]) > p;
+        k[i] = words[j] >= threshold;
         o[i] = k[i] ? in[i] * s : T(0);
       }
     }
@@ -32,11 +108,11 @@ void dropout_backward_cpu(const Tensor& dx, const Tensor& keep, const Tensor& do
   dispatch_floating(dx.dtype(), "dropout", [&](auto zero) {
     using T = decltype(zero);
     T* d = dx.data<T>();
-    const bool* k = keep.data<bool>();
+    const uint8_t* k = mask_bytes(keep.data<bool>());
     const T* g = dout.data<T>();
     const T s = static_cast<T>(scale);
 #pragma omp parallel for simd if (n > kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) d[i] = k[i] ? g[i] * s : T(0);
+    for (int64_t i = 0; i < n; ++i) d[i] = keep_or_zero(k[i], g[i] * s);
   });
 }
 

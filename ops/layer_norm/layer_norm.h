@@ -19,7 +19,8 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight 
 
 // Kernels; every tensor contiguous, all on the CPU or all on one GPU (_cuda); weight, bias
 // undefined = none.
-// out (N,C), mean/rstd (N) = writes; mean and variance of each row in two passes in double.
+// out (N,C), mean/rstd (N) = writes; mean and variance of each row in two passes (in double for
+// float64; for float32 in float, in loops that vectorise).
 void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                             const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps);
 void layer_norm_forward_cuda(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,

@@ -1,17 +1,77 @@
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include <omp.h>
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/vec_math.h"
 #include "ops/layer_norm/layer_norm.h"
 
 namespace tg {
 
+namespace {
+
+// float32 rows: float arithmetic in loops the compiler vectorises (two passes, as below).
+// out = (x - mean) * rstd * w + b (= writes); returns mean and rstd. w, b may be null.
+TG_VEC_CLONES void layer_norm_row_f32(float* out, float* mean, float* rstd, const float* x, const float* w,
+                                      const float* b, int64_t C, float eps) {
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t c = 0; c < C; ++c) sum += x[c];
+  const float m = sum / static_cast<float>(C);
+  float v = 0;
+#pragma omp simd reduction(+ : v)
+  for (int64_t c = 0; c < C; ++c) v += (x[c] - m) * (x[c] - m);
+  const float r = 1 / std::sqrt(v / static_cast<float>(C) + eps);
+  if (w && b) {
+#pragma omp simd
+    for (int64_t c = 0; c < C; ++c) out[c] = (x[c] - m) * r * w[c] + b[c];
+  } else {
+#pragma omp simd
+    for (int64_t c = 0; c < C; ++c) out[c] = (x[c] - m) * r * (w ? w[c] : 1.0f) + (b ? b[c] : 0.0f);
+  }
+  *mean = m;
+  *rstd = r;
+}
+
+// dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), dnorm = g * w (= writes)
+TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, const float* g, const float* x, const float* w, int64_t C,
+                                               float m, float r) {
+  float dnorm_sum = 0, dnorm_norm_sum = 0;
+  if (w) {
+#pragma omp simd reduction(+ : dnorm_sum, dnorm_norm_sum)
+    for (int64_t c = 0; c < C; ++c) dnorm_sum += g[c] * w[c], dnorm_norm_sum += g[c] * w[c] * (x[c] - m) * r;
+  } else {
+#pragma omp simd reduction(+ : dnorm_sum, dnorm_norm_sum)
+    for (int64_t c = 0; c < C; ++c) dnorm_sum += g[c], dnorm_norm_sum += g[c] * (x[c] - m) * r;
+  }
+  const float dnorm_mean = dnorm_sum / static_cast<float>(C), dnorm_norm_mean = dnorm_norm_sum / static_cast<float>(C);
+  if (w) {
+#pragma omp simd
+    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] * w[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
+  } else {
+#pragma omp simd
+    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
+  }
+}
+
+}  // namespace
+
 void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                             const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps) {
   // out, x (N,C), mean/rstd (N), weight/bias (C) or none
+  if (x.dtype() == kF32) {
+    const float* inp = x.data<float>();
+    const float* w = weight.defined() ? weight.data<float>() : nullptr;
+    const float* b = bias.defined() ? bias.data<float>() : nullptr;
+    float *o = out.data<float>(), *mean_p = mean.data<float>(), *rstd_p = rstd.data<float>();
+#pragma omp parallel for if (N * C > kParallelGrain)
+    for (int64_t n = 0; n < N; ++n)
+      layer_norm_row_f32(o + n * C, mean_p + n, rstd_p + n, inp + n * C, w, b, C, static_cast<float>(eps));
+    return;
+  }
   dispatch_floating(x.dtype(), "layer_norm", [&](auto zero) {
     using T = decltype(zero);
     const T* inp = x.data<T>();
@@ -55,7 +115,14 @@ void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tens
     const T* rstd_p = rstd.data<T>();
     const T* w = weight.defined() ? weight.data<T>() : nullptr;
     const bool parallel = N * C > kParallelGrain;
-    if (dx.defined()) {  // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), one row per iteration
+    if constexpr (std::is_same_v<T, float>) {
+      if (dx.defined()) {
+        float* d = dx.data<float>();
+#pragma omp parallel for if (parallel)
+        for (int64_t n = 0; n < N; ++n)
+          layer_norm_backward_row_f32(d + n * C, g + n * C, inp + n * C, w, C, mean_p[n], rstd_p[n]);
+      }
+    } else if (dx.defined()) {  // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), one row per iteration
       T* d = dx.data<T>();
 #pragma omp parallel for if (parallel)
       for (int64_t n = 0; n < N; ++n) {

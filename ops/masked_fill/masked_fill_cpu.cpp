@@ -1,18 +1,44 @@
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/elementwise_cpu.h"
+#include "ops/common/vec_math.h"
 #include "ops/masked_fill/masked_fill.h"
 
 namespace tg {
 
 void masked_fill_forward_cpu(const Tensor& out, const Tensor& x, const Tensor& mask, double value) {
   // out, x (shape); mask (shape or broadcastable to it)
-  const Shape mask_strides = broadcast_strides(mask.shape(), mask.strides(), out.shape());
   dispatch_floating(out.dtype(), "masked_fill", [&](auto zero) {
     using T = decltype(zero);
     const T fill = static_cast<T>(value);
     T* o = out.data<T>();
     const T* in = x.data<T>();
     const bool* m = mask.data<bool>();
+    const int64_t n = out.numel();
+    if (n > 0 && x.is_contiguous() && repeats_along(mask, out.shape())) {  // e.g. scores (B,NH,T,T), mask (T,T)
+      const uint8_t* mb = mask_bytes(m);
+      const int64_t inner = mask.numel();
+      if (inner == n) {  // the mask has x's shape: one flat loop
+#pragma omp parallel for simd if (n > kParallelGrain)
+        for (int64_t i = 0; i < n; ++i) {
+          const T v = in[i];  // loaded unconditionally: a select, not a branch
+          o[i] = mb[i] ? fill : v;
+        }
+        return;
+      }
+#pragma omp parallel for if (n > kParallelGrain)
+      for (int64_t block = 0; block < n / inner; ++block) {
+        T* ob = o + block * inner;
+        const T* ib = in + block * inner;
+#pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) {
+          const T v = ib[i];
+          ob[i] = mb[i] ? fill : v;
+        }
+      }
+      return;
+    }
+    const Shape mask_strides = broadcast_strides(mask.shape(), mask.strides(), out.shape());
     strided_for_each<3>(out.shape(), {&out.strides(), &x.strides(), &mask_strides},
                         [&](const auto& off) { o[off[0]] = m[off[2]] ? fill : in[off[1]]; });
   });

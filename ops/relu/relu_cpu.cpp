@@ -1,5 +1,3 @@
-#include <cmath>
-
 #include "ops/common/elementwise_cpu.h"
 #include "ops/relu/relu.h"
 
@@ -7,7 +5,8 @@ namespace tg {
 
 // inp (...) -> out (...)
 void relu_forward_cpu(const Tensor& out, const Tensor& inp) {
-  unary_kernel_cpu(out, inp, "relu", [](auto v) { return v > 0 || std::isnan(v) ? v : decltype(v)(0); });
+  // !(v <= 0) keeps NaN with one compare (no short-circuit ||), so the loop vectorises
+  unary_kernel_cpu(out, inp, "relu", [](auto v) { return !(v <= 0) ? v : decltype(v)(0); });
 }
 
 // dout (...), inp (...) -> dinp (...)

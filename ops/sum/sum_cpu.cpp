@@ -1,9 +1,24 @@
+#include <algorithm>
+
+#include <omp.h>
+
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "ops/common/reduce.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
+
+namespace {
+// True when the reduced dims are exactly the leading dims of x: keep is (1, ..., 1, x's other sizes).
+bool reduces_leading_dims(const Shape& x, const Shape& keep) {
+  size_t d = 0;
+  while (d < x.size() && keep[d] == 1) ++d;
+  for (; d < x.size(); ++d)
+    if (keep[d] != x[d]) return false;
+  return true;
+}
+}  // namespace
 
 void sum_forward_cpu(const Tensor& out, const Tensor& x) {
   // x (d0..dn-1) any strides; out (keepdim shape) contiguous. Reduced dims: out 1, x not.
@@ -35,6 +50,26 @@ void sum_forward_cpu(const Tensor& out, const Tensor& x) {
 #pragma omp parallel for reduction(+ : acc) if (n_reduced > kParallelGrain)
       for (int64_t i = 0; i < n_reduced; ++i) acc += in[i];
       o[0] = static_cast<T>(acc);
+      return;
+    }
+    if (x.is_contiguous() && reduces_leading_dims(x.shape(), out.shape())) {  // a bias gradient: (N, C) -> (1, C)
+      // Column blocks, one per thread, each summed row after row (contiguous reads) into double
+      // accumulators that stay in L1; every column adds its rows in order 0..n-1 whatever the
+      // thread count.
+      constexpr int64_t kMaxWidth = 512;
+      const int64_t threads = n_out * n_reduced > kParallelGrain ? omp_get_max_threads() : 1;
+      const int64_t width = std::clamp<int64_t>(((n_out + threads - 1) / threads + 15) & ~int64_t{15}, 16, kMaxWidth);
+#pragma omp parallel for if (threads > 1)
+      for (int64_t c0 = 0; c0 < n_out; c0 += width) {
+        const int64_t w = std::min(width, n_out - c0);
+        double acc[kMaxWidth] = {};
+        for (int64_t r = 0; r < n_reduced; ++r) {
+          const T* row = in + r * n_out + c0;
+#pragma omp simd
+          for (int64_t c = 0; c < w; ++c) acc[c] += row[c];
+        }
+        for (int64_t c = 0; c < w; ++c) o[c0 + c] = static_cast<T>(acc[c]);
+      }
       return;
     }
 #pragma omp parallel for if (n_out * n_reduced > kParallelGrain)

@@ -24,8 +24,8 @@ TEST_CASE("cuda: the caching allocator serves repeated sizes from freed blocks")
   cuda_empty_cache();
   const CudaMemoryStats start = cuda_memory_stats(0);
   CHECK(start.cached_bytes == 0);
-  // Buckets: up to 1 MiB a multiple of 512 B, above it a power of two.
-  const int64_t bucket_a = 4096, bucket_b = 16896, bucket_c = int64_t{4} << 20;
+  // Size classes: up to 1 MiB a multiple of 512 B, above it 8 per power of two (2.5 MiB for c).
+  const int64_t bucket_a = 4096, bucket_b = 16896, bucket_c = int64_t{5} << 19;
   for (int step = 0; step < 5; ++step) {  // like training steps: the same sizes every time
     Tensor a = empty({1000}, kF32, Device::cuda());    // 4000 B
     Tensor b = empty({3, 700}, kF64, Device::cuda());  // 16800 B
@@ -38,7 +38,7 @@ TEST_CASE("cuda: the caching allocator serves repeated sizes from freed blocks")
   CHECK(after.in_use_bytes == start.in_use_bytes);
   CHECK(after.cached_bytes == bucket_a + bucket_b + bucket_c);
   {
-    Tensor d = empty({437500}, kF64, Device::cuda());  // 3.5 MB: another size, the same 4 MiB bucket
+    Tensor d = empty({312500}, kF64, Device::cuda());  // 2.5 MB: another size, the same 2.5 MiB class
     CHECK(cuda_memory_stats(0).cache_hits == after.cache_hits + 1);
     CHECK(cuda_memory_stats(0).driver_allocations == after.driver_allocations);
   }

@@ -1,0 +1,142 @@
+// ops_libtorch: bench/ops_bench.cpp's cases through libtorch (the same ops, shapes, rows and
+// timing), for bench/ops_side_by_side.sh. Built only with -DTAPEGRAD_BENCH_LIBTORCH=ON where
+// find_package(Torch) succeeds (Debian's libtorch-dev).
+//
+//   ops_libtorch [--threads N]... [--filter SUBSTRING] [--cpu-time]
+//
+// Output: one line per row, "RESULT op|shape|threads|dir|us".
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <ctime>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+bool g_cpu_time = false;  // --cpu-time
+
+double now_us() {  // as in ops_bench.cpp
+  timespec ts{};
+  clock_gettime(g_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  const double us = static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+  return g_cpu_time ? us / at::get_num_threads() : us;
+}
+
+double median_us(const std::function<void()>& fn) {  // as in ops_bench.cpp
+  for (int i = 0; i < 3; ++i) fn();
+  int reps = 0;
+  const double start = now_us();
+  do {
+    fn();
+    ++reps;
+  } while (now_us() - start < 3000);
+  std::vector<double> samples;
+  for (int s = 0; s < 11; ++s) {
+    const double t0 = now_us();
+    for (int r = 0; r < reps; ++r) fn();
+    samples.push_back((now_us() - t0) / reps);
+  }
+  std::nth_element(samples.begin(), samples.begin() + 5, samples.end());
+  return samples[5];
+}
+
+struct Case {
+  std::string op, shape;
+  std::function<torch::Tensor()> forward;
+  std::vector<torch::Tensor> grad_inputs;
+};
+
+std::vector<Case> cases() {
+  constexpr int64_t N = 2048, C = 128, H = 512, V = 64;
+  const auto f32 = torch::kFloat32;
+  std::vector<Case> cs;
+  {
+    auto x = torch::randn({N, H}, f32), b = torch::randn({H}, f32);
+    cs.push_back({"add bias", "(2048,512)+(512)", [=] { return x + b; }, {b}});
+  }
+  {
+    auto x = torch::randn({N, C}, f32), y = torch::randn({N, C}, f32);
+    cs.push_back({"add", "(2048,128)+(2048,128)", [=] { return x + y; }, {x, y}});
+  }
+  {
+    auto x = torch::randn({N, H}, f32), y = torch::randn({N, H}, f32);
+    cs.push_back({"mul", "(2048,512)*(2048,512)", [=] { return x * y; }, {x, y}});
+  }
+  {
+    auto x = torch::randn({N, C}, f32), w = torch::randn({C}, f32), b = torch::randn({C}, f32);
+    cs.push_back({"layer_norm", "(2048,128)", [=] { return torch::layer_norm(x, {C}, w, b); }, {x, w, b}});
+  }
+  {
+    auto x = torch::randn({32, 4, 64, 64}, f32);
+    cs.push_back({"softmax", "(32,4,64,64)", [=] { return torch::softmax(x, -1); }, {x}});
+  }
+  {
+    auto x = torch::randn({32, 4, 64, 64}, f32);
+    auto mask = torch::ones({64, 64}, torch::kBool).triu(1);
+    cs.push_back({"masked_fill", "(32,4,64,64) mask (64,64)", [=] { return x.masked_fill(mask, -INFINITY); }, {x}});
+  }
+  {
+    auto logits = torch::randn({N, V}, f32);
+    auto target = torch::arange(N, torch::kInt64).mul(7).remainder(V);
+    cs.push_back({"cross_entropy", "(2048,64)", [=] { return torch::nn::functional::cross_entropy(logits, target); },
+                  {logits}});
+  }
+  for (int64_t width : {C, H}) {
+    auto x = torch::randn({N, width}, f32);
+    cs.push_back({"dropout p=0.1", "(2048," + std::to_string(width) + ")", [=] { return torch::dropout(x, 0.1, true); },
+                  {x}});
+  }
+  {
+    auto x = torch::randn({N, H}, f32);
+    cs.push_back({"gelu", "(2048,512)", [=] { return torch::gelu(x); }, {x}});
+    cs.push_back({"relu", "(2048,512)", [=] { return torch::relu(x); }, {x}});
+  }
+  return cs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> thread_counts;
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--threads" && i + 1 < argc)
+      thread_counts.push_back(std::stoi(argv[++i]));
+    else if (arg == "--filter" && i + 1 < argc)
+      filter = argv[++i];
+    else if (arg == "--cpu-time")
+      g_cpu_time = true;
+    else {
+      std::fprintf(stderr, "usage: %s [--threads N]... [--filter SUBSTRING] [--cpu-time]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (thread_counts.empty()) thread_counts = {1, 2};
+  torch::manual_seed(0);
+  for (Case& c : cases()) {
+    if (!filter.empty() && c.op.find(filter) == std::string::npos) continue;
+    for (int threads : thread_counts) {
+      torch::set_num_threads(threads);
+      {
+        torch::NoGradGuard no_grad;
+        const double us = median_us([&] { c.forward(); });
+        std::printf("RESULT %s|%s|%d|fwd|%.2f\n", c.op.c_str(), c.shape.c_str(), threads, us);
+      }
+      for (auto& t : c.grad_inputs) t.requires_grad_(true);
+      const auto grad = torch::randn(c.forward().sizes(), torch::kFloat32);
+      const double us = median_us([&] {
+        c.forward().backward(grad);
+        for (auto& t : c.grad_inputs) t.mutable_grad().reset();
+      });
+      for (auto& t : c.grad_inputs) t.requires_grad_(false);
+      std::printf("RESULT %s|%s|%d|fwd+bwd|%.2f\n", c.op.c_str(), c.shape.c_str(), threads, us);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

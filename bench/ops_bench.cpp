@@ -1,0 +1,188 @@
+// ops_bench: the memory-bound ops of a small Transformer's training step, forward and
+// forward + backward, fp32, at the shapes of the toy config (B 32, T 64, d_model 128, 4 heads,
+// ffn 512: rows = B*T = 2048), on 1 and 2 threads; beside each, a memcpy moving the same bytes.
+// bench/libtorch/ops_libtorch.cpp runs the same cases through libtorch, and
+// bench/ops_side_by_side.sh puts the two in one table.
+//
+//   ops_bench [--threads N]... [--filter SUBSTRING] [--cpu-time]
+//
+// Rows: "fwd" runs the op without recording (NoGradGuard); "fwd+bwd" runs it with its input
+// requiring grad, then backward from a fixed gradient (the input's .grad is dropped after
+// each iteration, so every iteration does the same work). Bytes are what the op itself must
+// read and write (inputs once, outputs once; f32 = 4 B, bool = 1 B); "memcpy" is the time of a
+// memcpy moving as many bytes (reading half, writing half), split over the same threads.
+// Output: a human table, and one machine-readable line per row: "RESULT op|shape|threads|dir|us|memcpy_us".
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <ctime>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tapegrad.h"
+
+using namespace tg;
+
+namespace {
+
+bool g_cpu_time = false;  // --cpu-time
+
+// Microseconds on the wall clock, or (--cpu-time) of the process's CPU time divided by the
+// thread count: the time the threads would take on cores of their own, which a machine shared
+// with other work disturbs much less (use it with OMP_WAIT_POLICY=passive, so that waiting
+// threads do not spin).
+double now_us() {
+  timespec ts{};
+  clock_gettime(g_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  const double us = static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+  return g_cpu_time ? us / omp_get_max_threads() : us;
+}
+
+// Median over 11 samples of the mean time of one call, in microseconds; each sample repeats
+// the call for at least 3 ms.
+double median_us(const std::function<void()>& fn) {
+  for (int i = 0; i < 3; ++i) fn();  // warm up: the caching allocator, the caches, the threads
+  int reps = 0;
+  const double start = now_us();
+  do {
+    fn();
+    ++reps;
+  } while (now_us() - start < 3000);
+  std::vector<double> samples;
+  for (int s = 0; s < 11; ++s) {
+    const double t0 = now_us();
+    for (int r = 0; r < reps; ++r) fn();
+    samples.push_back((now_us() - t0) / reps);
+  }
+  std::nth_element(samples.begin(), samples.begin() + 5, samples.end());
+  return samples[5];
+}
+
+double memcpy_us(int64_t bytes) {  // reads bytes/2, writes bytes/2
+  const int64_t half = bytes / 2;
+  std::vector<char> src(half, 1), dst(half);
+  return median_us([&] {
+#pragma omp parallel
+    {
+      const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
+      std::memcpy(dst.data() + half * t / n, src.data() + half * t / n, half * (t + 1) / n - half * t / n);
+    }
+  });
+}
+
+struct Case {
+  std::string op, shape;
+  int64_t fwd_bytes, bwd_bytes;      // what forward alone / backward alone must move
+  std::function<Tensor()> forward;   // the op on its inputs
+  std::vector<Tensor> grad_inputs;   // the inputs that require grad in the fwd+bwd row
+};
+
+Tensor randn_f32(const Shape& shape) { return randn(shape, kF32); }
+
+std::vector<Case> cases() {
+  constexpr int64_t N = 2048, C = 128, H = 512, V = 64, kF = 4;  // rows, d_model, ffn, classes; f32 bytes
+  const int64_t S = 32 * 4 * 64 * 64;                              // attention scores (B, NH, T, T)
+  std::vector<Case> cs;
+  {
+    Tensor x = randn_f32({N, H}), b = randn_f32({H});  // a Linear's bias: only b needs grad
+    cs.push_back({"add bias", "(2048,512)+(512)", 2 * N * H * kF, N * H * kF, [=] { return add(x, b); }, {b}});
+  }
+  {
+    Tensor x = randn_f32({N, C}), y = randn_f32({N, C});  // the residual
+    cs.push_back({"add", "(2048,128)+(2048,128)", 3 * N * C * kF, 2 * N * C * kF, [=] { return add(x, y); }, {x, y}});
+  }
+  {
+    Tensor x = randn_f32({N, H}), y = randn_f32({N, H});
+    cs.push_back({"mul", "(2048,512)*(2048,512)", 3 * N * H * kF, 6 * N * H * kF, [=] { return mul(x, y); }, {x, y}});
+  }
+  {
+    Tensor x = randn_f32({N, C}), w = randn_f32({C}), b = randn_f32({C});
+    cs.push_back({"layer_norm", "(2048,128)", 2 * N * C * kF, 3 * N * C * kF,
+                  [=] { return layer_norm(x, {C}, w, b); }, {x, w, b}});
+  }
+  {
+    Tensor x = randn_f32({32, 4, 64, 64});
+    cs.push_back({"softmax", "(32,4,64,64)", 2 * S * kF, 3 * S * kF, [=] { return softmax(x, -1); }, {x}});
+  }
+  {
+    std::vector<bool> causal(64 * 64);
+    for (int64_t i = 0; i < 64; ++i)
+      for (int64_t j = 0; j < 64; ++j) causal[i * 64 + j] = j > i;
+    Tensor x = randn_f32({32, 4, 64, 64}), mask = tensor_bool(causal, {64, 64});
+    cs.push_back({"masked_fill", "(32,4,64,64) mask (64,64)", 2 * S * kF, 2 * S * kF,
+                  [=] { return masked_fill(x, mask, -INFINITY); }, {x}});
+  }
+  {
+    std::vector<int64_t> t(N);
+    for (int64_t i = 0; i < N; ++i) t[i] = (i * 7) % V;
+    Tensor logits = randn_f32({N, V}), target = tensor_i64(t, {N});
+    cs.push_back({"cross_entropy", "(2048,64)", N * V * kF, 2 * N * V * kF,
+                  [=] { return cross_entropy(logits, target); }, {logits}});
+  }
+  for (int64_t width : {C, H}) {
+    Tensor x = randn_f32({N, width});
+    const int64_t n = N * width;
+    cs.push_back({"dropout p=0.1", fmt::format("(2048,{})", width), 2 * n * kF + n, 2 * n * kF + n,
+                  [=] { return dropout(x, 0.1, true); }, {x}});
+  }
+  {
+    Tensor x = randn_f32({N, H});
+    cs.push_back({"gelu", "(2048,512)", 2 * N * H * kF, 3 * N * H * kF, [=] { return gelu(x); }, {x}});
+    cs.push_back({"relu", "(2048,512)", 2 * N * H * kF, 3 * N * H * kF, [=] { return relu(x); }, {x}});
+  }
+  return cs;
+}
+
+void print_row(const Case& c, int threads, const char* dir, double us, int64_t bytes) {
+  const double mc = memcpy_us(bytes);
+  fmt::print("{:<14} {:<26} {:>2} {:<8} {:>9.1f} {:>8.1f} {:>9.1f} {:>6.2f}\n", c.op, c.shape, threads, dir, us,
+             bytes / us / 1e3, mc, us / mc);
+  fmt::print("RESULT {}|{}|{}|{}|{:.2f}|{:.2f}\n", c.op, c.shape, threads, dir, us, mc);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> thread_counts;
+  std::string filter;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--threads" && i + 1 < argc)
+      thread_counts.push_back(std::stoi(argv[++i]));
+    else if (arg == "--filter" && i + 1 < argc)
+      filter = argv[++i];
+    else if (arg == "--cpu-time")
+      g_cpu_time = true;
+    else {
+      fmt::print(stderr, "usage: {} [--threads N]... [--filter SUBSTRING] [--cpu-time]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (thread_counts.empty()) thread_counts = {1, 2};
+  manual_seed(0);
+  fmt::print("{:<14} {:<26} {:>2} {:<8} {:>9} {:>8} {:>9} {:>6}\n", "op", "shape", "th", "dir", "us", "GB/s",
+             "memcpy us", "x mcpy");
+  for (Case& c : cases()) {
+    if (!filter.empty() && c.op.find(filter) == std::string::npos) continue;
+    for (int threads : thread_counts) {
+      omp_set_num_threads(threads);
+      {
+        NoGradGuard no_grad;
+        print_row(c, threads, "fwd", median_us([&] { c.forward(); }), c.fwd_bytes);
+      }
+      for (Tensor& t : c.grad_inputs) t.requires_grad_(true);
+      const Tensor grad = randn(c.forward().shape(), kF32);
+      const double us = median_us([&] {
+        c.forward().backward(grad);
+        for (Tensor& t : c.grad_inputs) t.zero_grad();
+      });
+      for (Tensor& t : c.grad_inputs) t.requires_grad_(false);
+      print_row(c, threads, "fwd+bwd", us, c.fwd_bytes + c.bwd_bytes);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,67 @@
+#pragma once
+// Helpers for CPU kernels whose inner loops must vectorise (softmax, cross_entropy, ...).
+//
+// exp_vec(float): exp without a libm call or a branch, so that a loop calling it compiles to
+// SIMD code. Range reduction x = n ln2 + r (|r| <= ln2/2, ln2 split in two for accuracy), then
+// Cephes' degree-6 polynomial for exp(r), times 2^n built in the exponent bits. Relative error
+// below 1e-7 for x in [-87.3, 88.37]. Below -87.3 (float's smallest normal) it gives 0, as for
+// -inf (a masked score); above 88.37 +inf (exp overflows float from 88.72); NaN gives NaN. exp_vec(double) is std::exp (the f64 path stays the
+// reference the gradchecks use).
+//
+// Inside such loops, a select must not hide a load or a multiply in one branch: GCC keeps
+// `k ? x * s : 0` a branch (the multiply might raise an FP exception). Load before the select
+// (`v = x[i]; o = m[i] ? fill : v`), or use keep_or_zero(k, x * s), a bit mask.
+//
+// TG_VEC_CLONES marks a function to be compiled twice, for AVX2 + FMA (x86-64-v3) and for
+// the baseline, with the best one picked when the program loads (GCC's target_clones). Put it
+// on a plain function that holds the hot loop, not on one with an OpenMP region (the region's
+// outlined body would not be cloned): parallelise in the caller, which calls the clone per chunk.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+#define TG_VEC_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define TG_VEC_CLONES
+#endif
+
+namespace tg {
+
+inline float exp_vec(float x) {
+  constexpr float kLo = -87.33654f, kHi = 88.37f, kMagic = 12582912.0f;  // exp(kLo) = 2^-126; kMagic = 1.5 * 2^23
+  const float shifted = x * 1.44269504f + kMagic;  // round(x / ln2) now sits in the low mantissa bits
+  const float n = shifted - kMagic;
+  const int32_t i = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kMagic);  // n as an integer
+  const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;  // x - n ln2, ln2 = 0.693359375 - 2.12e-4
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const float y = p * std::bit_cast<float>(static_cast<uint32_t>(i + 127) << 23);  // p 2^n
+  // The special cases as bit masks, not branches or clamps, which would keep the loop scalar.
+  const uint32_t zero = 0u - static_cast<uint32_t>(x < kLo);  // also -inf
+  const uint32_t inf = 0u - static_cast<uint32_t>(x > kHi);
+  const uint32_t nan = 0u - static_cast<uint32_t>(x != x);
+  const uint32_t bits = (std::bit_cast<uint32_t>(y) & ~(zero | inf | nan)) | (0x7f800000u & inf) |
+                        (std::bit_cast<uint32_t>(x) & nan);
+  return std::bit_cast<float>(bits);
+}
+
+inline double exp_vec(double x) { return std::exp(x); }
+
+// k ? v : 0 for k in {0, 1}, as a bit mask (no branch, so the loop vectorises).
+template <class T>
+T keep_or_zero(uint8_t k, T v) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(v) & (Bits{0} - Bits{k})));
+}
+
+// A bool mask read as bytes: GCC vectorises `m[i] ? a : b` over uint8_t loads, not over bool loads.
+inline const uint8_t* mask_bytes(const bool* m) { return reinterpret_cast<const uint8_t*>(m); }
+
+}  // namespace tg

@@ -1,0 +1,118 @@
+// The contiguous and float32 fast paths of the memory-bound CPU kernels give what the general
+// (strided, float64) paths give: each case runs an op once on inputs that take the fast path
+// and once on the same values laid out so that they do not (a non-contiguous copy, a
+// materialised broadcast, float64).
+#include <cmath>
+
+#include "ops/common/vec_math.h"
+#include "test_util.h"
+
+using namespace tg;
+using namespace tg::test;
+
+namespace {
+
+Tensor f32(const Tensor& t) { return to_dtype_copy(t.detach(), kF32); }
+// The same values as t (2-D), in a non-contiguous layout: the transpose of a contiguous transpose.
+Tensor strided(const Tensor& t) { return transpose(contiguous_copy(transpose(t.detach(), 0, 1)), 0, 1); }
+
+}  // namespace
+
+TEST_CASE("fast paths: exp_vec(float) is within a few ulp of exp, 0 below -87.3 and for -inf, NaN for NaN") {
+  double worst = 0;
+  for (float x = -87.0f; x <= 88.0f; x += 0.01953125f) {
+    const double exact = std::exp(static_cast<double>(x));
+    worst = std::max(worst, std::abs(exp_vec(x) - exact) / exact);
+  }
+  CHECK(worst < 4e-7);  // float's epsilon is 1.2e-7
+  CHECK(exp_vec(0.0f) == 1.0f);
+  CHECK(exp_vec(-INFINITY) == 0.0f);
+  CHECK(exp_vec(-100.0f) == 0.0f);
+  CHECK(std::isnan(exp_vec(NAN)));
+}
+
+TEST_CASE("fast paths: binary ops with a repeated operand (bias, scalar, either side) equal the strided loop") {
+  Tensor x = f32(rand64({6, 8}, 1)), bias = f32(rand64({8}, 2)), row = f32(rand64({1, 8}, 3));
+  Tensor s = scalar(0.5, kF32), xs = strided(x);
+  for (const Tensor& r : {bias, row, s}) {
+    require_close(add(x, r), add(xs, r), 0, 0);
+    require_close(add(r, x), add(r, xs), 0, 0);
+    require_close(sub(r, x), sub(r, xs), 0, 0);  // the operand order survives the swap
+    require_close(div(x, r), div(xs, r), 0, 0);
+    require_close(mul(r, x), mul(r, xs), 0, 0);
+  }
+  require_values(sub(s, tensor({1, 2}, {2})), {-0.5, -1.5}, 0);
+  // A bias of a (B,T,C) tensor, and a (T,C) table against (B,T,C).
+  Tensor x3 = f32(rand64({2, 3, 4}, 4)), table = f32(rand64({3, 4}, 5));
+  require_close(add(x3, table), add(contiguous_copy(expand(table, {2, 3, 4})), x3), 0, 0);
+}
+
+TEST_CASE("fast paths: masked_fill with a repeating mask equals the strided loop") {
+  Tensor x = f32(rand64({2, 3, 4, 4}, 6));
+  std::vector<bool> causal(16);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) causal[i * 4 + j] = j > i;
+  Tensor mask = tensor_bool(causal, {4, 4});
+  Tensor fast = masked_fill(x, mask, -INFINITY);
+  Tensor general = masked_fill(x, expand(mask, {2, 3, 4, 4}), -INFINITY);  // stride-0 mask: not repeating
+  require_close(fast, general, 0, 0);
+  require_close(masked_fill(x, contiguous_copy(expand(mask, {2, 3, 4, 4})), 2.0),
+                masked_fill(x, expand(mask, {2, 3, 4, 4}), 2.0), 0, 0);
+  CHECK(fast.to_vector<float>()[1] == -INFINITY);
+}
+
+TEST_CASE("fast paths: sum over leading dims (a bias gradient) equals the strided reduction") {
+  Tensor x = f32(rand64({70, 1100}, 7));  // 1100 columns: blocks of 512, 512 and 76
+  require_close(sum(x, {0}), sum(strided(x), {0}), 1e-6, 0);
+  require_close(sum(x, {0}, true), sum(to_dtype_copy(x, kF64), {0}, true), 1e-5, 0);
+}
+
+TEST_CASE("fast paths: float32 softmax of masked, NaN and large rows behaves as the float64 one") {
+  Tensor x = tensor({0, -INFINITY, 1, 2, -INFINITY, -INFINITY, -INFINITY, -INFINITY, NAN, 1, 2, 3, 1000, 999, 0, -1000},
+                    {4, 4});
+  Tensor y32 = softmax(x), y64 = softmax(to_dtype_copy(x, kF64));
+  std::vector<float> a = y32.to_vector<float>();
+  std::vector<double> b = y64.to_vector<double>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    CAPTURE(i);
+    if (std::isnan(b[i]))
+      CHECK(std::isnan(a[i]));
+    else
+      CHECK(a[i] == doctest::Approx(b[i]).epsilon(1e-6));
+  }
+  CHECK(a[1] == 0.0f);  // a masked key: exactly zero
+  CHECK(a[4] == 0.0f);  // a fully masked row: zeros
+}
+
+TEST_CASE("fast paths: float32 cross_entropy and layer_norm match float64 at Transformer-like widths") {
+  Tensor logits = rand64({16, 70}, 8, -5, 5);
+  std::vector<int64_t> t(16);
+  for (int i = 0; i < 16; ++i) t[i] = (i * 13) % 70;
+  t[3] = -100;  // ignored
+  require_f32_matches_f64([&](const std::vector<Tensor>& in) { return cross_entropy(in[0], tensor_i64(t, {16})); },
+                          {logits});
+  require_f32_matches_f64(
+      [&](const std::vector<Tensor>& in) {
+        return cross_entropy(in[0], tensor_i64(t, {16}), {.reduction = Reduction::none, .label_smoothing = 0.1});
+      },
+      {logits});
+  Tensor x = rand64({5, 130}, 9, -3, 3), w = rand64({130}, 10), b = rand64({130}, 11);
+  require_f32_matches_f64([](const std::vector<Tensor>& in) { return layer_norm(in[0], {130}, in[1], in[2]); },
+                          {x, w, b});
+  require_f32_matches_f64([](const std::vector<Tensor>& in) { return layer_norm(in[0], {130}); }, {x});
+}
+
+TEST_CASE("fast paths: float32 dropout (Philox 8 counters at a time) keeps element i iff uniform_at(.., i) > p") {
+  for (double p : {0.1, 0.5, 0.9}) {
+    Generator gen(77);
+    gen.reserve(5, 4);                          // start at an offset that is not a multiple of 8 counters
+    const uint64_t offset = gen.offset();
+    Tensor x = full({3, 1001}, 2.0, kF32);      // 3003 elements: a partial block of 32 and of 2048 at the end
+    std::vector<float> y = dropout(x, p, true, gen).to_vector<float>();
+    const float scale = 2.0f * static_cast<float>(1 / (1 - p));  // as the kernel: x * float(1 / (1-p))
+    int wrong = 0;
+    for (uint64_t i = 0; i < y.size(); ++i) wrong += y[i] != (uniform_at(77, offset, i) > p ? scale : 0.0f);
+    CAPTURE(p);
+    CHECK(wrong == 0);
+  }
+}
