@@ -4,7 +4,6 @@
 
 #include "core/copy.h"
 #include "core/factories.h"
-#include "core/grad_mode.h"
 #include "core/tape.h"
 #include "ops/add/add.h"
 #include "ops/matmul/matmul.h"
@@ -43,12 +42,17 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     Tensor y = matmul(x, transpose(weight, 0, 1));
     return bias.defined() ? add(y, bias) : y;
   }
-  const int64_t out_features = weight.size(0);
-  Tensor y;
-  {
-    NoGradGuard values_only;
-    y = matmul(x, transpose(weight, 0, 1));  // (..., in) @ (in, out) -> (..., out), contiguous
-  }
+  // The matmul kernel, not the op: only this entry checks the output (anomaly mode) and records.
+  const int64_t in_features = weight.size(1), out_features = weight.size(0);
+  Shape y_shape = x.shape();
+  y_shape.back() = out_features;
+  Tensor y = empty(y_shape, x.dtype(), x.device());
+  const Tensor x_m = x.dim() > 1 ? x : make_view(x, {1, in_features}, {in_features * x.strides()[0], x.strides()[0]},
+                                                   x.offset());  // (in) -> (1, in)
+  const Tensor y_m = y.dim() > 1 ? y : make_view(y, {1, out_features}, {out_features, 1}, 0);
+  const Tensor weight_t = make_view(weight, {in_features, out_features}, {weight.strides()[1], weight.strides()[0]},
+                                    weight.offset());                     // (in, out), read column-major
+  matmul_forward_cpu(y_m, x_m, weight_t);                                 // (..., in) @ (in, out) -> (..., out)
   if (bias.defined()) linear_bias_forward_cpu(y, contiguous_or_copy(bias), y.numel() / out_features, out_features);
 
   if (Recorder rec("linear", {x, weight, bias}, {y}); rec) {
