@@ -77,6 +77,8 @@ std::vector<OpCase> make_cases() {
       unary("gelu", [](T x) { return gelu(x); }),
       {"layer_norm", "layer_norm", [] { return Inputs{r({2, 3, 4}, 1), r({4}, 2), r({4}, 3)}; },
        [](const Inputs& in) { return layer_norm(in[0], {4}, in[1], in[2]); }},
+      {"linear", "linear", [] { return Inputs{r({2, 3, 4}, 1), r({5, 4}, 2), r({5}, 3)}; },
+       [](const Inputs& in) { return linear(in[0], in[1], in[2]); }},
       unary("log", [](T x) { return log(x); }, 0.5, 2),
       unary("log_softmax", [](T x) { return log_softmax(x, -1); }),
       {"masked_fill", "masked_fill", [] { return Inputs{r({2, 3}, 1)}; },

@@ -112,11 +112,17 @@ void BackwardStepper::accumulate(const EntryInput& input, const Tensor& grad) {
     return;
   }
   auto [it, inserted] = grads_.try_emplace(input.record.id, grad);
-  if (!inserted) {
-    Tensor sum = contiguous_copy(it->second);
-    add_into_(sum, grad);
-    it->second = sum;
+  if (inserted) return;
+  Tensor& held = it->second;
+  // The sum so far is added to in place when nothing else can see it: no other handle, no view
+  // of its storage (a rule may return a tensor it also saved, or one gradient for two inputs).
+  if (held.impl_ptr().use_count() == 1 && held.storage().use_count() == 1 && held.is_contiguous()) {
+    add_into_(held, grad);
+    return;
   }
+  Tensor sum = contiguous_copy(held);
+  add_into_(sum, grad);
+  held = sum;
 }
 
 const Entry& BackwardStepper::step() {

@@ -4,9 +4,7 @@
 
 #include "core/factories.h"
 #include "nn/init.h"
-#include "ops/add/add.h"
-#include "ops/matmul/matmul.h"
-#include "ops/transpose/transpose.h"
+#include "ops/linear/linear.h"
 
 namespace tg::nn {
 
@@ -30,8 +28,7 @@ Tensor Linear::forward(const Tensor& x) const {
   if (x.dim() == 0 || x.size(-1) != in_features || x.dtype() != weight.dtype())
     throw Error("Linear", fmt::format("expected x (..., {}) {}, got {}", in_features, dtype_name(weight.dtype()),
                                       x.describe()));
-  Tensor y = matmul(x, transpose(weight, 0, 1));  // (..., in) @ (in, out) -> (..., out)
-  return bias.defined() ? add(y, bias) : y;
+  return linear(x, weight, bias);  // (..., in) @ (in, out) + (out) -> (..., out)
 }
 
 }  // namespace tg::nn

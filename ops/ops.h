@@ -14,6 +14,7 @@
 #include "ops/fused_attention/fused_attention.h"
 #include "ops/gelu/gelu.h"
 #include "ops/layer_norm/layer_norm.h"
+#include "ops/linear/linear.h"
 #include "ops/log/log.h"
 #include "ops/log_softmax/log_softmax.h"
 #include "ops/masked_fill/masked_fill.h"

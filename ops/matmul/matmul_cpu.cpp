@@ -5,16 +5,35 @@
 
 namespace tg {
 
+namespace {
+
+// Whether the batch of products a[p] @ b is one product with the rows stacked: b the same
+// matrix for every p (a broadcast weight, as in Linear) and a's matrices row-major, each
+// starting right where the previous one's rows end (a contiguous (batch..., M, K), or a view
+// with the same row step). Then out (batch*M, N) = a (batch*M, K) @ b (K, N) in one GEMM, which
+// packs b once instead of once per batch element and splits one tall product over the threads.
+bool stacks_rows(const GemmInput& a, const GemmInput& b, int64_t M) {
+  if (a.trans || a.offsets.size() < 2) return false;
+  for (size_t p = 1; p < a.offsets.size(); ++p)
+    if (b.offsets[p] != b.offsets[0] || a.offsets[p] != a.offsets[0] + static_cast<int64_t>(p) * M * a.ld)
+      return false;
+  return true;
+}
+
+}  // namespace
+
 void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
   // out (batch..., M, N), a (..., M, K), b (..., K, N)
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
   if (out.numel() == 0) return;
   const GemmInput ga = gemm_input(a, batch), gb = gemm_input(b, batch);
+  const bool stacked = stacks_rows(ga, gb, M);
+  const int64_t products = stacked ? 1 : numel(batch), rows = stacked ? numel(batch) * M : M;
   dispatch_floating(out.dtype(), "matmul", [&](auto zero) {
     using T = decltype(zero);
     gemm_cpu<T>(out.data<T>(), {ga.x.data<T>(), ga.offsets.data(), ga.ld, ga.trans},
-                {gb.x.data<T>(), gb.offsets.data(), gb.ld, gb.trans}, numel(batch), M, N, K);
+                {gb.x.data<T>(), gb.offsets.data(), gb.ld, gb.trans}, products, rows, N, K);
   });
 }
 
