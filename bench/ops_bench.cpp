@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/ops_bench_args.h"
 #include "tapegrad.h"
 
 using namespace tg;
@@ -147,28 +148,14 @@ void print_row(const Case& c, int threads, const char* dir, double us, int64_t b
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> thread_counts;
-  std::string filter;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc)
-      thread_counts.push_back(std::stoi(argv[++i]));
-    else if (arg == "--filter" && i + 1 < argc)
-      filter = argv[++i];
-    else if (arg == "--cpu-time")
-      g_cpu_time = true;
-    else {
-      fmt::print(stderr, "usage: {} [--threads N]... [--filter SUBSTRING] [--cpu-time]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (thread_counts.empty()) thread_counts = {1, 2};
+  const ops_bench::Args args = ops_bench::parse_args(argc, argv);
+  g_cpu_time = args.cpu_time;
   manual_seed(0);
   fmt::print("{:<14} {:<26} {:>2} {:<8} {:>9} {:>8} {:>9} {:>6}\n", "op", "shape", "th", "dir", "us", "GB/s",
              "memcpy us", "x mcpy");
   for (Case& c : cases()) {
-    if (!filter.empty() && c.op.find(filter) == std::string::npos) continue;
-    for (int threads : thread_counts) {
+    if (!args.filter.empty() && c.op.find(args.filter) == std::string::npos) continue;
+    for (int threads : args.thread_counts) {
       omp_set_num_threads(threads);
       {
         NoGradGuard no_grad;

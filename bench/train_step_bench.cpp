@@ -29,6 +29,7 @@
 namespace {
 
 using train_step_bench::Config;
+using train_step_bench::random_ids;
 
 // tokens (B,T) int64 -> logits (B,T,V)
 //   x = embedding(tokens) + pos.weight[0:T]; x = encoder(x) (post-LN, no final norm); head(x)
@@ -51,16 +52,6 @@ class Model : public tg::nn::Module {
   std::shared_ptr<tg::nn::TransformerEncoder> encoder;
   std::shared_ptr<tg::nn::Linear> head;
 };
-
-// n ids in [0, vocab) from a fixed LCG (the libtorch benchmark draws the same ones).
-std::vector<int64_t> random_ids(int64_t n, int64_t vocab, uint64_t seed) {
-  std::vector<int64_t> ids(n);
-  for (int64_t& id : ids) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    id = static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(vocab));
-  }
-  return ids;
-}
 
 }  // namespace
 

@@ -22,6 +22,16 @@
 
 namespace train_step_bench {
 
+// n ids in [0, vocab) from a fixed LCG, so both benchmarks draw the same tokens and targets.
+inline std::vector<int64_t> random_ids(int64_t n, int64_t vocab, uint64_t seed) {
+  std::vector<int64_t> ids(n);
+  for (int64_t& id : ids) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    id = static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(vocab));
+  }
+  return ids;
+}
+
 struct Config {
   std::string name;
   int64_t vocab, d_model, heads, ffn, layers, seq, batch;

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/ops_bench_args.h"
+
 namespace {
 
 bool g_cpu_time = false;  // --cpu-time
@@ -101,26 +103,12 @@ std::vector<Case> cases() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> thread_counts;
-  std::string filter;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--threads" && i + 1 < argc)
-      thread_counts.push_back(std::stoi(argv[++i]));
-    else if (arg == "--filter" && i + 1 < argc)
-      filter = argv[++i];
-    else if (arg == "--cpu-time")
-      g_cpu_time = true;
-    else {
-      std::fprintf(stderr, "usage: %s [--threads N]... [--filter SUBSTRING] [--cpu-time]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (thread_counts.empty()) thread_counts = {1, 2};
+  const ops_bench::Args args = ops_bench::parse_args(argc, argv);
+  g_cpu_time = args.cpu_time;
   torch::manual_seed(0);
   for (Case& c : cases()) {
-    if (!filter.empty() && c.op.find(filter) == std::string::npos) continue;
-    for (int threads : thread_counts) {
+    if (!args.filter.empty() && c.op.find(args.filter) == std::string::npos) continue;
+    for (int threads : args.thread_counts) {
       torch::set_num_threads(threads);
       {
         torch::NoGradGuard no_grad;

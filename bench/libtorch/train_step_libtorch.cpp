@@ -20,6 +20,7 @@
 namespace {
 
 using train_step_bench::Config;
+using train_step_bench::random_ids;
 
 // tokens (T,B) int64 -> logits (T,B,V)
 //   x = embedding(tokens) + pos.weight[0:T] (broadcast over B); post-LN encoder; head(x)
@@ -46,16 +47,6 @@ struct ModelImpl : torch::nn::Module {
   torch::nn::Linear head;
 };
 TORCH_MODULE(Model);
-
-// The same ids as train_step_bench.cpp's random_ids.
-std::vector<int64_t> random_ids(int64_t n, int64_t vocab, uint64_t seed) {
-  std::vector<int64_t> ids(n);
-  for (int64_t& id : ids) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    id = static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(vocab));
-  }
-  return ids;
-}
 
 // ids laid out (B,T) as the tapegrad benchmark has them, returned (T,B).
 torch::Tensor sequence_first(std::vector<int64_t> ids, const Config& c) {
