@@ -16,6 +16,10 @@ heads=${HEADS:-4} head_size=${HEAD_SIZE:-64} reps=${REPS:-3} threads=${THREADS:-
 tapegrad=$build/bench/tapegrad_attention_memory_bench
 libtorch=$build/bench/tapegrad_attention_memory_libtorch
 [ -x "$tapegrad" ] || { echo "attention_memory.sh: no $tapegrad (build the bench first)" >&2; exit 1; }
+if [ -x "$libtorch" ]; then
+  source "$(dirname "$0")/libtorch_blas.sh"
+  require_openblas "$libtorch"
+fi
 
 # run PROGRAM ARGS...: "delta_mib ms" of one fresh process
 run() {

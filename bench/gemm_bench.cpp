@@ -2,7 +2,7 @@
 // shapes a small Transformer's forward and backward passes multiply, on 1 and 2 threads; with
 // OpenBLAS (found at configure time) the same shapes through cblas_sgemm, and the ratio.
 //
-//   gemm_bench [--portable] [--cpu-time] [--threads N]...
+//   gemm_bench [--kernel avx512|avx2|portable] [--cpu-time] [--threads N]...
 //
 // --cpu-time times by the process's CPU time divided by the thread count instead of the
 // wall clock: the speed the threads would have on cores of their own, for a machine shared
@@ -163,14 +163,14 @@ int main(int argc, char** argv) {
   bool cpu_time = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--portable") {
-      tg::gemm_cpu_force_portable(true);
+    if (arg == "--kernel" && i + 1 < argc) {
+      tg::gemm_cpu_force_kernel(argv[++i]);
     } else if (arg == "--cpu-time") {
       cpu_time = true;
     } else if (arg == "--threads" && i + 1 < argc) {
       thread_counts.push_back(std::stoi(argv[++i]));
     } else {
-      fmt::print(stderr, "usage: {} [--portable] [--cpu-time] [--threads N]...\n", argv[0]);
+      fmt::print(stderr, "usage: {} [--kernel avx512|avx2|portable] [--cpu-time] [--threads N]...\n", argv[0]);
       return 2;
     }
   }

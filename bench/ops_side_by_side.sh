@@ -22,6 +22,10 @@ fi
 cmake --build "$build" --target tapegrad_ops_bench >/dev/null
 have_torch=0
 if cmake --build "$build" --target tapegrad_ops_libtorch >/dev/null 2>&1; then have_torch=1; fi
+if ((have_torch)); then
+  source "$(dirname "$0")/libtorch_blas.sh"
+  require_openblas "$build/bench/tapegrad_ops_libtorch"
+fi
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT

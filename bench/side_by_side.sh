@@ -44,6 +44,8 @@ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTAPE
 cmake --build "$build" -j"$(nproc)" --target tapegrad_train_step_bench tapegrad_train_step_libtorch
 ours="$build/bench/tapegrad_train_step_bench"
 theirs="$build/bench/tapegrad_train_step_libtorch"
+source "$root/bench/libtorch_blas.sh"
+require_openblas "$theirs"
 
 out="$build/side_by_side.jsonl"
 : > "$out"

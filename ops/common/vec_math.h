@@ -12,17 +12,18 @@
 // `k ? x * s : 0` a branch (the multiply might raise an FP exception). Load before the select
 // (`v = x[i]; o = m[i] ? fill : v`), or use keep_or_zero(k, x * s), a bit mask.
 //
-// TG_VEC_CLONES marks a function to be compiled twice, for AVX2 + FMA (x86-64-v3) and for
-// the baseline, with the best one picked when the program loads (GCC's target_clones). Put it
-// on a plain function that holds the hot loop, not on one with an OpenMP region (the region's
-// outlined body would not be cloned): parallelise in the caller, which calls the clone per chunk.
+// TG_VEC_CLONES marks a function to be compiled three times, for AVX-512 (x86-64-v4), for
+// AVX2 + FMA (x86-64-v3) and for the baseline, with the best one the CPU runs picked when the
+// program loads (GCC's target_clones). Put it on a plain function that holds the hot loop, not
+// on one with an OpenMP region (the region's outlined body would not be cloned): parallelise in
+// the caller, which calls the clone per chunk.
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
-#define TG_VEC_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define TG_VEC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define TG_VEC_CLONES
 #endif

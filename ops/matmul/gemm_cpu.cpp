@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/error.h"
 #include "ops/matmul/gemm_kernels.h"
 #include "ops/matmul/gemm_pack.h"
 
@@ -34,9 +35,11 @@ namespace tg {
 
 namespace {
 
-// Cache budgets of the blocks. This machine (AMD Zen 3) has 32 KiB L1d and 512 KiB L2 per
-// core and a shared 32 MiB L3; most x86-64 cores of the last decade have at least that.
-constexpr int64_t kL1Bytes = 16 << 10;      // one b panel (kc, nr), beside an a panel and the c tile
+// Cache budgets of the blocks. The machines they were tuned on have 32 KiB L1d and 512 KiB L2
+// per core (AMD Zen 3) or 48 KiB and 2 MiB (Intel Sapphire Rapids); most x86-64 cores of the
+// last decade have at least the first.
+constexpr int64_t kMaxKc = 256;             // depth of a block: one packed b panel (kc, nr), 16 KiB for
+                                            // AVX2 f32, 32 KiB for AVX-512 f32, stays in L1
 constexpr int64_t kL2Bytes = 192 << 10;     // the a block (mc, kc)
 constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
 constexpr int64_t kLineBytes = 64;          // cache line
@@ -46,9 +49,7 @@ constexpr int64_t kInPlaceMaxNTrans = 32;   // a column-major one up to this N
 constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about,
 constexpr double kReadCost = 4;             // and reading one in place
 constexpr double kPartCost = 1 << 15;       // multiply-adds that handing a part to a thread costs, about
-constexpr int kMaxTile = 96;                // mr * nr of every micro-kernel (f32 AVX2: 6 * 16)
-
-std::atomic<bool> portable_forced{false};
+constexpr int kMaxTile = 384;               // mr * nr of every micro-kernel (f32 AVX-512: 12 * 32)
 
 int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
 int64_t round_up(int64_t x, int64_t unit) { return ceil_div(x, unit) * unit; }
@@ -59,9 +60,36 @@ int64_t part_size(int64_t n, int64_t max_part, int64_t unit) {
   return round_up(ceil_div(n, ceil_div(n, max_part)), unit);
 }
 
-bool use_avx2() {
-  static const bool avx2 = cpu_has_avx2_fma();
-  return avx2 && !portable_forced;
+// The micro-kernels, best first; the index of the one gemm_cpu_force_kernel chose, or -1.
+enum class Kernel { avx512, avx2, portable };
+constexpr const char* kKernelNames[] = {"avx512", "avx2", "portable"};
+std::atomic<int> forced_kernel{-1};
+
+bool cpu_runs(Kernel k) {
+  switch (k) {
+    case Kernel::avx512: return cpu_has_avx512f();
+    case Kernel::avx2: return cpu_has_avx2_fma();
+    case Kernel::portable: return true;
+  }
+  return false;
+}
+
+Kernel current_kernel() {  // the CPU probe runs at the first call, not in a static initializer
+  static const Kernel best = cpu_runs(Kernel::avx512) ? Kernel::avx512
+                             : cpu_runs(Kernel::avx2) ? Kernel::avx2
+                                                      : Kernel::portable;
+  const int forced = forced_kernel;
+  return forced < 0 ? best : static_cast<Kernel>(forced);
+}
+
+template <class T>
+MicroKernel<T> micro_kernel(Kernel k) {
+  switch (k) {
+    case Kernel::avx512: return avx512_micro_kernel<T>();
+    case Kernel::avx2: return avx2_micro_kernel<T>();
+    case Kernel::portable: break;
+  }
+  return portable_micro_kernel<T>();
 }
 
 // This thread's buffer number `slot`, grown to at least n elements, 64-byte aligned. Kept
@@ -91,8 +119,8 @@ struct Plan {
 
 template <class T>
 Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b) {
-  const MicroKernel<T> kern = use_avx2() ? avx2_micro_kernel<T>() : portable_micro_kernel<T>();
-  const int64_t max_kc = kL1Bytes / (kern.nr * int64_t(sizeof(T)));
+  const MicroKernel<T> kern = micro_kernel<T>(current_kernel());
+  const int64_t max_kc = kMaxKc;
   return {kern,
           panel_packer<T>(kern.mr),
           panel_packer<T>(kern.nr),
@@ -265,8 +293,22 @@ template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
                                int64_t, int64_t);
 
-void gemm_cpu_force_portable(bool portable) { portable_forced = portable; }
+std::vector<std::string> gemm_cpu_kernels() {
+  std::vector<std::string> names;
+  for (Kernel k : {Kernel::avx512, Kernel::avx2, Kernel::portable})
+    if (cpu_runs(k)) names.emplace_back(kKernelNames[static_cast<int>(k)]);
+  return names;
+}
 
-const char* gemm_cpu_kernel_name() { return use_avx2() ? "avx2" : "portable"; }
+void gemm_cpu_force_kernel(const std::string& name) {
+  if (name.empty()) return void(forced_kernel = -1);
+  for (Kernel k : {Kernel::avx512, Kernel::avx2, Kernel::portable})
+    if (name == kKernelNames[static_cast<int>(k)] && cpu_runs(k)) return void(forced_kernel = static_cast<int>(k));
+  std::string available;
+  for (const std::string& n : gemm_cpu_kernels()) available += (available.empty() ? "" : ", ") + n;
+  throw Error("matmul", "no GEMM micro-kernel \"" + name + "\" on this CPU; it runs: " + available);
+}
+
+const char* gemm_cpu_kernel_name() { return kKernelNames[static_cast<int>(current_kernel())]; }
 
 }  // namespace tg

@@ -19,6 +19,8 @@
 // the blocks are sized for the caches. OpenMP threads take whole batch elements, or one part
 // (rows, columns or depth) of a product each, and never wait for each other inside a product.
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace tg {
 
@@ -34,10 +36,12 @@ template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N,
               int64_t K);
 
-// The micro-kernel gemm_cpu runs: the AVX2+FMA one when the CPU has both (checked at run
-// time), else the portable C++ one. Tests and benchmarks force the portable one with
-// gemm_cpu_force_portable(true); gemm_cpu_kernel_name() says which one runs now.
-void gemm_cpu_force_portable(bool portable);
+// The micro-kernel gemm_cpu runs: by default the best this CPU has (checked at run time):
+// "avx512" (AVX-512F), else "avx2" (AVX2 + FMA), else "portable" (C++ only). Tests and
+// benchmarks run each of gemm_cpu_kernels() in turn with gemm_cpu_force_kernel(name);
+// gemm_cpu_force_kernel("") goes back to the best. gemm_cpu_kernel_name() says which one runs now.
+std::vector<std::string> gemm_cpu_kernels();  // the ones this CPU can run, best first
+void gemm_cpu_force_kernel(const std::string& name);  // throws for a kernel not in gemm_cpu_kernels()
 const char* gemm_cpu_kernel_name();
 
 }  // namespace tg

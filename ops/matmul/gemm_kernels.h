@@ -25,6 +25,12 @@ template <class T>
 MicroKernel<T> avx2_micro_kernel();
 bool cpu_has_avx2_fma();
 
+// AVX-512F kernels (gemm_kernel_avx512.cpp): f32 12x32, f64 12x16. Run them only where
+// cpu_has_avx512f() is true.
+template <class T>
+MicroKernel<T> avx512_micro_kernel();
+bool cpu_has_avx512f();
+
 // Portable kernels for any CPU (gemm_kernel_portable.cpp: C++ and the GCC/Clang vector
 // extension, no target-specific code): f32 4x8, f64 6x4.
 template <class T>

@@ -108,7 +108,9 @@ PackFn<T> panel_packer(int width) {
     case 4: return pack_panels<T, 4>;
     case 6: return pack_panels<T, 6>;
     case 8: return pack_panels<T, 8>;
+    case 12: return pack_panels<T, 12>;
     case 16: return pack_panels<T, 16>;
+    case 32: return pack_panels<T, 32>;
     default: throw Error("matmul", "no packing for micro-kernel panels of width " + std::to_string(width));
   }
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "ops/matmul/gemm_cpu.h"
 
 using namespace tg;
@@ -96,20 +97,21 @@ void check_layouts(Problem p, int64_t n64 = 0) {
     }
 }
 
-// Runs body once per micro-kernel (the CPU's best, then the portable one) and thread count,
-// restoring both settings afterwards even when a check throws.
+// Runs body once per micro-kernel this CPU can run (gemm_cpu_kernels(): the best first, the
+// portable one last) and thread count, restoring both settings afterwards even when a check
+// throws.
 template <class Fn>
 void for_kernels_and_threads(const std::vector<int>& thread_counts, Fn&& body) {
   struct Restore {
     int threads = omp_get_max_threads();
     ~Restore() {
-      gemm_cpu_force_portable(false);
+      gemm_cpu_force_kernel("");
       omp_set_num_threads(threads);
     }
   } restore;
-  for (bool portable : {false, true})
+  for (const std::string& kernel : gemm_cpu_kernels())
     for (int threads : thread_counts) {
-      gemm_cpu_force_portable(portable);
+      gemm_cpu_force_kernel(kernel);
       omp_set_num_threads(threads);
       CAPTURE(gemm_cpu_kernel_name());
       CAPTURE(threads);
@@ -119,12 +121,18 @@ void for_kernels_and_threads(const std::vector<int>& thread_counts, Fn&& body) {
 
 }  // namespace
 
-TEST_CASE("gemm_cpu: forcing the portable kernel") {
+TEST_CASE("gemm_cpu: choosing the micro-kernel") {
+  const std::vector<std::string> kernels = gemm_cpu_kernels();
+  REQUIRE(!kernels.empty());
+  CHECK(kernels.back() == "portable");  // every CPU runs it
   const std::string best = gemm_cpu_kernel_name();
-  CHECK((best == "avx2" || best == "portable"));
-  gemm_cpu_force_portable(true);
-  CHECK(std::string(gemm_cpu_kernel_name()) == "portable");
-  gemm_cpu_force_portable(false);
+  CHECK(best == kernels.front());
+  for (const std::string& kernel : kernels) {
+    gemm_cpu_force_kernel(kernel);
+    CHECK(gemm_cpu_kernel_name() == kernel);
+  }
+  CHECK_THROWS_WITH_AS(gemm_cpu_force_kernel("sse9"), doctest::Contains("no GEMM micro-kernel \"sse9\""), Error);
+  gemm_cpu_force_kernel("");
   CHECK(gemm_cpu_kernel_name() == best);
 }
 
