@@ -1,6 +1,8 @@
 #include "core/factories.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -55,6 +57,24 @@ Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), t.dtype(), t.device
 Tensor ones_like(const Tensor& t) { return ones(t.shape(), t.dtype(), t.device()); }
 Tensor full_like(const Tensor& t, double value) { return full(t.shape(), value, t.dtype(), t.device()); }
 Tensor empty_like(const Tensor& t) { return empty(t.shape(), t.dtype(), t.device()); }
+
+Tensor empty_in_order_of(const Shape& shape, const Tensor& like) {
+  if (static_cast<int64_t>(shape.size()) != like.dim())
+    throw Error("empty_in_order_of", fmt::format("shape {} must have the rank of like {}", shape_str(shape),
+                                                 shape_str(like.shape())));
+  check_shape(shape, "empty_in_order_of");
+  std::vector<int64_t> order(shape.size());  // dims, outermost first
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return like.strides()[a] > like.strides()[b]; });
+  Shape strides(shape.size());
+  int64_t stride = 1;
+  for (auto d = order.rbegin(); d != order.rend(); ++d) {
+    strides[*d] = stride;
+    stride *= shape[*d];
+  }
+  const Tensor flat = empty({numel(shape)}, like.dtype(), like.device());
+  return make_view(flat, shape, strides, 0);
+}
 
 Tensor arange(double start, double end, double step, DType dtype, Device device) {
   if (step == 0 || !std::isfinite(start) || !std::isfinite(end))

@@ -17,6 +17,11 @@ Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor full_like(const Tensor& t, double value);
 Tensor empty_like(const Tensor& t);
+// Uninitialised, `shape` (of like's rank), dense, with its dims laid out in memory in the order
+// of like's strides (ties in dim order): for a transposed view of a contiguous tensor, a tensor
+// that transposes back to a contiguous one. Kernels that write rows through strides use it so
+// that the views around them stay views (fused attention's outputs and gradients).
+Tensor empty_in_order_of(const Shape& shape, const Tensor& like);
 
 // start, start+step, ... < end (like Python's range); arange(n) = 0..n-1 as int64.
 Tensor arange(double start, double end, double step = 1, DType dtype = kF32, Device device = kCPU);

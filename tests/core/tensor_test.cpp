@@ -102,6 +102,20 @@ TEST_CASE("tensor: *_like factories keep shape, dtype and device, not layout") {
   CHECK(zeros_like(arange(2)).dtype() == kI64);
 }
 
+TEST_CASE("tensor: empty_in_order_of lays the dims out in the order of like's strides") {
+  // like (B,H,T,d) = a (B,T,H,d) contiguous tensor with dims 1 and 2 swapped
+  const Tensor like = make_view(zeros({2, 5, 3, 4}, kF64), {2, 3, 5, 4}, {60, 4, 12, 1}, 0);
+  const Tensor t = empty_in_order_of({2, 3, 5, 7}, like);  // the last dim may differ
+  CHECK(t.shape() == Shape{2, 3, 5, 7});
+  CHECK(t.strides() == Shape{105, 7, 21, 1});
+  CHECK(t.dtype() == kF64);
+  CHECK(t.storage()->nbytes() == 2 * 3 * 5 * 7 * 8);
+  CHECK(empty_in_order_of({4, 2}, zeros({4, 2})).is_contiguous());
+  CHECK(empty_in_order_of({4, 2}, make_view(zeros({2, 4}), {4, 2}, {1, 4}, 0)).strides() == Shape{1, 4});
+  CHECK_THROWS_WITH_AS(empty_in_order_of({4}, zeros({4, 2})),
+                       "empty_in_order_of: shape (4,) must have the rank of like (4,2)", Error);
+}
+
 TEST_CASE("tensor: rand and randn are deterministic per seed") {
   Generator g1(42), g2(42), g3(43);
   std::vector<float> a = randn({64}, kF32, kCPU, g1).to_vector<float>();
