@@ -8,7 +8,7 @@
 
 namespace tg {
 
-Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowKernels cpu, RowKernels cuda) {
+Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowKernels cpu, [[maybe_unused]] RowKernels cuda) {
   check_floating(x, op, "x");
   const DimRows rows = dim_rows(x.shape(), dim, op);
   Tensor inp = x.is_contiguous() ? x : contiguous_copy(x);
@@ -19,7 +19,7 @@ Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowKernels cpu, 
     cpu.forward(out, inp, rows.outer, rows.dim_size, rows.inner);
   if (Recorder rec(op, {x}, {out}); rec) {
     rec.attr("dim", rows.dim).save("out", out);
-    rec.backward([rows, cpu, cuda](const BackwardContext& ctx) -> TensorList {
+    rec.backward([=](const BackwardContext& ctx) -> TensorList {  // captures rows and the kernels
       const Tensor& out = ctx.saved("out");
       Tensor dout = ctx.grad().is_contiguous() ? ctx.grad() : contiguous_copy(ctx.grad());
       Tensor dinp = empty(out.shape(), out.dtype(), out.device());
