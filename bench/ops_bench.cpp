@@ -15,8 +15,6 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include <algorithm>
-#include <ctime>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -30,43 +28,10 @@ using namespace tg;
 
 namespace {
 
-bool g_cpu_time = false;  // --cpu-time
-
-// Microseconds on the wall clock, or (--cpu-time) of the process's CPU time divided by the
-// thread count: the time the threads would take on cores of their own, which a machine shared
-// with other work disturbs much less (use it with OMP_WAIT_POLICY=passive, so that waiting
-// threads do not spin).
-double now_us() {
-  timespec ts{};
-  clock_gettime(g_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-  const double us = static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
-  return g_cpu_time ? us / omp_get_max_threads() : us;
-}
-
-// Median over 11 samples of the mean time of one call, in microseconds; each sample repeats
-// the call for at least 3 ms.
-double median_us(const std::function<void()>& fn) {
-  for (int i = 0; i < 3; ++i) fn();  // warm up: the caching allocator, the caches, the threads
-  int reps = 0;
-  const double start = now_us();
-  do {
-    fn();
-    ++reps;
-  } while (now_us() - start < 3000);
-  std::vector<double> samples;
-  for (int s = 0; s < 11; ++s) {
-    const double t0 = now_us();
-    for (int r = 0; r < reps; ++r) fn();
-    samples.push_back((now_us() - t0) / reps);
-  }
-  std::nth_element(samples.begin(), samples.begin() + 5, samples.end());
-  return samples[5];
-}
-
-double memcpy_us(int64_t bytes) {  // reads bytes/2, writes bytes/2
+double memcpy_us(int64_t bytes, const ops_bench::Timer& timer) {  // reads bytes/2, writes bytes/2
   const int64_t half = bytes / 2;
   std::vector<char> src(half, 1), dst(half);
-  return median_us([&] {
+  return timer.median_us([&] {
 #pragma omp parallel
     {
       const int64_t t = omp_get_thread_num(), n = omp_get_num_threads();
@@ -138,18 +103,17 @@ std::vector<Case> cases() {
   return cs;
 }
 
-void print_row(const Case& c, int threads, const char* dir, double us, int64_t bytes) {
-  const double mc = memcpy_us(bytes);
-  fmt::print("{:<14} {:<26} {:>2} {:<8} {:>9.1f} {:>8.1f} {:>9.1f} {:>6.2f}\n", c.op, c.shape, threads, dir, us,
-             bytes / us / 1e3, mc, us / mc);
-  fmt::print("RESULT {}|{}|{}|{}|{:.2f}|{:.2f}\n", c.op, c.shape, threads, dir, us, mc);
+void print_row(const Case& c, const ops_bench::Timer& timer, const char* dir, double us, int64_t bytes) {
+  const double mc = memcpy_us(bytes, timer);
+  fmt::print("{:<14} {:<26} {:>2} {:<8} {:>9.1f} {:>8.1f} {:>9.1f} {:>6.2f}\n", c.op, c.shape, timer.threads, dir,
+             us, bytes / us / 1e3, mc, us / mc);
+  fmt::print("RESULT {}|{}|{}|{}|{:.2f}|{:.2f}\n", c.op, c.shape, timer.threads, dir, us, mc);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const ops_bench::Args args = ops_bench::parse_args(argc, argv);
-  g_cpu_time = args.cpu_time;
   manual_seed(0);
   fmt::print("{:<14} {:<26} {:>2} {:<8} {:>9} {:>8} {:>9} {:>6}\n", "op", "shape", "th", "dir", "us", "GB/s",
              "memcpy us", "x mcpy");
@@ -157,18 +121,19 @@ int main(int argc, char** argv) {
     if (!args.filter.empty() && c.op.find(args.filter) == std::string::npos) continue;
     for (int threads : args.thread_counts) {
       omp_set_num_threads(threads);
+      const ops_bench::Timer timer{args.cpu_time, threads};
       {
         NoGradGuard no_grad;
-        print_row(c, threads, "fwd", median_us([&] { c.forward(); }), c.fwd_bytes);
+        print_row(c, timer, "fwd", timer.median_us([&] { c.forward(); }), c.fwd_bytes);
       }
       for (Tensor& t : c.grad_inputs) t.requires_grad_(true);
       const Tensor grad = randn(c.forward().shape(), kF32);
-      const double us = median_us([&] {
+      const double us = timer.median_us([&] {
         c.forward().backward(grad);
         for (Tensor& t : c.grad_inputs) t.zero_grad();
       });
       for (Tensor& t : c.grad_inputs) t.requires_grad_(false);
-      print_row(c, threads, "fwd+bwd", us, c.fwd_bytes + c.bwd_bytes);
+      print_row(c, timer, "fwd+bwd", us, c.fwd_bytes + c.bwd_bytes);
     }
   }
   return 0;

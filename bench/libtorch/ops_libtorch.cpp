@@ -7,8 +7,6 @@
 // Output: one line per row, "RESULT op|shape|threads|dir|us".
 #include <torch/torch.h>
 
-#include <algorithm>
-#include <ctime>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -18,33 +16,6 @@
 #include "bench/ops_bench_args.h"
 
 namespace {
-
-bool g_cpu_time = false;  // --cpu-time
-
-double now_us() {  // as in ops_bench.cpp
-  timespec ts{};
-  clock_gettime(g_cpu_time ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-  const double us = static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
-  return g_cpu_time ? us / at::get_num_threads() : us;
-}
-
-double median_us(const std::function<void()>& fn) {  // as in ops_bench.cpp
-  for (int i = 0; i < 3; ++i) fn();
-  int reps = 0;
-  const double start = now_us();
-  do {
-    fn();
-    ++reps;
-  } while (now_us() - start < 3000);
-  std::vector<double> samples;
-  for (int s = 0; s < 11; ++s) {
-    const double t0 = now_us();
-    for (int r = 0; r < reps; ++r) fn();
-    samples.push_back((now_us() - t0) / reps);
-  }
-  std::nth_element(samples.begin(), samples.begin() + 5, samples.end());
-  return samples[5];
-}
 
 struct Case {
   std::string op, shape;
@@ -104,20 +75,20 @@ std::vector<Case> cases() {
 
 int main(int argc, char** argv) {
   const ops_bench::Args args = ops_bench::parse_args(argc, argv);
-  g_cpu_time = args.cpu_time;
   torch::manual_seed(0);
   for (Case& c : cases()) {
     if (!args.filter.empty() && c.op.find(args.filter) == std::string::npos) continue;
     for (int threads : args.thread_counts) {
       torch::set_num_threads(threads);
+      const ops_bench::Timer timer{args.cpu_time, threads};
       {
         torch::NoGradGuard no_grad;
-        const double us = median_us([&] { c.forward(); });
+        const double us = timer.median_us([&] { c.forward(); });
         std::printf("RESULT %s|%s|%d|fwd|%.2f\n", c.op.c_str(), c.shape.c_str(), threads, us);
       }
       for (auto& t : c.grad_inputs) t.requires_grad_(true);
       const auto grad = torch::randn(c.forward().sizes(), torch::kFloat32);
-      const double us = median_us([&] {
+      const double us = timer.median_us([&] {
         c.forward().backward(grad);
         for (auto& t : c.grad_inputs) t.mutable_grad().reset();
       });

@@ -8,11 +8,7 @@
 namespace tg {
 
 Tensor add(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_output(a, b, "add");
-  if (out.is_cuda())
-    TG_CUDA_ONLY(add_forward_cuda(out, a, b));
-  else
-    add_forward_cpu(out, a, b);
+  Tensor out = binary_forward(a, b, "add", add_forward_cpu, TG_CUDA_KERNEL(add_forward_cuda));
   if (Recorder rec("add", {a, b}, {out}); rec)
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       return {sum_to(ctx.grad(), ctx.input_shape(0)), sum_to(ctx.grad(), ctx.input_shape(1))};

@@ -1,5 +1,6 @@
 #include "ops/common/elementwise.h"
 
+#include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 
 namespace tg {
@@ -15,6 +16,35 @@ Tensor binary_output(const Tensor& a, const Tensor& b, const char* op) {
 Tensor unary_output(const Tensor& x, const char* op) {
   check_floating(x, op, "x");
   return empty_like(x);
+}
+
+Tensor binary_forward(const Tensor& a, const Tensor& b, const char* op, BinaryKernel cpu,
+                      [[maybe_unused]] BinaryKernel cuda) {
+  Tensor out = binary_output(a, b, op);
+  if (out.is_cuda())
+    TG_CUDA_ONLY(cuda(out, a, b));
+  else
+    cpu(out, a, b);
+  return out;
+}
+
+Tensor unary_forward(const Tensor& x, const char* op, UnaryKernel cpu, [[maybe_unused]] UnaryKernel cuda) {
+  Tensor out = unary_output(x, op);
+  if (out.is_cuda())
+    TG_CUDA_ONLY(cuda(out, x));
+  else
+    cpu(out, x);
+  return out;
+}
+
+Tensor unary_backward(const Tensor& dout, const Tensor& saved, UnaryBackwardKernel cpu,
+                      [[maybe_unused]] UnaryBackwardKernel cuda) {
+  Tensor dinp = empty_like(dout);
+  if (dinp.is_cuda())
+    TG_CUDA_ONLY(cuda(dinp, dout, saved));
+  else
+    cpu(dinp, dout, saved);
+  return dinp;
 }
 
 Tensor scalar_like(const Tensor& x, double value) {

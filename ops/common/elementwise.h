@@ -1,5 +1,6 @@
 #pragma once
-// Shared by the elementwise op folders: argument checks and output allocation.
+// Shared by the elementwise op folders: argument checks, output allocation and the choice of
+// the device's kernel.
 #include "core/tensor.h"
 
 namespace tg {
@@ -11,5 +12,18 @@ Tensor binary_output(const Tensor& a, const Tensor& b, const char* op);
 Tensor unary_output(const Tensor& x, const char* op);
 // A 0-d tensor holding `value` in x's dtype and device (the scalar forms: x + 2.0).
 Tensor scalar_like(const Tensor& x, double value);
+
+// One device's kernels of an elementwise op (= writes): out = f(a, b), out = f(x), and the
+// backward of a unary op whose rule reads one saved tensor (x or out): dinp from dout and it.
+using BinaryKernel = void (*)(const Tensor& out, const Tensor& a, const Tensor& b);
+using UnaryKernel = void (*)(const Tensor& out, const Tensor& x);
+using UnaryBackwardKernel = void (*)(const Tensor& dinp, const Tensor& dout, const Tensor& saved);
+
+// binary_output / unary_output, written by the kernel of the output's device: cpu, or cuda
+// (TG_CUDA_KERNEL(...), core/cuda/cuda_only.h) for a tensor on a GPU.
+Tensor binary_forward(const Tensor& a, const Tensor& b, const char* op, BinaryKernel cpu, BinaryKernel cuda);
+Tensor unary_forward(const Tensor& x, const char* op, UnaryKernel cpu, UnaryKernel cuda);
+// dinp, like dout, written by the kernel of dout's device from dout and `saved`.
+Tensor unary_backward(const Tensor& dout, const Tensor& saved, UnaryBackwardKernel cpu, UnaryBackwardKernel cuda);
 
 }  // namespace tg

@@ -10,11 +10,7 @@
 namespace tg {
 
 Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_output(a, b, "div");
-  if (out.is_cuda())
-    TG_CUDA_ONLY(div_forward_cuda(out, a, b));
-  else
-    div_forward_cpu(out, a, b);
+  Tensor out = binary_forward(a, b, "div", div_forward_cpu, TG_CUDA_KERNEL(div_forward_cuda));
   if (Recorder rec("div", {a, b}, {out}); rec) {
     rec.save("b", b);
     if (b.requires_grad()) rec.save("out", out);

@@ -1,27 +1,17 @@
 #include "ops/exp/exp.h"
 
 #include "core/cuda/cuda_only.h"
-#include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
 
 namespace tg {
 
 Tensor exp(const Tensor& x) {
-  Tensor out = unary_output(x, "exp");
-  if (out.is_cuda())
-    TG_CUDA_ONLY(exp_forward_cuda(out, x));
-  else
-    exp_forward_cpu(out, x);
+  Tensor out = unary_forward(x, "exp", exp_forward_cpu, TG_CUDA_KERNEL(exp_forward_cuda));
   if (Recorder rec("exp", {x}, {out}); rec) {
     rec.save("out", out);
     rec.backward([](const BackwardContext& ctx) -> TensorList {
-      Tensor dx = empty_like(ctx.grad());
-      if (dx.is_cuda())
-        TG_CUDA_ONLY(exp_backward_cuda(dx, ctx.grad(), ctx.saved("out")));
-      else
-        exp_backward_cpu(dx, ctx.grad(), ctx.saved("out"));
-      return {dx};
+      return {unary_backward(ctx.grad(), ctx.saved("out"), exp_backward_cpu, TG_CUDA_KERNEL(exp_backward_cuda))};
     });
   }
   return out;

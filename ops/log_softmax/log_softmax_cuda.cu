@@ -2,9 +2,8 @@
 // elements strided over the threads, max and sums combined with block_max / block_sum (double).
 #include <cmath>
 
-#include "core/cuda/cuda_check.h"
-#include "core/dispatch.h"
 #include "ops/common/block_reduce_cuda.cuh"
+#include "ops/common/row_launch_cuda.cuh"
 #include "ops/common/rows.h"
 #include "ops/log_softmax/log_softmax.h"
 
@@ -59,25 +58,14 @@ __global__ void log_softmax_backward_kernel(T* dinp, const T* out, const T* dout
 
 void log_softmax_forward_cuda(const Tensor& out, const Tensor& inp, int64_t outer, int64_t dim_size,
                               int64_t inner) {
-  const int64_t rows = outer * inner;
-  if (rows == 0 || dim_size == 0) return;
-  dispatch_floating(inp.dtype(), "log_softmax", [&](auto zero) {
-    using T = decltype(zero);
-    log_softmax_forward_kernel<<<row_blocks(rows), kThreads>>>(out.data<T>(), inp.data<T>(), rows, dim_size, inner);
-  });
-  TG_CUDA_CHECK_LAUNCH("log_softmax");
+  launch_per_row("log_softmax", inp.dtype(), [](auto zero) { return log_softmax_forward_kernel<decltype(zero)>; },
+                 outer, dim_size, inner, out, inp);
 }
 
 void log_softmax_backward_cuda(const Tensor& dinp, const Tensor& out, const Tensor& dout, int64_t outer,
                                int64_t dim_size, int64_t inner) {
-  const int64_t rows = outer * inner;
-  if (rows == 0 || dim_size == 0) return;
-  dispatch_floating(out.dtype(), "log_softmax", [&](auto zero) {
-    using T = decltype(zero);
-    log_softmax_backward_kernel<<<row_blocks(rows), kThreads>>>(dinp.data<T>(), out.data<T>(), dout.data<T>(), rows,
-                                                                dim_size, inner);
-  });
-  TG_CUDA_CHECK_LAUNCH("log_softmax");
+  launch_per_row("log_softmax", out.dtype(), [](auto zero) { return log_softmax_backward_kernel<decltype(zero)>; },
+                 outer, dim_size, inner, dinp, out, dout);
 }
 
 }  // namespace tg

@@ -8,11 +8,7 @@
 namespace tg {
 
 Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_output(a, b, "mul");
-  if (out.is_cuda())
-    TG_CUDA_ONLY(mul_forward_cuda(out, a, b));
-  else
-    mul_forward_cpu(out, a, b);
+  Tensor out = binary_forward(a, b, "mul", mul_forward_cpu, TG_CUDA_KERNEL(mul_forward_cuda));
   if (Recorder rec("mul", {a, b}, {out}); rec) {
     // Each input's gradient needs the other input: save only those that will be used.
     if (b.requires_grad()) rec.save("a", a);

@@ -7,11 +7,7 @@
 namespace tg {
 
 Tensor neg(const Tensor& x) {
-  Tensor out = unary_output(x, "neg");
-  if (out.is_cuda())
-    TG_CUDA_ONLY(neg_forward_cuda(out, x));
-  else
-    neg_forward_cpu(out, x);
+  Tensor out = unary_forward(x, "neg", neg_forward_cpu, TG_CUDA_KERNEL(neg_forward_cuda));
   if (Recorder rec("neg", {x}, {out}); rec)
     rec.backward([](const BackwardContext& ctx) -> TensorList { return {neg(ctx.grad())}; });
   return out;

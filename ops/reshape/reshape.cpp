@@ -27,6 +27,16 @@ Shape infer_shape(const Tensor& x, Shape shape, const char* op) {
   return shape;
 }
 
+// A view of the contiguous x as `shape` (already checked), recorded on the tape as `op`.
+Tensor contiguous_view(const Tensor& x, const Shape& shape, const char* op) {
+  Tensor out = make_view(x, shape, contiguous_strides(shape), x.offset());
+  if (Recorder rec(op, {x}, {out}); rec) {
+    rec.attr("shape", shape_str(shape));
+    rec.backward([](const BackwardContext& ctx) -> TensorList { return {reshape(ctx.grad(), ctx.input_shape(0))}; });
+  }
+  return out;
+}
+
 }  // namespace
 
 Tensor view(const Tensor& x, Shape shape) {
@@ -35,17 +45,13 @@ Tensor view(const Tensor& x, Shape shape) {
   if (!x.is_contiguous())
     throw Error("view", fmt::format("x {} with strides {} is not contiguous; use reshape() or "
                                     "contiguous() first", shape_str(x.shape()), shape_str(x.strides())));
-  Tensor out = make_view(x, shape, contiguous_strides(shape), x.offset());
-  if (Recorder rec("view", {x}, {out}); rec) {
-    rec.attr("shape", shape_str(shape));
-    rec.backward([](const BackwardContext& ctx) -> TensorList { return {reshape(ctx.grad(), ctx.input_shape(0))}; });
-  }
-  return out;
+  return contiguous_view(x, shape, "view");
 }
 
 Tensor reshape(const Tensor& x, Shape shape) {
   check_defined(x, "reshape", "x");
-  return view(x.is_contiguous() ? x : contiguous(x), infer_shape(x, std::move(shape), "reshape"));
+  shape = infer_shape(x, std::move(shape), "reshape");
+  return contiguous_view(x.is_contiguous() ? x : contiguous(x), shape, "reshape");
 }
 
 Tensor flatten(const Tensor& x) { return reshape(x, {-1}); }

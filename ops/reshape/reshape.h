@@ -2,6 +2,8 @@
 // reshape / view: the same elements in a new shape (row-major order). One dim may be -1.
 //   x (s...) -> out (t...) with numel equal
 // view never copies and requires a contiguous x; reshape views when it can, else copies.
+// On the tape: view records "view"; reshape and flatten record "reshape" (after a
+// "contiguous" entry when x is not contiguous).
 // Backward:
 //   dx = reshape(grad, x.shape)
 #include "core/tensor.h"

@@ -1,27 +1,18 @@
 #include "ops/sigmoid/sigmoid.h"
 
 #include "core/cuda/cuda_only.h"
-#include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
 
 namespace tg {
 
 Tensor sigmoid(const Tensor& x) {
-  Tensor out = unary_output(x, "sigmoid");
-  if (out.is_cuda())
-    TG_CUDA_ONLY(sigmoid_forward_cuda(out, x));
-  else
-    sigmoid_forward_cpu(out, x);
+  Tensor out = unary_forward(x, "sigmoid", sigmoid_forward_cpu, TG_CUDA_KERNEL(sigmoid_forward_cuda));
   if (Recorder rec("sigmoid", {x}, {out}); rec) {
     rec.save("out", out);
     rec.backward([](const BackwardContext& ctx) -> TensorList {
-      Tensor dx = empty_like(ctx.grad());
-      if (dx.is_cuda())
-        TG_CUDA_ONLY(sigmoid_backward_cuda(dx, ctx.grad(), ctx.saved("out")));
-      else
-        sigmoid_backward_cpu(dx, ctx.grad(), ctx.saved("out"));
-      return {dx};
+      return {unary_backward(ctx.grad(), ctx.saved("out"), sigmoid_backward_cpu,
+                             TG_CUDA_KERNEL(sigmoid_backward_cuda))};
     });
   }
   return out;

@@ -2,9 +2,8 @@
 // elements strided over the threads, max and sum combined with block_max / block_sum (double).
 #include <cmath>
 
-#include "core/cuda/cuda_check.h"
-#include "core/dispatch.h"
 #include "ops/common/block_reduce_cuda.cuh"
+#include "ops/common/row_launch_cuda.cuh"
 #include "ops/common/rows.h"
 #include "ops/softmax/softmax.h"
 
@@ -59,25 +58,14 @@ __global__ void softmax_backward_kernel(T* dinp, const T* out, const T* dout, in
 }  // namespace
 
 void softmax_forward_cuda(const Tensor& out, const Tensor& inp, int64_t outer, int64_t dim_size, int64_t inner) {
-  const int64_t rows = outer * inner;
-  if (rows == 0 || dim_size == 0) return;
-  dispatch_floating(inp.dtype(), "softmax", [&](auto zero) {
-    using T = decltype(zero);
-    softmax_forward_kernel<<<row_blocks(rows), kThreads>>>(out.data<T>(), inp.data<T>(), rows, dim_size, inner);
-  });
-  TG_CUDA_CHECK_LAUNCH("softmax");
+  launch_per_row("softmax", inp.dtype(), [](auto zero) { return softmax_forward_kernel<decltype(zero)>; }, outer,
+                 dim_size, inner, out, inp);
 }
 
 void softmax_backward_cuda(const Tensor& dinp, const Tensor& out, const Tensor& dout, int64_t outer,
                            int64_t dim_size, int64_t inner) {
-  const int64_t rows = outer * inner;
-  if (rows == 0 || dim_size == 0) return;
-  dispatch_floating(out.dtype(), "softmax", [&](auto zero) {
-    using T = decltype(zero);
-    softmax_backward_kernel<<<row_blocks(rows), kThreads>>>(dinp.data<T>(), out.data<T>(), dout.data<T>(), rows,
-                                                            dim_size, inner);
-  });
-  TG_CUDA_CHECK_LAUNCH("softmax");
+  launch_per_row("softmax", out.dtype(), [](auto zero) { return softmax_backward_kernel<decltype(zero)>; }, outer,
+                 dim_size, inner, dinp, out, dout);
 }
 
 }  // namespace tg

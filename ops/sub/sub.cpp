@@ -9,11 +9,7 @@
 namespace tg {
 
 Tensor sub(const Tensor& a, const Tensor& b) {
-  Tensor out = binary_output(a, b, "sub");
-  if (out.is_cuda())
-    TG_CUDA_ONLY(sub_forward_cuda(out, a, b));
-  else
-    sub_forward_cpu(out, a, b);
+  Tensor out = binary_forward(a, b, "sub", sub_forward_cpu, TG_CUDA_KERNEL(sub_forward_cuda));
   if (Recorder rec("sub", {a, b}, {out}); rec)
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       const Tensor& g = ctx.grad();  // (broadcast shape)

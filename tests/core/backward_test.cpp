@@ -94,7 +94,7 @@ TEST_CASE("BackwardStepper: one entry at a time, in reverse execution order") {
   require_values(step.last_input_grads().at(0), {2, 2, 2});
   CHECK(step.last_input_grads().at(0).shape() == Shape{3, 1});
 
-  CHECK(step.step().op == "view");
+  CHECK(step.step().op == "reshape");
   CHECK(step.last_output_grads().at(0).shape() == Shape{3, 1});
   CHECK(step.last_input_grads().at(0).shape() == Shape{3});
 

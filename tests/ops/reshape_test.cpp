@@ -4,8 +4,8 @@
 using namespace tg;
 using namespace tg::test;
 
-// reshape / view / flatten live in ops/reshape; all three record "view" entries on the tape
-// (reshape of a non-contiguous x records "contiguous" first).
+// reshape / view / flatten live in ops/reshape; view records "view" entries on the tape, reshape
+// and flatten "reshape" ones (reshape of a non-contiguous x records "contiguous" first).
 
 TEST_CASE("reshape: hand-worked forward and backward") {
   Tensor x = tensor({1, 2, 3, 4, 5, 6}, {2, 3}, kF64);
@@ -41,11 +41,12 @@ TEST_CASE("view / reshape: share storage when contiguous; reshape copies otherwi
 }
 
 TG_GRADCHECK_TEST("reshape") {
-  require_gradcheck("view", [](const std::vector<Tensor>& in) { return reshape(in[0], {3, 2}); }, {rand64({2, 3}, 1)});
+  require_gradcheck("reshape", [](const std::vector<Tensor>& in) { return reshape(in[0], {3, 2}); },
+                    {rand64({2, 3}, 1)});
   require_gradcheck("view", [](const std::vector<Tensor>& in) { return view(in[0], {-1, 4}); }, {rand64({2, 2, 2}, 2)});
   require_gradcheck("contiguous", [](const std::vector<Tensor>& in) { return reshape(in[0], {4, -1}); },
                     {noncontig64({2, 3, 4}, 3)});
-  require_gradcheck("view", [](const std::vector<Tensor>& in) { return add(flatten(in[0]), in[1]); },
+  require_gradcheck("reshape", [](const std::vector<Tensor>& in) { return add(flatten(in[0]), in[1]); },
                     {rand64({2, 2}, 4), rand64({3, 1}, 5)});
 }
 

@@ -78,19 +78,13 @@ TEST_CASE("adamw: equals adam without weight decay, differs with it") {
 }
 
 TEST_CASE("adam: float32 parameters follow the float64 result") {
-  NamedParameter p64 = param("p", {1, -2, 0.25}), p32 = param("p", {1, -2, 0.25}, {}, kF32);
-  AdamW opt64({p64}, {.lr = 0.01, .weight_decay = 0.1});
-  AdamW opt32({p32}, {.lr = 0.01, .weight_decay = 0.1});
-  for (const std::vector<double>& g : {std::vector<double>{0.5, 1, -3}, {-1, 2, 0.125}, {0.3, -0.7, 1}}) {
-    set_grad(p64, g);
-    set_grad(p32, g);
-    opt64.step();
-    opt32.step();
-  }
-  CHECK(p32.tensor.dtype() == kF32);
-  require_close(p32.tensor, p64.tensor, 1e-6, 1e-5);
-  require_close(entry(opt32.state_dict(), "state.p.exp_avg_sq"), entry(opt64.state_dict(), "state.p.exp_avg_sq"),
-                1e-7, 1e-5);
+  const F64AndF32Runs run = step_f64_and_f32([](const std::vector<NamedParameter>& params) {
+    return std::make_unique<AdamW>(params, AdamWOptions{.lr = 0.01, .weight_decay = 0.1});
+  });
+  CHECK(run.p32.tensor.dtype() == kF32);
+  require_close(run.p32.tensor, run.p64.tensor, 1e-6, 1e-5);
+  require_close(entry(run.opt32->state_dict(), "state.p.exp_avg_sq"),
+                entry(run.opt64->state_dict(), "state.p.exp_avg_sq"), 1e-7, 1e-5);
 }
 
 TEST_CASE("adam: bad options are tg::Errors") {

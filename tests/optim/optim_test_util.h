@@ -47,6 +47,27 @@ inline NamedParameter param_on(const NamedParameter& p, Device device) {
   return {p.name, t};
 }
 
+// Two optimizers that `make` builds, one over a float64 parameter "p" = [1, -2, 0.25] and one
+// over a float32 one with the same values, after three steps with the same gradients: the
+// float32 tests compare the two parameters and buffers.
+struct F64AndF32Runs {
+  NamedParameter p64, p32;
+  std::unique_ptr<Optimizer> opt64, opt32;
+};
+template <class Make>
+F64AndF32Runs step_f64_and_f32(Make make) {
+  F64AndF32Runs run{param("p", {1, -2, 0.25}), param("p", {1, -2, 0.25}, {}, kF32), nullptr, nullptr};
+  run.opt64 = make(std::vector<NamedParameter>{run.p64});
+  run.opt32 = make(std::vector<NamedParameter>{run.p32});
+  for (const std::vector<double>& g : {std::vector<double>{0.5, 1, -3}, {-1, 2, 0.125}, {0.3, -0.7, 1}}) {
+    set_grad(run.p64, g);
+    set_grad(run.p32, g);
+    run.opt64->step();
+    run.opt32->step();
+  }
+  return run;
+}
+
 // Runs `steps` updates of the optimizer that `make` builds, once on CPU parameters and once on
 // GPU copies of them, in float64 and float32, with the same random gradients; after every step
 // requires the GPU parameters and every state_dict entry (the buffers) to match the CPU's.

@@ -64,17 +64,12 @@ TEST_CASE("sgd: nesterov momentum with weight decay, two steps by hand") {
 }
 
 TEST_CASE("sgd: float32 parameters follow the float64 result") {
-  NamedParameter p64 = param("p", {1, -2, 0.25}), p32 = param("p", {1, -2, 0.25}, {}, kF32);
-  SGD opt64({p64}, {.lr = 0.1, .momentum = 0.9, .nesterov = true, .weight_decay = 0.01});
-  SGD opt32({p32}, {.lr = 0.1, .momentum = 0.9, .nesterov = true, .weight_decay = 0.01});
-  for (const std::vector<double>& g : {std::vector<double>{0.5, 1, -3}, {-1, 2, 0.125}, {0.3, -0.7, 1}}) {
-    set_grad(p64, g);
-    set_grad(p32, g);
-    opt64.step();
-    opt32.step();
-  }
-  CHECK(p32.tensor.dtype() == kF32);
-  require_close(p32.tensor, p64.tensor, 1e-5, 1e-5);
+  const F64AndF32Runs run = step_f64_and_f32([](const std::vector<NamedParameter>& params) {
+    return std::make_unique<SGD>(params,
+                                 SGDOptions{.lr = 0.1, .momentum = 0.9, .nesterov = true, .weight_decay = 0.01});
+  });
+  CHECK(run.p32.tensor.dtype() == kF32);
+  require_close(run.p32.tensor, run.p64.tensor, 1e-5, 1e-5);
 }
 
 TEST_CASE("sgd: a large parameter (the threaded loop) gets the same update everywhere") {
