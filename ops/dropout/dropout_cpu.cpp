@@ -4,6 +4,7 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/philox_lanes.h"
 #include "ops/common/vec_math.h"
 #include "ops/dropout/dropout.h"
 
@@ -11,51 +12,13 @@ namespace tg {
 
 namespace {
 
-// uniform_from_bits(bits) = (bits + 1) / 2^32 > p  <=>  bits >= floor(p 2^32) (exact: p 2^32 is).
-// 2^32 (p = 1) keeps nothing.
-uint64_t keep_threshold(double p) { return static_cast<uint64_t>(std::floor(p * 4294967296.0)); }
-
-constexpr int64_t kLanes = 8;  // Philox counters computed together: 32 elements
-
-// philox() of core/rng.h for the kLanes counters counter, counter+1, ..., lane by lane in loops
-// the compiler vectorises: bits[4 l + j] = philox(seed, counter + l)[j], i.e. the words of 32
-// consecutive elements. (The tests check the mask against uniform_at, i.e. against philox().)
-inline void philox_lanes(uint32_t bits[4 * kLanes], uint64_t seed, uint64_t counter) {
-  uint32_t c0[kLanes], c1[kLanes], c2[kLanes] = {}, c3[kLanes] = {};
-  for (int64_t l = 0; l < kLanes; ++l) {
-    c0[l] = static_cast<uint32_t>(counter + l);
-    c1[l] = static_cast<uint32_t>((counter + l) >> 32);
-  }
-  uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-#pragma omp simd
-    for (int64_t l = 0; l < kLanes; ++l) {
-      const uint64_t p0 = uint64_t{0xD2511F53u} * c0[l], p1 = uint64_t{0xCD9E8D57u} * c2[l];
-      const uint32_t n0 = static_cast<uint32_t>(p1 >> 32) ^ c1[l] ^ k0;
-      const uint32_t n2 = static_cast<uint32_t>(p0 >> 32) ^ c3[l] ^ k1;
-      c1[l] = static_cast<uint32_t>(p1);
-      c3[l] = static_cast<uint32_t>(p0);
-      c0[l] = n0;
-      c2[l] = n2;
-    }
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  for (int64_t l = 0; l < kLanes; ++l) {
-    bits[4 * l] = c0[l];
-    bits[4 * l + 1] = c1[l];
-    bits[4 * l + 2] = c2[l];
-    bits[4 * l + 3] = c3[l];
-  }
-}
-
-// Elements [first, last) of a float32 dropout, first a multiple of 4 kLanes: keep, out (= writes).
+// Elements [first, last) of a float32 dropout, first a multiple of 4 kPhiloxLanes: keep, out (= writes).
 TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, int64_t first, int64_t last,
                                      uint64_t seed, uint64_t offset, uint32_t threshold, float scale) {
-  uint32_t bits[4 * kLanes];
-  for (int64_t i0 = first; i0 < last; i0 += 4 * kLanes) {
+  uint32_t bits[4 * kPhiloxLanes];
+  for (int64_t i0 = first; i0 < last; i0 += 4 * kPhiloxLanes) {
     philox_lanes(bits, seed, offset + static_cast<uint64_t>(i0 / 4));
-    const int64_t count = std::min<int64_t>(4 * kLanes, last - i0);
+    const int64_t count = std::min<int64_t>(4 * kPhiloxLanes, last - i0);
 #pragma omp simd
     for (int64_t e = 0; e < count; ++e) {
       const uint8_t k = bits[e] >= threshold;
@@ -74,7 +37,7 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
   const int64_t n = x.numel();
   const uint64_t threshold = keep_threshold(p);
   if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1 (p == 1 takes the loop below)
-    constexpr int64_t kChunk = 64 * 4 * kLanes;  // elements per call: 2048
+    constexpr int64_t kChunk = 32 * 4 * kPhiloxLanes;  // elements per call: 2048
     float* o = out.data<float>();
     auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
     const float* in = x.data<float>();

@@ -11,6 +11,8 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/philox_lanes.h"
+#include "ops/common/vec_math.h"
 #include "ops/fused_attention/fused_attention.h"
 #include "ops/fused_attention/fused_attention_tiles.h"
 
@@ -42,16 +44,133 @@ struct TileRows {
 };
 
 // s (rows, kBlockK) = the scores of the block's queries against the tile's keys (= writes):
-// q_i . k_j * scale + additive, -inf where masked; kt is scratch (hs, kBlockK).
+// q_i . k_j * scale + additive, -inf where masked; kt is scratch (hs, kBlockK). Without masks
+// other than is_causal, the same values as attention_score in loops without a branch per element.
 template <class T>
 void score_tile(T* s, T* kt, const TileRows<T>& t, const QueryBlock& qb, const FusedAttentionParams& p) {
   transpose_rows(kt, t.k, t.cols, p.hs);
   tile_product(s, t.q, kt, qb.rows, p.hs);
+  if (!p.attn_mask.data && !p.key_padding_mask.data && !p.additive_mask.data) {
+    const T scale = static_cast<T>(p.scale);
+    for (int64_t r = 0; r < qb.rows; ++r) {
+      T* sr = s + r * kBlockK;
+      for (int64_t c = 0; c < t.cols; ++c) sr[c] *= scale;
+      if (p.is_causal)  // keys j > i, i.e. c > i - j0
+        std::fill(sr + std::clamp<int64_t>(qb.i0 + r - t.j0 + 1, 0, t.cols), sr + t.cols, static_cast<T>(-INFINITY));
+    }
+    return;
+  }
   const int64_t b = qb.n / p.H, h = qb.n % p.H;
   for (int64_t r = 0; r < qb.rows; ++r)
     for (int64_t c = 0; c < t.cols; ++c)
       s[r * kBlockK + c] = attention_score(p, s[r * kBlockK + c], b, h, qb.i0 + r, t.j0 + c);
 }
+
+// The loops along one query row of a tile. For float they run in TG_VEC_CLONES functions and
+// take exp_vec; for double they stay plain loops over std::exp (the reference path).
+
+// The largest of m and s[0..cols).
+template <class T>
+TG_INLINE_BODY T row_max_body(const T* s, int64_t cols, T m) {
+#pragma omp simd reduction(max : m)
+  for (int64_t c = 0; c < cols; ++c) m = s[c] > m ? s[c] : m;
+  return m;
+}
+
+// s[c] = exp(s[c] - m) * z[c] (= writes; z == nullptr: z = 1); returns the sum of exp(s[c] - m).
+template <class T>
+TG_INLINE_BODY T exp_weights_body(T* s, const T* z, int64_t cols, T m) {
+  T sum = 0;
+  if (z) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t c = 0; c < cols; ++c) {
+      const T e = exp_vec(s[c] - m);  // masked: exp(-inf) = 0
+      sum += e;
+      s[c] = e * z[c];
+    }
+  } else {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t c = 0; c < cols; ++c) {
+      const T e = exp_vec(s[c] - m);
+      sum += e;
+      s[c] = e;
+    }
+  }
+  return sum;
+}
+
+// With p = exp(s - lse), the probabilities: ds = p (z dp - D) scale into s, p z into dp
+// (= writes; z == nullptr: z = 1).
+template <class T>
+TG_INLINE_BODY void weight_grads_body(T* s, T* dp, const T* z, int64_t cols, T lse, T D, T scale) {
+  if (z) {
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) {
+      const T prob = exp_vec(s[c] - lse);  // masked: 0
+      s[c] = prob * (z[c] * dp[c] - D) * scale;  // times the scale of s = q.k * scale
+      dp[c] = prob * z[c];
+    }
+  } else {
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) {
+      const T prob = exp_vec(s[c] - lse);
+      s[c] = prob * (dp[c] - D) * scale;
+      dp[c] = prob;
+    }
+  }
+}
+
+TG_VEC_CLONES float row_max(const float* s, int64_t cols, float m) { return row_max_body(s, cols, m); }
+double row_max(const double* s, int64_t cols, double m) { return row_max_body(s, cols, m); }
+TG_VEC_CLONES float exp_weights(float* s, const float* z, int64_t cols, float m) {
+  return exp_weights_body(s, z, cols, m);
+}
+double exp_weights(double* s, const double* z, int64_t cols, double m) { return exp_weights_body(s, z, cols, m); }
+TG_VEC_CLONES void weight_grads(float* s, float* dp, const float* z, int64_t cols, float lse, float D, float scale) {
+  weight_grads_body(s, dp, z, cols, lse, D, scale);
+}
+void weight_grads(double* s, double* dp, const double* z, int64_t cols, double lse, double D, double scale) {
+  weight_grads_body(s, dp, z, cols, lse, D, scale);
+}
+
+// bits[0..count) = the dropout words of elements 4 counter.. of a draw (= writes; count a
+// multiple of 4 kPhiloxLanes): word e%4 of philox(seed, e/4), as ops/dropout reads them.
+TG_VEC_CLONES void dropout_words(uint32_t* bits, int64_t count, uint64_t seed, uint64_t counter) {
+  for (int64_t w = 0; w < count; w += 4 * kPhiloxLanes)
+    philox_lanes(bits + w, seed, counter + static_cast<uint64_t>(w / 4));
+}
+
+// The dropout multipliers z_ij of query row i of head n against keys j0..j0+cols-1, for the
+// element e = (n*T + i)*S + j of the draw: the decisions of DropoutRow and of ops/dropout.
+class DropoutTile {
+ public:
+  explicit DropoutTile(const FusedAttentionParams& p) : p_(p), threshold_(keep_threshold(p.dropout_p)) {}
+
+  // z[0..cols) = dropout_scale where kept, 0 where dropped (= writes), returned; without
+  // dropout nullptr, i.e. z = 1.
+  template <class T>
+  const T* row(T* z, int64_t n, int64_t i, int64_t j0, int64_t cols) const {
+    if (p_.dropout_p == 0) return nullptr;
+    if (threshold_ > UINT32_MAX) {  // p = 1 keeps nothing
+      std::fill_n(z, cols, T(0));
+      return z;
+    }
+    // The first counter's words start at element 4 (first / 4): `skip` of them precede j0.
+    const uint64_t first = static_cast<uint64_t>((n * p_.T + i) * p_.S + j0);
+    const int64_t skip = static_cast<int64_t>(first % 4), lanes = 4 * kPhiloxLanes;
+    uint32_t bits[kWords];
+    dropout_words(bits, (skip + cols + lanes - 1) / lanes * lanes, p_.seed, p_.offset + first / 4);
+    const auto threshold = static_cast<uint32_t>(threshold_);
+    const T scale = static_cast<T>(p_.dropout_scale);
+    for (int64_t c = 0; c < cols; ++c) z[c] = bits[skip + c] >= threshold ? scale : T(0);
+    return z;
+  }
+
+ private:
+  static constexpr int64_t kWords = (3 + kBlockK + 4 * kPhiloxLanes - 1) / (4 * kPhiloxLanes) * 4 * kPhiloxLanes;
+  const FusedAttentionParams& p_;
+  uint64_t threshold_;
+};
 
 // Points t at the keys j0.. of the block's tile.
 template <class T>
@@ -77,6 +196,8 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
   {
     std::vector<T> s(kBlockQ * kBlockK), kt(p.hs * kBlockK), acc(kBlockQ * hv);
     std::array<T, kBlockQ> m, l;  // running max and sum of exp(s - m) per row
+    std::array<T, kBlockK> z;     // one row's dropout multipliers
+    const DropoutTile dropout(p);
     TileRows<T> t;
 #pragma omp for schedule(dynamic)
     for (int64_t item = 0; item < items; ++item) {
@@ -91,8 +212,7 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
         for (int64_t r = 0; r < qb.rows; ++r) {
           T* sr = s.data() + r * kBlockK;
           T* ar = acc.data() + r * hv;
-          T m_new = m[r];
-          for (int64_t c = 0; c < t.cols; ++c) m_new = std::max(m_new, sr[c]);
+          const T m_new = row_max(sr, t.cols, m[r]);
           if (m_new == -INFINITY) continue;  // every key so far is masked for this row
           if (m_new != m[r]) {  // the max grew: rescale what was summed under the old one
             const T correction = std::exp(m[r] - m_new);  // 0 while m[r] is -inf
@@ -100,12 +220,8 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
             for (int64_t d = 0; d < hv; ++d) ar[d] *= correction;
             m[r] = m_new;
           }
-          DropoutRow z(p, qb.n, qb.i0 + r);
-          for (int64_t c = 0; c < t.cols; ++c) {
-            const T e = std::exp(sr[c] - m_new);  // masked: exp(-inf) = 0
-            l[r] += e;
-            sr[c] = e * z.at<T>(j0 + c);  // the row's weights for v, before normalising
-          }
+          // the row's weights for v, before normalising
+          l[r] += exp_weights(sr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, m_new);
           accumulate_rows(ar, sr, 1, t.v, t.cols, hv);
         }
       }
@@ -147,6 +263,8 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
     // ds (rows, kBlockK) overwrites the scores s, p*z overwrites dp = dout_i . v_j
     std::vector<T> s(kBlockQ * kBlockK), dp(kBlockQ * kBlockK), kt(hs * kBlockK), vt(hv * kBlockK);
     std::array<T, kBlockQ> D;  // D_i = dout_i . out_i
+    std::array<T, kBlockK> z;  // one row's dropout multipliers
+    const DropoutTile dropout(p);
     TileRows<T> t;
     for (int64_t item = begin; item < end; ++item) {
       const QueryBlock qb(p, item);
@@ -178,12 +296,7 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
             std::fill_n(dpr, t.cols, T(0));
             continue;
           }
-          DropoutRow z(p, qb.n, qb.i0 + r);
-          for (int64_t c = 0; c < t.cols; ++c) {
-            const T prob = std::exp(sr[c] - L), zj = z.at<T>(j0 + c);  // masked: prob 0
-            sr[c] = prob * (zj * dpr[c] - D[r]) * scale;  // ds, times the scale of s = q.k * scale
-            dpr[c] = prob * zj;
-          }
+          weight_grads(sr, dpr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, L, D[r], scale);
         }
         for (int64_t r = 0; r < qb.rows; ++r)  // dq_i += sum_j ds_ij k_j
           accumulate_rows(dq + (qb.n * p.T + qb.i0 + r) * hs, s.data() + r * kBlockK, 1, t.k, t.cols, hs);

@@ -66,7 +66,8 @@ TG_HOST_DEVICE inline T attention_score(const FusedAttentionParams& p, T dot, in
 }
 
 // z_ij along one query row i of head n = b*H + h, for increasing j: one Philox call serves four
-// consecutive elements (the same words ops/dropout reads for them).
+// consecutive elements (the same words ops/dropout reads for them). The CUDA kernel's; the CPU
+// kernel makes the same decisions for a row of a tile at once (DropoutTile, philox_lanes.h).
 class DropoutRow {
  public:
   TG_HOST_DEVICE DropoutRow(const FusedAttentionParams& p, int64_t n, int64_t i)

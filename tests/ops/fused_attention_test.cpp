@@ -149,6 +149,20 @@ TEST_CASE("fused_attention: agrees with scaled_dot_product_attention, forward an
   require_fused_matches_composed(qkv, o);
 }
 
+TEST_CASE("fused_attention: dropout over several key tiles, with rows starting at any word of a Philox block") {
+  // (B,H,T,S) = (1,2,70,133), hv = 3: S is odd, so the rows' first elements (n*T + i)*S fall on
+  // each of the four words of a counter; keys in tiles of 64, 64 and 5, queries in blocks of 32.
+  const std::vector<Tensor> qkv = {plain64({1, 2, 70, 4}, 1), plain64({1, 2, 133, 4}, 2), plain64({1, 2, 133, 3}, 3)};
+  AttentionOptions o;
+  o.dropout_p = 0.4;
+  o.training = true;
+  SUBCASE("no mask") {}
+  SUBCASE("is_causal") { o.is_causal = true; }
+  SUBCASE("key_padding_mask") { o.key_padding_mask = padding_mask({100}, 133); }
+  SUBCASE("p = 1 drops every weight") { o.dropout_p = 1; }
+  require_fused_matches_composed(qkv, o);
+}
+
 TEST_CASE("fused_attention: dk, dv summed over threads match with any thread count") {
   // 2*3 heads x 3 query blocks = 18 work items: 4 and 5 threads split heads between threads.
   const std::vector<Tensor> qkv = {plain64({2, 3, 70, 8}, 4), plain64({2, 3, 45, 8}, 5), plain64({2, 3, 45, 8}, 6)};
