@@ -16,7 +16,7 @@ inline uint64_t keep_threshold(double p) { return static_cast<uint64_t>(std::flo
 
 // Philox counters computed together: 64 elements. With AVX2, 16 lanes keep four independent
 // vectors of products in flight per multiplier (8 lanes: two), which hides the multiply latency.
-constexpr int64_t kPhiloxLanes = 16;
+constexpr int64_t kPhiloxLanes = 32;
 
 // philox() of core/rng.h for the kPhiloxLanes counters counter, counter+1, ..., lane by lane in
 // loops the compiler vectorises: bits[4 l + j] = philox(seed, counter + l)[j], i.e. the words of

@@ -37,7 +37,7 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
   const int64_t n = x.numel();
   const uint64_t threshold = keep_threshold(p);
   if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1 (p == 1 takes the loop below)
-    constexpr int64_t kChunk = 32 * 4 * kPhiloxLanes;  // elements per call: 2048
+    constexpr int64_t kChunk = 16 * 4 * kPhiloxLanes;  // elements per call: 2048
     float* o = out.data<float>();
     auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
     const float* in = x.data<float>();

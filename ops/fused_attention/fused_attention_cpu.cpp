@@ -142,6 +142,8 @@ TG_VEC_CLONES void dropout_words(uint32_t* bits, int64_t count, uint64_t seed, u
 
 // The dropout multipliers z_ij of query row i of head n against keys j0..j0+cols-1, for the
 // element e = (n*T + i)*S + j of the draw: the decisions of DropoutRow and of ops/dropout.
+// The words are drawn into a buffer that serves the next rows too when they follow in the
+// draw (one key tile spans all S keys, so the rows of a block are consecutive elements).
 class DropoutTile {
  public:
   explicit DropoutTile(const FusedAttentionParams& p) : p_(p), threshold_(keep_threshold(p.dropout_p)) {}
@@ -149,27 +151,41 @@ class DropoutTile {
   // z[0..cols) = dropout_scale where kept, 0 where dropped (= writes), returned; without
   // dropout nullptr, i.e. z = 1.
   template <class T>
-  const T* row(T* z, int64_t n, int64_t i, int64_t j0, int64_t cols) const {
+  const T* row(T* z, int64_t n, int64_t i, int64_t j0, int64_t cols) {
     if (p_.dropout_p == 0) return nullptr;
     if (threshold_ > UINT32_MAX) {  // p = 1 keeps nothing
       std::fill_n(z, cols, T(0));
       return z;
     }
-    // The first counter's words start at element 4 (first / 4): `skip` of them precede j0.
-    const uint64_t first = static_cast<uint64_t>((n * p_.T + i) * p_.S + j0);
-    const int64_t skip = static_cast<int64_t>(first % 4), lanes = 4 * kPhiloxLanes;
-    uint32_t bits[kWords];
-    dropout_words(bits, (skip + cols + lanes - 1) / lanes * lanes, p_.seed, p_.offset + first / 4);
+    const uint64_t first = static_cast<uint64_t>((n * p_.T + i) * p_.S + j0), end = first + cols;
+    if (first < start_ || end > start_ + filled_) draw(first, end);
+    last_end_ = end;
+    const uint32_t* bits = words_ + (first - start_);
     const auto threshold = static_cast<uint32_t>(threshold_);
     const T scale = static_cast<T>(p_.dropout_scale);
-    for (int64_t c = 0; c < cols; ++c) z[c] = bits[skip + c] >= threshold ? scale : T(0);
+    for (int64_t c = 0; c < cols; ++c) z[c] = bits[c] >= threshold ? scale : T(0);
     return z;
   }
 
  private:
-  static constexpr int64_t kWords = (3 + kBlockK + 4 * kPhiloxLanes - 1) / (4 * kPhiloxLanes) * 4 * kPhiloxLanes;
+  static constexpr int64_t kLanes = 4 * kPhiloxLanes;  // words per philox_lanes call
+  static constexpr int64_t kWords = 8 * kLanes;
+  static_assert(kWords >= kBlockK + 3);  // one tile row and the words before it in its counter
+
+  // words_[0..filled_) = the words of elements start_.. (a multiple of 4): from first's
+  // counter to end, or, when first continues the previous request, a whole buffer ahead.
+  void draw(uint64_t first, uint64_t end) {
+    start_ = first / 4 * 4;
+    const auto need = static_cast<int64_t>(end - start_);
+    filled_ = first == last_end_ ? kWords : (need + kLanes - 1) / kLanes * kLanes;
+    dropout_words(words_, filled_, p_.seed, p_.offset + start_ / 4);
+  }
+
   const FusedAttentionParams& p_;
   uint64_t threshold_;
+  uint64_t start_ = 0, last_end_ = UINT64_MAX;
+  int64_t filled_ = 0;
+  uint32_t words_[kWords];
 };
 
 // Points t at the keys j0.. of the block's tile.
@@ -197,7 +213,7 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
     std::vector<T> s(kBlockQ * kBlockK), kt(p.hs * kBlockK), acc(kBlockQ * hv);
     std::array<T, kBlockQ> m, l;  // running max and sum of exp(s - m) per row
     std::array<T, kBlockK> z;     // one row's dropout multipliers
-    const DropoutTile dropout(p);
+    DropoutTile dropout(p);
     TileRows<T> t;
 #pragma omp for schedule(dynamic)
     for (int64_t item = 0; item < items; ++item) {
@@ -264,7 +280,7 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
     std::vector<T> s(kBlockQ * kBlockK), dp(kBlockQ * kBlockK), kt(hs * kBlockK), vt(hv * kBlockK);
     std::array<T, kBlockQ> D;  // D_i = dout_i . out_i
     std::array<T, kBlockK> z;  // one row's dropout multipliers
-    const DropoutTile dropout(p);
+    DropoutTile dropout(p);
     TileRows<T> t;
     for (int64_t item = begin; item < end; ++item) {
       const QueryBlock qb(p, item);
