@@ -58,11 +58,12 @@ Tensor ones_like(const Tensor& t) { return ones(t.shape(), t.dtype(), t.device()
 Tensor full_like(const Tensor& t, double value) { return full(t.shape(), value, t.dtype(), t.device()); }
 Tensor empty_like(const Tensor& t) { return empty(t.shape(), t.dtype(), t.device()); }
 
-Tensor empty_in_order_of(const Shape& shape, const Tensor& like) {
+namespace {
+
+// (shape) viewing `flat` (numel(shape) elements), dims laid out in the order of like's strides.
+Tensor in_order_of(const Tensor& flat, const Shape& shape, const Tensor& like, const char* op) {
   if (static_cast<int64_t>(shape.size()) != like.dim())
-    throw Error("empty_in_order_of", fmt::format("shape {} must have the rank of like {}", shape_str(shape),
-                                                 shape_str(like.shape())));
-  check_shape(shape, "empty_in_order_of");
+    throw Error(op, fmt::format("shape {} must have the rank of like {}", shape_str(shape), shape_str(like.shape())));
   std::vector<int64_t> order(shape.size());  // dims, outermost first
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return like.strides()[a] > like.strides()[b]; });
@@ -72,8 +73,19 @@ Tensor empty_in_order_of(const Shape& shape, const Tensor& like) {
     strides[*d] = stride;
     stride *= shape[*d];
   }
-  const Tensor flat = empty({numel(shape)}, like.dtype(), like.device());
   return make_view(flat, shape, strides, 0);
+}
+
+}  // namespace
+
+Tensor empty_in_order_of(const Shape& shape, const Tensor& like) {
+  check_shape(shape, "empty_in_order_of");
+  return in_order_of(empty({numel(shape)}, like.dtype(), like.device()), shape, like, "empty_in_order_of");
+}
+
+Tensor zeros_in_order_of(const Shape& shape, const Tensor& like) {
+  check_shape(shape, "zeros_in_order_of");
+  return in_order_of(zeros({numel(shape)}, like.dtype(), like.device()), shape, like, "zeros_in_order_of");
 }
 
 Tensor arange(double start, double end, double step, DType dtype, Device device) {

@@ -98,6 +98,15 @@ void attach_masks(FusedAttentionParams& p, const Tensor& attn_mask, const Tensor
 // The kernels read rows through the strides of dims 0..2 but need the last stride to be 1.
 Tensor unit_last_stride(const Tensor& t) { return t.strides().back() == 1 ? t : contiguous_copy(t); }
 
+// An output (out, dq, dk, dv) of `shape` for the input `like` (q, k, v). The CPU kernels write
+// rows through strides, so there it is laid out in like's order: heads split from a (B,T,E)
+// projection by a transpose, as nn::MultiHeadAttention does, then merge back by a view, not a
+// copy, in forward and backward. The CUDA kernels write contiguous ones.
+Tensor fresh(const Shape& shape, const Tensor& like, bool zeroed = false) {
+  if (like.is_cuda()) return zeroed ? zeros(shape, like.dtype(), like.device()) : empty(shape, like.dtype(), like.device());
+  return zeroed ? zeros_in_order_of(shape, like) : empty_in_order_of(shape, like);
+}
+
 }  // namespace
 
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
@@ -115,7 +124,7 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
     p.seed = gen.seed();
   }
   const Tensor qr = unit_last_stride(q), kr = unit_last_stride(k), vr = unit_last_stride(v);
-  Tensor out = empty({p.B, p.H, p.T, p.hv}, q.dtype(), q.device());
+  Tensor out = fresh({p.B, p.H, p.T, p.hv}, qr);
   Tensor lse = empty({p.B, p.H, p.T}, q.dtype(), q.device());
   if (q.is_cuda())
     TG_CUDA_ONLY(fused_attention_forward_cuda(out, lse, qr, kr, vr, p));
@@ -136,8 +145,7 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
                    saved_if(p.additive_mask.data, "additive_mask"));
       const Tensor &q = ctx.saved("q"), &k = ctx.saved("k"), &v = ctx.saved("v");
       const Tensor dout = unit_last_stride(ctx.grad());
-      Tensor dq = empty(q.shape(), q.dtype(), q.device());
-      Tensor dk = zeros(k.shape(), k.dtype(), k.device()), dv = zeros(v.shape(), v.dtype(), v.device());
+      Tensor dq = fresh(q.shape(), q), dk = fresh(k.shape(), k, true), dv = fresh(v.shape(), v, true);
       if (q.is_cuda())
         TG_CUDA_ONLY(fused_attention_backward_cuda(dq, dk, dv, ctx.saved("out"), ctx.saved("lse"), dout, q, k, v,
                                                    params));

@@ -40,14 +40,15 @@ namespace tg {
 
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options = {});
 
-// Kernels. q, k, v (and dout) are read through their strides with the last one 1; out, dq, dk,
-// dv and lse are contiguous; all on the CPU or all on one GPU (_cuda).
+// Kernels. q, k, v and dout are read as rows through their strides, the last one 1; so are out,
+// dq, dk and dv written on the CPU (the _cuda kernels need them contiguous); lse is contiguous;
+// all on the CPU or all on one GPU (_cuda).
 // out = attention(q, k, v), lse = log-sum-exp of each query's scores (= writes both).
 void fused_attention_forward_cpu(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                  const Tensor& v, const FusedAttentionParams& params);
 void fused_attention_forward_cuda(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const FusedAttentionParams& params);
-// dq, dk, dv from dout (= writes all three).
+// dq, dk, dv from dout: dq is written, dk and dv are accumulated (+=) into the zeros given.
 void fused_attention_backward_cpu(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& out,
                                   const Tensor& lse, const Tensor& dout, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const FusedAttentionParams& params);

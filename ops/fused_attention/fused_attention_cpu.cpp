@@ -204,8 +204,7 @@ bool worth_threads(const FusedAttentionParams& p) {
 template <class T>
 void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const Tensor& k_t, const Tensor& v_t,
              const FusedAttentionParams& p) {
-  const AttentionRows<T> q(q_t), k(k_t), v(v_t);
-  T* out = out_t.data<T>();
+  const AttentionRows<T> q(q_t), k(k_t), v(v_t), out(out_t);
   T* lse = lse_t.data<T>();
   const int64_t items = p.B * p.H * ((p.T + kBlockQ - 1) / kBlockQ), hv = p.hv;
 #pragma omp parallel if (worth_threads(p))
@@ -245,7 +244,8 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
         const int64_t row = qb.n * p.T + qb.i0 + r;
         const bool all_masked = m[r] == -INFINITY;  // no key at all: zeros, as the composed softmax
         const T inv = all_masked ? T(0) : T(1) / l[r];
-        for (int64_t d = 0; d < hv; ++d) out[row * hv + d] = acc[r * hv + d] * inv;
+        T* out_row = out.row(qb.n, qb.i0 + r);
+        for (int64_t d = 0; d < hv; ++d) out_row[d] = acc[r * hv + d] * inv;
         lse[row] = all_masked ? static_cast<T>(-INFINITY) : m[r] + std::log(l[r]);
       }
     }
@@ -266,9 +266,9 @@ template <class T>
 void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const Tensor& out_t, const Tensor& lse_t,
               const Tensor& dout_t, const Tensor& q_t, const Tensor& k_t, const Tensor& v_t,
               const FusedAttentionParams& p) {
-  const AttentionRows<T> q(q_t), k(k_t), v(v_t), dout(dout_t);
-  T *dq = dq_t.data<T>(), *dk = dk_t.data<T>(), *dv = dv_t.data<T>();
-  const T *out = out_t.data<T>(), *lse = lse_t.data<T>();
+  const AttentionRows<T> q(q_t), k(k_t), v(v_t), dout(dout_t), dq(dq_t), dk(dk_t), dv(dv_t);
+  const AttentionRows<const T> out(out_t);
+  const T* lse = lse_t.data<T>();
   const int64_t hs = p.hs, hv = p.hv, blocks = (p.T + kBlockQ - 1) / kBlockQ, items = p.B * p.H * blocks;
   const T scale = static_cast<T>(p.scale);
   std::vector<std::array<SharedHead<T>, 2>> shared(omp_get_max_threads());
@@ -284,20 +284,22 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
     TileRows<T> t;
     for (int64_t item = begin; item < end; ++item) {
       const QueryBlock qb(p, item);
-      T *dk_n = dk + qb.n * p.S * hs, *dv_n = dv + qb.n * p.S * hv;
+      // key j's rows of this head's dk and dv at dk_n + j*dk_ld, dv_n + j*dv_ld
+      T *dk_n = dk.row(qb.n, 0), *dv_n = dv.row(qb.n, 0);
+      int64_t dk_ld = dk.sl, dv_ld = dv.sl;
       if (qb.n * blocks < begin || (qb.n + 1) * blocks > end) {  // shared head: private copy
         SharedHead<T>& mine = shared[thread][qb.n * blocks < begin ? 0 : 1];
         if (mine.n != qb.n) mine = {qb.n, std::vector<T>(p.S * hs, T(0)), std::vector<T>(p.S * hv, T(0))};
-        dk_n = mine.dk.data(), dv_n = mine.dv.data();
+        dk_n = mine.dk.data(), dv_n = mine.dv.data(), dk_ld = hs, dv_ld = hv;
       }
       for (int64_t r = 0; r < qb.rows; ++r) {
-        const int64_t row = qb.n * p.T + qb.i0 + r;
         t.q[r] = q.row(qb.n, qb.i0 + r);
         t.g[r] = dout.row(qb.n, qb.i0 + r);
+        const T* out_row = out.row(qb.n, qb.i0 + r);
         T sum = 0;
-        for (int64_t d = 0; d < hv; ++d) sum += t.g[r][d] * out[row * hv + d];
+        for (int64_t d = 0; d < hv; ++d) sum += t.g[r][d] * out_row[d];
         D[r] = sum;
-        std::fill_n(dq + row * hs, hs, T(0));
+        std::fill_n(dq.row(qb.n, qb.i0 + r), hs, T(0));
       }
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
         set_keys(t, k, v, qb, j0);
@@ -315,10 +317,10 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
           weight_grads(sr, dpr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, L, D[r], scale);
         }
         for (int64_t r = 0; r < qb.rows; ++r)  // dq_i += sum_j ds_ij k_j
-          accumulate_rows(dq + (qb.n * p.T + qb.i0 + r) * hs, s.data() + r * kBlockK, 1, t.k, t.cols, hs);
+          accumulate_rows(dq.row(qb.n, qb.i0 + r), s.data() + r * kBlockK, 1, t.k, t.cols, hs);
         for (int64_t c = 0; c < t.cols; ++c) {  // dk_j += sum_i ds_ij q_i, dv_j += sum_i p_ij z_ij dout_i
-          accumulate_rows(dk_n + (j0 + c) * hs, s.data() + c, kBlockK, t.q, qb.rows, hs);
-          accumulate_rows(dv_n + (j0 + c) * hv, dp.data() + c, kBlockK, t.g, qb.rows, hv);
+          accumulate_rows(dk_n + (j0 + c) * dk_ld, s.data() + c, kBlockK, t.q, qb.rows, hs);
+          accumulate_rows(dv_n + (j0 + c) * dv_ld, dp.data() + c, kBlockK, t.g, qb.rows, hv);
         }
       }
     }
@@ -326,8 +328,11 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
   for (const auto& pair : shared)
     for (const SharedHead<T>& head : pair) {
       if (head.n < 0) continue;
-      for (int64_t e = 0; e < p.S * hs; ++e) dk[head.n * p.S * hs + e] += head.dk[e];
-      for (int64_t e = 0; e < p.S * hv; ++e) dv[head.n * p.S * hv + e] += head.dv[e];
+      for (int64_t j = 0; j < p.S; ++j) {
+        T *dk_row = dk.row(head.n, j), *dv_row = dv.row(head.n, j);
+        for (int64_t d = 0; d < hs; ++d) dk_row[d] += head.dk[j * hs + d];
+        for (int64_t d = 0; d < hv; ++d) dv_row[d] += head.dv[j * hv + d];
+      }
     }
 }
 
@@ -335,7 +340,7 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
 
 void fused_attention_forward_cpu(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                  const Tensor& v, const FusedAttentionParams& params) {
-  // out (B,H,T,hv), lse (B,H,T) contiguous; q (B,H,T,hs), k (B,H,S,hs), v (B,H,S,hv) rows
+  // out (B,H,T,hv) rows (written), lse (B,H,T) contiguous; q (B,H,T,hs), k (B,H,S,hs), v (B,H,S,hv) rows
   dispatch_floating(q.dtype(), "fused_attention", [&](auto zero) {
     forward<decltype(zero)>(out, lse, q, k, v, params);
   });
@@ -344,8 +349,8 @@ void fused_attention_forward_cpu(const Tensor& out, const Tensor& lse, const Ten
 void fused_attention_backward_cpu(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& out,
                                   const Tensor& lse, const Tensor& dout, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const FusedAttentionParams& params) {
-  // dq (B,H,T,hs), dk (B,H,S,hs), dv (B,H,S,hv) contiguous, dk and dv zeroed by the caller
-  // (+= accumulates into them; dq is written); out, lse as saved; dout (B,H,T,hv) rows
+  // dq (B,H,T,hs), dk (B,H,S,hs), dv (B,H,S,hv) rows, dk and dv zeroed by the caller (+=
+  // accumulates into them; dq is written); out, lse as saved; dout (B,H,T,hv) rows
   dispatch_floating(q.dtype(), "fused_attention", [&](auto zero) {
     backward<decltype(zero)>(dq, dk, dv, out, lse, dout, q, k, v, params);
   });

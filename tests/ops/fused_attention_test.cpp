@@ -183,6 +183,41 @@ TEST_CASE("fused_attention: dk, dv summed over threads match with any thread cou
   omp_set_num_threads(threads);
 }
 
+TEST_CASE("fused_attention: heads split from (B,T,E) by a transpose: out merges back without a copy") {
+  // q, k, v (B,H,L,d) = transposes of contiguous (B,L,H,d) leaves, as nn::MultiHeadAttention
+  // makes them; the CPU kernel writes out, dq, dk, dv in that order, rows through strides.
+  AttentionOptions o;
+  o.is_causal = true;
+  o.dropout_p = 0.2;
+  o.training = true;
+  // The output and the leaves' gradients, fused or composed, from the same dropout mask.
+  auto attend = [&](bool fused) {
+    std::vector<Tensor> leaves, split;
+    for (Tensor t : {plain64({2, 70, 3, 8}, 1), plain64({2, 45, 3, 8}, 2), plain64({2, 45, 3, 5}, 3)}) {
+      leaves.push_back(t.requires_grad_());
+      split.push_back(transpose(leaves.back(), 1, 2));
+    }
+    Generator gen(42);
+    o.generator = &gen;
+    Tensor out = fused ? fused_attention(split[0], split[1], split[2], o)
+                       : scaled_dot_product_attention(split[0], split[1], split[2], o).output;
+    if (fused) CHECK(transpose(out, 1, 2).is_contiguous());  // (B,T,H,hv): merging heads is a view
+    Generator grad_gen(7);
+    out.backward(randn(out.shape(), kF64, kCPU, grad_gen));
+    return std::vector<Tensor>{out, leaves[0].grad(), leaves[1].grad(), leaves[2].grad()};
+  };
+  const int threads = omp_get_max_threads();
+  for (int t : {1, 4, 5}) {  // 4 and 5 threads share heads between threads: dk, dv summed at the end
+    omp_set_num_threads(t);
+    const std::vector<Tensor> fused = attend(true), composed = attend(false);
+    for (int i = 0; i < 4; ++i) {
+      INFO(t, " threads, result ", i);
+      require_close(fused[i], composed[i], 1e-12, 1e-12);
+    }
+  }
+  omp_set_num_threads(threads);
+}
+
 TEST_CASE("fused_attention: fully masked query rows give zeros and zero gradients, no NaN") {
   const std::vector<Tensor> qkv = {plain64({2, 1, 4, 3}, 1), plain64({2, 1, 6, 3}, 2), plain64({2, 1, 6, 2}, 3)};
   AttentionOptions o;
