@@ -14,30 +14,33 @@ constexpr int64_t kBlockQ = 32;  // query rows per work item
 constexpr int64_t kBlockK = 64;  // keys per tile
 
 // The two loops that do the arithmetic, register-blocked without intrinsics: fixed-size inner
-// loops and GCC vector extensions that the compiler keeps in registers. Each body is compiled
-// twice: inlined into a target("avx2,fma") function, run where cpu_has_avx2_fma() (the check
-// the GEMM uses), and as baseline x86-64 code (SSE2: a 32-byte vector becomes two registers).
+// loops and GCC vector extensions of `Bytes` bytes that the compiler keeps in registers. Each
+// body is compiled three times: with 64-byte vectors inlined into a target("avx512f") function,
+// run where cpu_has_avx512f(), with 32-byte ones into a target("avx2,fma") one, run where
+// cpu_has_avx2_fma() (the checks the GEMM uses), and as baseline x86-64 code (SSE2: a 32-byte
+// vector becomes two registers).
 #if defined(__x86_64__) && defined(__GNUC__)
 #define TG_INLINE_BODY [[gnu::always_inline]] inline
 #define TG_AVX2_FMA __attribute__((target("avx2,fma")))
-#define TG_HAS_AVX2_PATH 1
+#define TG_AVX512 __attribute__((target("avx512f")))
+#define TG_HAS_AVX_PATHS 1
 #else
 #define TG_INLINE_BODY inline
-#define TG_HAS_AVX2_PATH 0
+#define TG_HAS_AVX_PATHS 0
 #endif
 
-template <class T>
-struct Vec32 {
-  typedef T type __attribute__((vector_size(32)));
+template <class T, int Bytes>
+struct VecN {
+  typedef T type __attribute__((vector_size(Bytes)));
 };
-template <class T>
-constexpr int64_t kLanes = 32 / sizeof(T);  // elements of T in one 32-byte vector
+template <class T, int Bytes>
+constexpr int64_t kLanes = Bytes / sizeof(T);  // elements of T in one vector of Bytes bytes
 
 // c (rows, kBlockK) = a_r . bt[:, j] for r < rows and every j < kBlockK (= writes); a_r = a[r]
 // (depth elements), bt (depth, kBlockK). Four rows at a time share each load of bt.
-template <class T>
+template <class T, int Bytes>
 TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
-  constexpr int64_t kRows = 4, kCols = kLanes<T>;
+  constexpr int64_t kRows = 4, kCols = kLanes<T, Bytes>;
   for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
     const T* ar[kRows];
     for (int64_t i = 0; i < kRows; ++i) ar[i] = a[std::min(r0 + i, rows - 1)];  // a tail repeats the last row
@@ -57,12 +60,12 @@ TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int6
 }
 
 // y[0..width) += sum_{r < count} w[r * w_stride] * x[r][0..width) (+= accumulates); y is held
-// in two vectors, 2 * kLanes elements at a time, while the rows stream past.
-template <class T>
+// in two vectors, 2 * kLanes elements at a time (then one), while the rows stream past.
+template <class T, int Bytes>
 TG_INLINE_BODY void accumulate_rows_body(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
                                          int64_t width) {
-  using V = typename Vec32<T>::type;
-  constexpr int64_t kL = kLanes<T>;
+  using V = typename VecN<T, Bytes>::type;
+  constexpr int64_t kL = kLanes<T, Bytes>;
   int64_t d0 = 0;
   for (; d0 + 2 * kL <= width; d0 += 2 * kL) {
     V a0, a1, x0, x1;
@@ -78,41 +81,67 @@ TG_INLINE_BODY void accumulate_rows_body(T* y, const T* w, int64_t w_stride, con
     std::memcpy(y + d0, &a0, sizeof a0);
     std::memcpy(y + d0 + kL, &a1, sizeof a1);
   }
+  if (d0 + kL <= width) {  // one vector left
+    V a0, x0;
+    std::memcpy(&a0, y + d0, sizeof a0);
+    for (int64_t r = 0; r < count; ++r) {
+      std::memcpy(&x0, x[r] + d0, sizeof x0);
+      a0 += (V{} + w[r * w_stride]) * x0;
+    }
+    std::memcpy(y + d0, &a0, sizeof a0);
+    d0 += kL;
+  }
   for (; d0 < width; ++d0)
     for (int64_t r = 0; r < count; ++r) y[d0] += w[r * w_stride] * x[r][d0];
 }
 
-#if TG_HAS_AVX2_PATH
+#if TG_HAS_AVX_PATHS
+template <class T>
+TG_AVX512 void tile_product_avx512(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
+  tile_product_body<T, 64>(c, a, bt, rows, depth);
+}
+template <class T>
+TG_AVX512 void accumulate_rows_avx512(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
+                                      int64_t width) {
+  accumulate_rows_body<T, 64>(y, w, w_stride, x, count, width);
+}
 template <class T>
 TG_AVX2_FMA void tile_product_avx2(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
-  tile_product_body(c, a, bt, rows, depth);
+  tile_product_body<T, 32>(c, a, bt, rows, depth);
 }
 template <class T>
 TG_AVX2_FMA void accumulate_rows_avx2(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
                                       int64_t width) {
-  accumulate_rows_body(y, w, w_stride, x, count, width);
+  accumulate_rows_body<T, 32>(y, w, w_stride, x, count, width);
 }
 
-inline bool use_avx2() {  // checked at the first call, not in a static initializer (before libgcc's CPU probe)
-  static const bool yes = cpu_has_avx2_fma();
-  return yes;
+// The widest path this CPU runs, checked at the first call, not in a static initializer (before
+// libgcc's CPU probe).
+enum class TilePath { avx512, avx2, baseline };
+inline TilePath tile_path() {
+  static const TilePath path = cpu_has_avx512f()    ? TilePath::avx512
+                               : cpu_has_avx2_fma() ? TilePath::avx2
+                                                    : TilePath::baseline;
+  return path;
 }
 #endif
 
 template <class T>
 void tile_product(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
-#if TG_HAS_AVX2_PATH
-  if (use_avx2()) return tile_product_avx2(c, a, bt, rows, depth);
+#if TG_HAS_AVX_PATHS
+  if (tile_path() == TilePath::avx512) return tile_product_avx512(c, a, bt, rows, depth);
+  if (tile_path() == TilePath::avx2) return tile_product_avx2(c, a, bt, rows, depth);
 #endif
-  tile_product_body(c, a, bt, rows, depth);
+  tile_product_body<T, 32>(c, a, bt, rows, depth);
 }
 
 template <class T>
 void accumulate_rows(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count, int64_t width) {
-#if TG_HAS_AVX2_PATH
-  if (use_avx2()) return accumulate_rows_avx2(y, w, w_stride, x, count, width);
+#if TG_HAS_AVX_PATHS
+  if (tile_path() == TilePath::avx512) return accumulate_rows_avx512(y, w, w_stride, x, count, width);
+  if (tile_path() == TilePath::avx2) return accumulate_rows_avx2(y, w, w_stride, x, count, width);
 #endif
-  accumulate_rows_body(y, w, w_stride, x, count, width);
+  accumulate_rows_body<T, 32>(y, w, w_stride, x, count, width);
 }
 
 // bt (width, kBlockK): bt[d][j] = x[j][d] for j < count (= writes), so that tile_product runs

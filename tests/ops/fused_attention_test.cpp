@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 #include "cuda_parity_test_util.h"
 #include "ops/fused_attention/fused_attention.h"
+#include "ops/fused_attention/fused_attention_tiles.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -58,6 +60,43 @@ void require_fused_matches_composed(const std::vector<Tensor>& qkv, const Attent
 }
 
 }  // namespace
+
+TEST_CASE("fused_attention tiles: every vector width this CPU runs agrees with a plain loop") {
+  using namespace fused_attention_tiles;
+  // a: 7 rows of depth 5 (a tail of 3 below the 4-row blocks); bt (5, kBlockK); x: 9 rows of 37
+  // (two vectors, one, and a scalar tail at every width).
+  std::vector<float> a_data(7 * 5), bt(5 * kBlockK), w(9 * 2), x_data(9 * 37);
+  for (size_t e = 0; e < a_data.size(); ++e) a_data[e] = std::sin(0.7f * e);
+  for (size_t e = 0; e < bt.size(); ++e) bt[e] = std::cos(0.3f * e);
+  for (size_t e = 0; e < w.size(); ++e) w[e] = 0.5f - 0.1f * e;
+  for (size_t e = 0; e < x_data.size(); ++e) x_data[e] = std::sin(1.3f * e);
+  std::vector<const float*> a, x;
+  for (int r = 0; r < 7; ++r) a.push_back(a_data.data() + r * 5);
+  for (int r = 0; r < 9; ++r) x.push_back(x_data.data() + r * 37);
+  std::vector<float> c_ref(7 * kBlockK), y_ref(37, 1.0f);
+  for (int r = 0; r < 7; ++r)
+    for (int64_t j = 0; j < kBlockK; ++j)
+      for (int d = 0; d < 5; ++d) c_ref[r * kBlockK + j] += a[r][d] * bt[d * kBlockK + j];
+  for (int d = 0; d < 37; ++d)
+    for (int r = 0; r < 9; ++r) y_ref[d] += w[r * 2] * x[r][d];
+
+  using Product = void (*)(float*, const float* const*, const float*, int64_t, int64_t);
+  using Accumulate = void (*)(float*, const float*, int64_t, const float* const*, int64_t, int64_t);
+  std::vector<std::tuple<const char*, Product, Accumulate>> paths = {
+      {"baseline", tile_product_body<float, 32>, accumulate_rows_body<float, 32>}};
+#if TG_HAS_AVX_PATHS
+  if (cpu_has_avx2_fma()) paths.emplace_back("avx2", tile_product_avx2<float>, accumulate_rows_avx2<float>);
+  if (cpu_has_avx512f()) paths.emplace_back("avx512", tile_product_avx512<float>, accumulate_rows_avx512<float>);
+#endif
+  for (const auto& [name, product, accumulate] : paths) {
+    INFO(name);
+    std::vector<float> c(7 * kBlockK, -1), y(37, 1.0f);
+    product(c.data(), a.data(), bt.data(), 7, 5);
+    accumulate(y.data(), w.data(), 2, x.data(), 9, 37);
+    for (size_t e = 0; e < c.size(); ++e) REQUIRE(c[e] == doctest::Approx(c_ref[e]).epsilon(1e-5));
+    for (size_t e = 0; e < y.size(); ++e) REQUIRE(y[e] == doctest::Approx(y_ref[e]).epsilon(1e-5));
+  }
+}
 
 TEST_CASE("fused_attention: hand-worked forward, causal, and the saved log-sum-exp") {
   // B = H = 1, two queries, two keys, head dim 1: q = (1, 1), k = (0, ln 3), v = (4, 8), scale 1.
