@@ -37,10 +37,12 @@ template <class T, int Bytes>
 constexpr int64_t kLanes = Bytes / sizeof(T);  // elements of T in one vector of Bytes bytes
 
 // c (rows, kBlockK) = a_r . bt[:, j] for r < rows and every j < kBlockK (= writes); a_r = a[r]
-// (depth elements), bt (depth, kBlockK). Four rows at a time share each load of bt.
+// (depth elements), bt (depth, kBlockK). Four rows at a time share each load of bt; two
+// vectors of columns per row make eight independent chains of FMAs, enough to hide their latency.
 template <class T, int Bytes>
 TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
-  constexpr int64_t kRows = 4, kCols = kLanes<T, Bytes>;
+  constexpr int64_t kRows = 4, kCols = 2 * kLanes<T, Bytes>;
+  static_assert(kBlockK % kCols == 0);
   for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
     const T* ar[kRows];
     for (int64_t i = 0; i < kRows; ++i) ar[i] = a[std::min(r0 + i, rows - 1)];  // a tail repeats the last row
@@ -59,27 +61,40 @@ TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int6
   }
 }
 
-// y[0..width) += sum_{r < count} w[r * w_stride] * x[r][0..width) (+= accumulates); y is held
-// in two vectors, 2 * kLanes elements at a time (then one), while the rows stream past.
+// y[0..width) += sum_{r < count} w[r * w_stride] * x[r][0..width) (+= accumulates), 2 * kLanes
+// elements at a time (then one vector, then single elements) while the rows stream past, in four
+// partial sums (rows r % 4): eight independent chains of FMAs, enough to hide their latency.
 template <class T, int Bytes>
 TG_INLINE_BODY void accumulate_rows_body(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
                                          int64_t width) {
   using V = typename VecN<T, Bytes>::type;
-  constexpr int64_t kL = kLanes<T, Bytes>;
+  constexpr int64_t kL = kLanes<T, Bytes>, kParts = 4;
   int64_t d0 = 0;
   for (; d0 + 2 * kL <= width; d0 += 2 * kL) {
-    V a0, a1, x0, x1;
-    std::memcpy(&a0, y + d0, sizeof a0);
-    std::memcpy(&a1, y + d0 + kL, sizeof a1);
-    for (int64_t r = 0; r < count; ++r) {
+    V part[kParts][2] = {}, x0, x1;
+    int64_t r = 0;
+    for (; r + kParts <= count; r += kParts)
+      for (int64_t u = 0; u < kParts; ++u) {
+        const V wr = V{} + w[(r + u) * w_stride];
+        std::memcpy(&x0, x[r + u] + d0, sizeof x0);
+        std::memcpy(&x1, x[r + u] + d0 + kL, sizeof x1);
+        part[u][0] += wr * x0;
+        part[u][1] += wr * x1;
+      }
+    for (; r < count; ++r) {
       const V wr = V{} + w[r * w_stride];
       std::memcpy(&x0, x[r] + d0, sizeof x0);
       std::memcpy(&x1, x[r] + d0 + kL, sizeof x1);
-      a0 += wr * x0;
-      a1 += wr * x1;
+      part[0][0] += wr * x0;
+      part[0][1] += wr * x1;
     }
-    std::memcpy(y + d0, &a0, sizeof a0);
-    std::memcpy(y + d0 + kL, &a1, sizeof a1);
+    V y0, y1;
+    std::memcpy(&y0, y + d0, sizeof y0);
+    std::memcpy(&y1, y + d0 + kL, sizeof y1);
+    y0 += (part[0][0] + part[1][0]) + (part[2][0] + part[3][0]);
+    y1 += (part[0][1] + part[1][1]) + (part[2][1] + part[3][1]);
+    std::memcpy(y + d0, &y0, sizeof y0);
+    std::memcpy(y + d0 + kL, &y1, sizeof y1);
   }
   if (d0 + kL <= width) {  // one vector left
     V a0, x0;
