@@ -49,7 +49,7 @@ struct TileRows {
 template <class T>
 void score_tile(T* s, T* kt, const TileRows<T>& t, const QueryBlock& qb, const FusedAttentionParams& p) {
   transpose_rows(kt, t.k, t.cols, p.hs);
-  tile_product(s, t.q, kt, qb.rows, p.hs);
+  tile_product(s, t.q, kt, qb.rows, t.cols, p.hs);
   if (!p.attn_mask.data && !p.key_padding_mask.data && !p.additive_mask.data) {
     const T scale = static_cast<T>(p.scale);
     for (int64_t r = 0; r < qb.rows; ++r) {
@@ -305,7 +305,7 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
         set_keys(t, k, v, qb, j0);
         score_tile(s.data(), kt.data(), t, qb, p);
         transpose_rows(vt.data(), t.v, t.cols, hv);
-        tile_product(dp.data(), t.g, vt.data(), qb.rows, hv);
+        tile_product(dp.data(), t.g, vt.data(), qb.rows, t.cols, hv);
         for (int64_t r = 0; r < qb.rows; ++r) {
           T *sr = s.data() + r * kBlockK, *dpr = dp.data() + r * kBlockK;
           const T L = lse[qb.n * p.T + qb.i0 + r];

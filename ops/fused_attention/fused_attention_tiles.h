@@ -11,7 +11,7 @@
 namespace tg::fused_attention_tiles {
 
 constexpr int64_t kBlockQ = 32;  // query rows per work item
-constexpr int64_t kBlockK = 64;  // keys per tile
+constexpr int64_t kBlockK = 128;  // keys per tile
 
 // The two loops that do the arithmetic, register-blocked without intrinsics: fixed-size inner
 // loops and GCC vector extensions of `Bytes` bytes that the compiler keeps in registers. Each
@@ -36,17 +36,17 @@ struct VecN {
 template <class T, int Bytes>
 constexpr int64_t kLanes = Bytes / sizeof(T);  // elements of T in one vector of Bytes bytes
 
-// c (rows, kBlockK) = a_r . bt[:, j] for r < rows and every j < kBlockK (= writes); a_r = a[r]
-// (depth elements), bt (depth, kBlockK). Four rows at a time share each load of bt; two
+// c (rows, kBlockK) = a_r . bt[:, j] for r < rows and j < cols, rounded up to a block of columns
+// (= writes; the rest of c is left alone); a_r = a[r] (depth elements), bt (depth, kBlockK). Four rows at a time share each load of bt; two
 // vectors of columns per row make eight independent chains of FMAs, enough to hide their latency.
 template <class T, int Bytes>
-TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
+TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int64_t rows, int64_t cols, int64_t depth) {
   constexpr int64_t kRows = 4, kCols = 2 * kLanes<T, Bytes>;
   static_assert(kBlockK % kCols == 0);
   for (int64_t r0 = 0; r0 < rows; r0 += kRows) {
     const T* ar[kRows];
     for (int64_t i = 0; i < kRows; ++i) ar[i] = a[std::min(r0 + i, rows - 1)];  // a tail repeats the last row
-    for (int64_t c0 = 0; c0 < kBlockK; c0 += kCols) {
+    for (int64_t c0 = 0; c0 < cols; c0 += kCols) {
       T acc[kRows][kCols] = {};
       for (int64_t d = 0; d < depth; ++d) {
         const T* b = bt + d * kBlockK + c0;
@@ -112,8 +112,8 @@ TG_INLINE_BODY void accumulate_rows_body(T* y, const T* w, int64_t w_stride, con
 
 #if TG_HAS_AVX_PATHS
 template <class T>
-TG_AVX512 void tile_product_avx512(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
-  tile_product_body<T, 64>(c, a, bt, rows, depth);
+TG_AVX512 void tile_product_avx512(T* c, const T* const* a, const T* bt, int64_t rows, int64_t cols, int64_t depth) {
+  tile_product_body<T, 64>(c, a, bt, rows, cols, depth);
 }
 template <class T>
 TG_AVX512 void accumulate_rows_avx512(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
@@ -121,8 +121,8 @@ TG_AVX512 void accumulate_rows_avx512(T* y, const T* w, int64_t w_stride, const 
   accumulate_rows_body<T, 64>(y, w, w_stride, x, count, width);
 }
 template <class T>
-TG_AVX2_FMA void tile_product_avx2(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
-  tile_product_body<T, 32>(c, a, bt, rows, depth);
+TG_AVX2_FMA void tile_product_avx2(T* c, const T* const* a, const T* bt, int64_t rows, int64_t cols, int64_t depth) {
+  tile_product_body<T, 32>(c, a, bt, rows, cols, depth);
 }
 template <class T>
 TG_AVX2_FMA void accumulate_rows_avx2(T* y, const T* w, int64_t w_stride, const T* const* x, int64_t count,
@@ -142,12 +142,12 @@ inline TilePath tile_path() {
 #endif
 
 template <class T>
-void tile_product(T* c, const T* const* a, const T* bt, int64_t rows, int64_t depth) {
+void tile_product(T* c, const T* const* a, const T* bt, int64_t rows, int64_t cols, int64_t depth) {
 #if TG_HAS_AVX_PATHS
-  if (tile_path() == TilePath::avx512) return tile_product_avx512(c, a, bt, rows, depth);
-  if (tile_path() == TilePath::avx2) return tile_product_avx2(c, a, bt, rows, depth);
+  if (tile_path() == TilePath::avx512) return tile_product_avx512(c, a, bt, rows, cols, depth);
+  if (tile_path() == TilePath::avx2) return tile_product_avx2(c, a, bt, rows, cols, depth);
 #endif
-  tile_product_body<T, 32>(c, a, bt, rows, depth);
+  tile_product_body<T, 32>(c, a, bt, rows, cols, depth);
 }
 
 template <class T>

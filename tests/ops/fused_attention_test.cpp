@@ -80,7 +80,7 @@ TEST_CASE("fused_attention tiles: every vector width this CPU runs agrees with a
   for (int d = 0; d < 37; ++d)
     for (int r = 0; r < 9; ++r) y_ref[d] += w[r * 2] * x[r][d];
 
-  using Product = void (*)(float*, const float* const*, const float*, int64_t, int64_t);
+  using Product = void (*)(float*, const float* const*, const float*, int64_t, int64_t, int64_t);
   using Accumulate = void (*)(float*, const float*, int64_t, const float* const*, int64_t, int64_t);
   std::vector<std::tuple<const char*, Product, Accumulate>> paths = {
       {"baseline", tile_product_body<float, 32>, accumulate_rows_body<float, 32>}};
@@ -91,10 +91,14 @@ TEST_CASE("fused_attention tiles: every vector width this CPU runs agrees with a
   for (const auto& [name, product, accumulate] : paths) {
     INFO(name);
     std::vector<float> c(7 * kBlockK, -1), y(37, 1.0f);
-    product(c.data(), a.data(), bt.data(), 7, 5);
+    product(c.data(), a.data(), bt.data(), 7, kBlockK, 5);
     accumulate(y.data(), w.data(), 2, x.data(), 9, 37);
     for (size_t e = 0; e < c.size(); ++e) REQUIRE(c[e] == doctest::Approx(c_ref[e]).epsilon(1e-5));
     for (size_t e = 0; e < y.size(); ++e) REQUIRE(y[e] == doctest::Approx(y_ref[e]).epsilon(1e-5));
+    std::vector<float> c40(7 * kBlockK, -1);  // the first 40 columns only
+    product(c40.data(), a.data(), bt.data(), 7, 40, 5);
+    for (int r = 0; r < 7; ++r)
+      for (int j = 0; j < 40; ++j) REQUIRE(c40[r * kBlockK + j] == doctest::Approx(c_ref[r * kBlockK + j]).epsilon(1e-5));
   }
 }
 
