@@ -15,7 +15,8 @@
 # takes each framework's best setting on one core (libtorch: torch 1 x OpenBLAS 1); row
 # "2 threads" takes each framework's best setting of all (at most 2 cores), so libtorch is
 # compared at its best thread count, never a handicapped one. Raw JSON lines go to
-# build/bench/side_by_side.jsonl.
+# build/bench/side_by_side.jsonl. "% of peak" is of PEAK_GFLOPS, the 2-core FMA peak: measured
+# by bench/fma_peak (tapegrad_fma_peak) before the rounds unless given in the environment.
 set -euo pipefail
 
 rounds=3
@@ -42,6 +43,11 @@ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTAPE
   -DTAPEGRAD_BENCH_LIBTORCH=ON "${launcher[@]}" ${CMAKE_ARGS:-} > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target tapegrad_train_step_bench tapegrad_train_step_libtorch
+# The 2-core FMA peak for the % of peak column: PEAK_GFLOPS if given, else measured here.
+if [[ -z "${PEAK_GFLOPS:-}" ]] && cmake --build "$build" --target tapegrad_fma_peak > /dev/null 2>&1; then
+  PEAK_GFLOPS=$("$build/bench/tapegrad_fma_peak" | sed -n 's/^PEAK_GFLOPS=\([0-9.]*\).*/\1/p')
+  export PEAK_GFLOPS
+fi
 ours="$build/bench/tapegrad_train_step_bench"
 theirs="$build/bench/tapegrad_train_step_libtorch"
 source "$root/bench/libtorch_blas.sh"
@@ -70,7 +76,7 @@ done
 echo "load after:  $(uptime)"
 
 python3 - "$out" <<'EOF'
-import json, statistics, sys
+import json, os, statistics, sys
 from collections import defaultdict
 
 runs = [json.loads(line) for line in open(sys.argv[1])]
@@ -93,8 +99,10 @@ def name(s):
     wait = "passive" if wait.upper() == "PASSIVE" else "active"
     return f"omp {t} blas {blas} {wait}" if fw == "libtorch" else f"omp {t} {wait}"
 
+peak = float(os.environ.get("PEAK_GFLOPS", 174))
 print()
-print("median ms/step over rounds (each run: median of its steps); ratio = libtorch / tapegrad")
+print("median ms/step over rounds (each run: median of its steps); ratio = libtorch / tapegrad;")
+print(f"% of peak: of {peak:.0f} GFLOP/s (PEAK_GFLOPS: the 2-core peak bench/fma_peak prints; default 174)")
 head = (f"{'config':<7} {'thr':>3} {'tapegrad ms':>11} {'setting':<16} {'libtorch ms':>11} {'libtorch setting':<24} "
         f"{'ratio':>6} {'tg GFLOP/s':>10} {'tg %peak':>8} {'lt GFLOP/s':>10} {'tg RSS MiB':>10} {'lt RSS MiB':>10}")
 print(head)
@@ -109,7 +117,7 @@ for config in dict.fromkeys(r["config"] for r in runs):
         g_tg, g_lt = flop / ms_tg * 1e3, flop / ms_lt * 1e3
         rows[(config, cores)] = ms_tg
         print(f"{config:<7} {cores:>3} {ms_tg:>11.1f} {name(s_tg):<16} {ms_lt:>11.1f} {name(s_lt):<24} "
-              f"{ms_lt / ms_tg:>6.2f} {g_tg:>10.1f} {100 * g_tg / 174:>7.1f}% {g_lt:>10.1f} "
+              f"{ms_lt / ms_tg:>6.2f} {g_tg:>10.1f} {100 * g_tg / peak:>7.1f}% {g_lt:>10.1f} "
               f"{info[s_tg]['peak_rss_mib']:>10.0f} {info[s_lt]['peak_rss_mib']:>10.0f}")
 for config in dict.fromkeys(r["config"] for r in runs):
     if (config, 1) in rows and (config, 2) in rows:
