@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
@@ -5,6 +6,7 @@
 #include <omp.h>
 
 #include "core/dispatch.h"
+#include "core/factories.h"
 #include "core/strided_loop.h"
 #include "ops/common/vec_math.h"
 #include "ops/layer_norm/layer_norm.h"
@@ -56,6 +58,18 @@ TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, const float* g, const 
     for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
   }
 }
+
+// dweight_part += g * norm, dbias_part += g along one row (float32: a block's partial sums).
+TG_VEC_CLONES void layer_norm_param_grads_row_f32(float* dweight_part, float* dbias_part, const float* g,
+                                                  const float* x, int64_t C, float m, float r) {
+#pragma omp simd
+  for (int64_t c = 0; c < C; ++c) {
+    dweight_part[c] += g[c] * (x[c] - m) * r;
+    dbias_part[c] += g[c];
+  }
+}
+
+constexpr int64_t kBlockRows = 32;  // float32 dweight/dbias: rows per partial sum
 
 }  // namespace
 
@@ -116,12 +130,34 @@ void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tens
     const T* w = weight.defined() ? weight.data<T>() : nullptr;
     const bool parallel = N * C > kParallelGrain;
     if constexpr (std::is_same_v<T, float>) {
-      if (dx.defined()) {
-        float* d = dx.data<float>();
+      // One pass over the rows, in blocks of kBlockRows fixed by N: each block writes its rows
+      // of dx and its partial sums of dweight and dbias (in row order); the partial sums are
+      // then added in block order, in double, so the result does not depend on the thread count.
+      const bool param_grads = dweight.defined() || dbias.defined();
+      const int64_t blocks = (N + kBlockRows - 1) / kBlockRows;
+      const Tensor partial_t = param_grads ? zeros({blocks, 2, C}) : Tensor();  // (dweight, dbias) per block
+      float* partial = param_grads ? partial_t.data<float>() : nullptr;
+      float* d = dx.defined() ? dx.data<float>() : nullptr;
 #pragma omp parallel for if (parallel)
-        for (int64_t n = 0; n < N; ++n)
-          layer_norm_backward_row_f32(d + n * C, g + n * C, inp + n * C, w, C, mean_p[n], rstd_p[n]);
+      for (int64_t block = 0; block < blocks; ++block)
+        for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
+          if (d) layer_norm_backward_row_f32(d + n * C, g + n * C, inp + n * C, w, C, mean_p[n], rstd_p[n]);
+          if (partial)
+            layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C,
+                                           inp + n * C, C, mean_p[n], rstd_p[n]);
+        }
+      if (!param_grads) return;
+      std::vector<double> dw(C, 0.0), db(C, 0.0);
+      for (int64_t block = 0; block < blocks; ++block)
+        for (int64_t c = 0; c < C; ++c) {
+          dw[c] += partial[block * 2 * C + c];
+          db[c] += partial[(block * 2 + 1) * C + c];
+        }
+      for (int64_t c = 0; c < C; ++c) {
+        if (dweight.defined()) dweight.data<float>()[c] = static_cast<float>(dw[c]);
+        if (dbias.defined()) dbias.data<float>()[c] = static_cast<float>(db[c]);
       }
+      return;
     } else if (dx.defined()) {  // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), one row per iteration
       T* d = dx.data<T>();
 #pragma omp parallel for if (parallel)
@@ -143,7 +179,7 @@ void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tens
       }
     }
     if (!dweight.defined() && !dbias.defined()) return;
-    // dweight = sum_n grad * norm, dbias = sum_n grad: each thread owns a block of columns and
+    // float64: dweight = sum_n grad * norm, dbias = sum_n grad: each thread owns a block of columns and
     // adds the rows in order 0..N-1 (race free, independent of the thread count).
     std::vector<double> dw(C, 0.0), db(C, 0.0);
 #pragma omp parallel if (parallel)

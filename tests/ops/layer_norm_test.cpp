@@ -96,13 +96,14 @@ TEST_CASE("layer_norm: constant and nearly constant rows stay finite and accurat
 }
 
 TEST_CASE("layer_norm: float32 matches float64, non-contiguous gradient") {
-  Tensor x64 = rand64({3, 2, 8}, 30, -3, 3).detach(), w64 = rand64({8}, 31).detach(), b64 = rand64({8}, 32).detach();
+  // 90 rows: float32 sums dweight and dbias in blocks of 32 rows (two whole, one part-empty).
+  Tensor x64 = rand64({3, 30, 8}, 30, -3, 3).detach(), w64 = rand64({8}, 31).detach(), b64 = rand64({8}, 32).detach();
   Tensor x32 = to_dtype_copy(x64, kF32), w32 = to_dtype_copy(w64, kF32), b32 = to_dtype_copy(b64, kF32);
   for (Tensor* t : {&x64, &w64, &b64, &x32, &w32, &b32}) t->requires_grad_();
   Tensor y64 = layer_norm(x64, {8}, w64, b64), y32 = layer_norm(x32, {8}, w32, b32);
   CHECK(y32.dtype() == kF32);
   require_close(y32, y64, 1e-5, 1e-5);
-  Tensor g64 = noncontig64({3, 2, 8}, 33).detach();
+  Tensor g64 = noncontig64({3, 30, 8}, 33).detach();
   y64.backward(g64);
   y32.backward(to_dtype_copy(g64, kF32));
   require_close(x32.grad(), x64.grad(), 1e-5, 1e-5);
@@ -112,23 +113,26 @@ TEST_CASE("layer_norm: float32 matches float64, non-contiguous gradient") {
 
 TEST_CASE("layer_norm: weight and bias gradients do not depend on the thread count") {
   // 64 rows of 1024: above the parallel grain, so the column blocks differ with the thread count.
-  Tensor x = rand64({64, 1024}, 40).detach(), g = rand64({64, 1024}, 41).detach();
-  const int threads = omp_get_max_threads();
-  std::vector<std::vector<double>> dw, db;
-  for (int t : {1, 2, 3}) {
-    omp_set_num_threads(t);
-    Tensor w = ones({1024}, kF64), b = zeros({1024}, kF64);
-    w.requires_grad_();
-    b.requires_grad_();
-    layer_norm(x, {1024}, w, b).backward(g);
-    dw.push_back(w.grad().to_vector<double>());
-    db.push_back(b.grad().to_vector<double>());
+  for (DType dtype : {kF64, kF32}) {  // float32: row blocks fixed by the shape; float64: column blocks
+    INFO(dtype_name(dtype));
+    Tensor x = to_dtype_copy(rand64({64, 1024}, 40), dtype), g = to_dtype_copy(rand64({64, 1024}, 41), dtype);
+    const int threads = omp_get_max_threads();
+    std::vector<std::vector<double>> dw, db;
+    for (int t : {1, 2, 3}) {
+      omp_set_num_threads(t);
+      Tensor w = ones({1024}, dtype), b = zeros({1024}, dtype);
+      w.requires_grad_();
+      b.requires_grad_();
+      layer_norm(x, {1024}, w, b).backward(g);
+      dw.push_back(to_dtype_copy(w.grad(), kF64).to_vector<double>());
+      db.push_back(to_dtype_copy(b.grad(), kF64).to_vector<double>());
+    }
+    omp_set_num_threads(threads);
+    CHECK(dw[1] == dw[0]);
+    CHECK(dw[2] == dw[0]);
+    CHECK(db[1] == db[0]);
+    CHECK(db[2] == db[0]);
   }
-  omp_set_num_threads(threads);
-  CHECK(dw[1] == dw[0]);
-  CHECK(dw[2] == dw[0]);
-  CHECK(db[1] == db[0]);
-  CHECK(db[2] == db[0]);
 }
 
 TEST_CASE("layer_norm: errors name the op and print the shapes") {
