@@ -1,11 +1,48 @@
+#include <algorithm>
+
+#include "core/dispatch.h"
+#include "core/strided_loop.h"
 #include "ops/common/elementwise_cpu.h"
+#include "ops/common/vec_math.h"
 #include "ops/gelu/gelu.h"
 #include "ops/gelu/gelu_math.h"
 
 namespace tg {
 
+namespace {
+
+// float32, erf form, contiguous: gelu_math's formulas with erf_vec and exp_vec, in loops that
+// vectorise (float64 and the strided case take gelu_math with libm, the reference).
+TG_VEC_CLONES void gelu_erf_forward_f32(float* out, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = 0.5f * x[i] * (1 + erf_vec(x[i] * gelu_math::kInvSqrt2<float>));
+}
+
+TG_VEC_CLONES void gelu_erf_backward_f32(float* dx, const float* g, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float cdf = 0.5f * (1 + erf_vec(x[i] * gelu_math::kInvSqrt2<float>));
+    const float pdf = gelu_math::kInvSqrt2Pi<float> * exp_vec(-0.5f * x[i] * x[i]);
+    dx[i] = g[i] * (cdf + x[i] * pdf);
+  }
+}
+
+constexpr int64_t kChunk = 4096;  // elements per call of the row functions above
+
+// f(first, count) over [0, n) in chunks, on the threads when n is large.
+template <class F>
+void in_chunks(int64_t n, F f) {
+#pragma omp parallel for if (n > kParallelGrain)
+  for (int64_t first = 0; first < n; first += kChunk) f(first, std::min(kChunk, n - first));
+}
+
+}  // namespace
+
 // inp (...) -> out (...)
 void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx) {
+  if (approx == GeluApprox::none && inp.dtype() == kF32 && inp.is_contiguous()) {
+    float* o = out.data<float>();
+    const float* x = inp.data<float>();
+    return in_chunks(out.numel(), [&](int64_t first, int64_t count) { gelu_erf_forward_f32(o + first, x + first, count); });
+  }
   if (approx == GeluApprox::tanh)
     unary_kernel_cpu(out, inp, "gelu", [](auto x) { return gelu_math::tanh_forward(x); });
   else
@@ -14,6 +51,14 @@ void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx) {
 
 // dout (...), inp (...) -> dinp (...)
 void gelu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp, GeluApprox approx) {
+  if (approx == GeluApprox::none && inp.dtype() == kF32 && inp.is_contiguous() && dout.is_contiguous() &&
+      dout.shape() == inp.shape()) {
+    float* d = dinp.data<float>();
+    const float *g = dout.data<float>(), *x = inp.data<float>();
+    return in_chunks(dinp.numel(), [&](int64_t first, int64_t count) {
+      gelu_erf_backward_f32(d + first, g + first, x + first, count);
+    });
+  }
   if (approx == GeluApprox::tanh)
     binary_kernel_cpu(dinp, dout, inp, "gelu", [](auto g, auto x) { return gelu_math::tanh_backward(g, x); });
   else

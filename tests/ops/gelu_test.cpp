@@ -1,4 +1,7 @@
+#include <cmath>
+
 #include "elementwise_test_util.h"
+#include "ops/common/vec_math.h"
 #include "ops/gelu/gelu.h"
 
 using namespace tg;
@@ -47,6 +50,34 @@ TEST_CASE("gelu: float32 matches float64") {
   for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh})
     require_f32_matches_f64([approx](const std::vector<Tensor>& in) { return gelu(in[0], approx); },
                              {noncontig64({3, 4}, 1, -3, 3)});
+}
+
+TEST_CASE("gelu: erf_vec, the float32 fast path's erf, is within 4e-7 of std::erf") {
+  double worst = 0, at = 0;
+  for (int i = -100000; i <= 100000; ++i) {
+    const float x = static_cast<float>(i) * 1e-4f;  // [-10, 10]
+    const double error = std::abs(static_cast<double>(erf_vec(x)) - std::erf(static_cast<double>(x)));
+    if (error > worst) worst = error, at = x;
+  }
+  INFO("worst error ", worst, " at x = ", at);
+  CHECK(worst < 4e-7);  // Abramowitz-Stegun's 1.5e-7 plus float rounding (3.2e-7 at 0.51)
+  CHECK(erf_vec(INFINITY) == 1.0f);
+  CHECK(erf_vec(-INFINITY) == -1.0f);
+  CHECK(std::isnan(erf_vec(NAN)));
+}
+
+TEST_CASE("gelu: the float32 fast path (contiguous, erf form) matches float64") {
+  // 5000 elements over [-6, 6]: several chunks, and the tails of the vector loops.
+  const Tensor x64 = rand64({5000}, 7, -6, 6).detach();
+  Tensor x32 = to_dtype_copy(x64, kF32), x = to_dtype_copy(x64, kF64);
+  x32.requires_grad_();
+  x.requires_grad_();
+  const Tensor y32 = gelu(x32), y64 = gelu(x);
+  require_close(y32, y64, 1e-6, 1e-6);
+  const Tensor g64 = rand64({5000}, 8).detach();
+  y32.backward(to_dtype_copy(g64, kF32));
+  y64.backward(g64);
+  require_close(x32.grad(), x.grad(), 1e-6, 1e-6);
 }
 
 TEST_CASE("gelu: errors name the op") {
