@@ -106,8 +106,8 @@ void run_train(const TrainArgs& args, Io& io) {
 
 void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand(
-      "train", "Train a Transformer encoder. With no options: reverse sequences of 1-8 digits, 600 steps (about "
-               "26 s of CPU time), reaching 100% exact match on 512 held-out sequences");
+      "train", "Train a Transformer encoder. With no options: reverse sequences of 1-8 digits, 600 steps (11-26 s "
+               "of CPU time, depending on the CPU), reaching 100% exact match on 512 held-out sequences");
   auto args = std::make_shared<TrainArgs>();
   using C = train::TrainConfig;
   flag(sub, *args, "--task", &C::task, "copy, reverse, sort, mod_add, lm (character LM) or file (labelled .tsv/.jsonl)")
