@@ -19,13 +19,13 @@ struct MicroKernel {
               bool accumulate);
 };
 
-// AVX2 + FMA kernels (gemm_kernel_avx2.cpp): f32 6x16, f64 6x8. Run them only where
+// AVX2 + FMA kernels (gemm_kernel_x86.cpp): f32 6x16, f64 6x8. Run them only where
 // cpu_has_avx2_fma() is true; the rest of the library needs no more than baseline x86-64.
 template <class T>
 MicroKernel<T> avx2_micro_kernel();
 bool cpu_has_avx2_fma();
 
-// AVX-512F kernels (gemm_kernel_avx512.cpp): f32 12x32, f64 12x16. Run them only where
+// AVX-512F kernels (gemm_kernel_x86.cpp): f32 12x32, f64 12x16. Run them only where
 // cpu_has_avx512f() is true.
 template <class T>
 MicroKernel<T> avx512_micro_kernel();
