@@ -62,6 +62,7 @@ int64_t part_size(int64_t n, int64_t max_part, int64_t unit) {
 
 // The micro-kernels, best first; the index of the one gemm_cpu_force_kernel chose, or -1.
 enum class Kernel { avx512, avx2, portable };
+constexpr Kernel kKernels[] = {Kernel::avx512, Kernel::avx2, Kernel::portable};
 constexpr const char* kKernelNames[] = {"avx512", "avx2", "portable"};
 std::atomic<int> forced_kernel{-1};
 
@@ -75,9 +76,7 @@ bool cpu_runs(Kernel k) {
 }
 
 Kernel current_kernel() {  // the CPU probe runs at the first call, not in a static initializer
-  static const Kernel best = cpu_runs(Kernel::avx512) ? Kernel::avx512
-                             : cpu_runs(Kernel::avx2) ? Kernel::avx2
-                                                      : Kernel::portable;
+  static const Kernel best = *std::find_if(std::begin(kKernels), std::end(kKernels), cpu_runs);  // portable: always
   const int forced = forced_kernel;
   return forced < 0 ? best : static_cast<Kernel>(forced);
 }
@@ -113,14 +112,12 @@ struct Plan {
   PackFn<T> pack_a, pack_b;        // into panels of mr rows, of nr columns
   int64_t a_rs, a_ks, b_rs, b_ks;  // op(a)(i, k) at a[i*a_rs + k*a_ks], op(b)(k, j) at b[j*b_rs + k*b_ks]
   bool a_trans;
-  int64_t max_kc;
   int64_t a_block_size, b_block_size;  // elements of the packing buffers
 };
 
 template <class T>
 Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b) {
   const MicroKernel<T> kern = micro_kernel<T>(current_kernel());
-  const int64_t max_kc = kMaxKc;
   return {kern,
           panel_packer<T>(kern.mr),
           panel_packer<T>(kern.nr),
@@ -129,9 +126,8 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b) {
           b.trans ? b.ld : 1,
           b.trans ? 1 : b.ld,
           a.trans,
-          max_kc,
-          std::max<int64_t>(kL2Bytes / int64_t(sizeof(T)), kern.mr * max_kc),
-          kL3Bytes / int64_t(sizeof(T)) + kern.nr * max_kc};
+          std::max<int64_t>(kL2Bytes / int64_t(sizeof(T)), kern.mr * kMaxKc),
+          kL3Bytes / int64_t(sizeof(T)) + kern.nr * kMaxKc};
 }
 
 // Whether the kernel reads op(a) in place for a product n columns wide: packing a costs about
@@ -188,7 +184,7 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, T* c, int64_t ldc, in
   const int64_t mr = g.kern.mr, nr = g.kern.nr, elem = sizeof(T);
   T* a_block = workspace<T>(kSlotA, g.a_block_size);
   T* b_block = workspace<T>(kSlotB, g.b_block_size);
-  const int64_t kc = part_size(k, g.max_kc, 1);
+  const int64_t kc = part_size(k, kMaxKc, 1);
   const int64_t nc = part_size(n, std::max(kL3Bytes / (kc * elem), nr), nr);
   const int64_t mc = part_size(m, std::max<int64_t>(kL2Bytes / (kc * elem) / mr, 1) * mr, mr);
   const bool in_place = a_in_place(g, n);
@@ -295,14 +291,14 @@ template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMat
 
 std::vector<std::string> gemm_cpu_kernels() {
   std::vector<std::string> names;
-  for (Kernel k : {Kernel::avx512, Kernel::avx2, Kernel::portable})
+  for (Kernel k : kKernels)
     if (cpu_runs(k)) names.emplace_back(kKernelNames[static_cast<int>(k)]);
   return names;
 }
 
 void gemm_cpu_force_kernel(const std::string& name) {
   if (name.empty()) return void(forced_kernel = -1);
-  for (Kernel k : {Kernel::avx512, Kernel::avx2, Kernel::portable})
+  for (Kernel k : kKernels)
     if (name == kKernelNames[static_cast<int>(k)] && cpu_runs(k)) return void(forced_kernel = static_cast<int>(k));
   std::string available;
   for (const std::string& n : gemm_cpu_kernels()) available += (available.empty() ? "" : ", ") + n;
