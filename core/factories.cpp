@@ -66,7 +66,8 @@ Tensor in_order_of(const Tensor& flat, const Shape& shape, const Tensor& like, c
     throw Error(op, fmt::format("shape {} must have the rank of like {}", shape_str(shape), shape_str(like.shape())));
   std::vector<int64_t> order(shape.size());  // dims, outermost first
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return like.strides()[a] > like.strides()[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return like.strides()[a] > like.strides()[b]; });
   Shape strides(shape.size());
   int64_t stride = 1;
   for (auto d = order.rbegin(); d != order.rend(); ++d) {

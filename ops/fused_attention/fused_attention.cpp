@@ -103,8 +103,8 @@ Tensor unit_last_stride(const Tensor& t) { return t.strides().back() == 1 ? t : 
 // projection by a transpose, as nn::MultiHeadAttention does, then merge back by a view, not a
 // copy, in forward and backward. The CUDA kernels write contiguous ones.
 Tensor fresh(const Shape& shape, const Tensor& like, bool zeroed = false) {
-  if (like.is_cuda()) return zeroed ? zeros(shape, like.dtype(), like.device()) : empty(shape, like.dtype(), like.device());
-  return zeroed ? zeros_in_order_of(shape, like) : empty_in_order_of(shape, like);
+  if (!like.is_cuda()) return zeroed ? zeros_in_order_of(shape, like) : empty_in_order_of(shape, like);
+  return zeroed ? zeros(shape, like.dtype(), like.device()) : empty(shape, like.dtype(), like.device());
 }
 
 }  // namespace

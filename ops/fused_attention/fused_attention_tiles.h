@@ -37,8 +37,9 @@ template <class T, int Bytes>
 constexpr int64_t kLanes = Bytes / sizeof(T);  // elements of T in one vector of Bytes bytes
 
 // c (rows, kBlockK) = a_r . bt[:, j] for r < rows and j < cols, rounded up to a block of columns
-// (= writes; the rest of c is left alone); a_r = a[r] (depth elements), bt (depth, kBlockK). Four rows at a time share each load of bt; two
-// vectors of columns per row make eight independent chains of FMAs, enough to hide their latency.
+// (= writes; the rest of c is left alone); a_r = a[r] (depth elements), bt (depth, kBlockK).
+// Four rows at a time share each load of bt; two vectors of columns per row make eight
+// independent chains of FMAs, enough to hide their latency.
 template <class T, int Bytes>
 TG_INLINE_BODY void tile_product_body(T* c, const T* const* a, const T* bt, int64_t rows, int64_t cols, int64_t depth) {
   constexpr int64_t kRows = 4, kCols = 2 * kLanes<T, Bytes>;
@@ -75,14 +76,14 @@ TG_INLINE_BODY void accumulate_rows_body(T* y, const T* w, int64_t w_stride, con
     int64_t r = 0;
     for (; r + kParts <= count; r += kParts)
       for (int64_t u = 0; u < kParts; ++u) {
-        const V wr = V{} + w[(r + u) * w_stride];
+        const V wr = w[(r + u) * w_stride] - V{};  // a broadcast (x - 0 is x; 0 + x is not, for -0)
         std::memcpy(&x0, x[r + u] + d0, sizeof x0);
         std::memcpy(&x1, x[r + u] + d0 + kL, sizeof x1);
         part[u][0] += wr * x0;
         part[u][1] += wr * x1;
       }
     for (; r < count; ++r) {
-      const V wr = V{} + w[r * w_stride];
+      const V wr = w[r * w_stride] - V{};
       std::memcpy(&x0, x[r] + d0, sizeof x0);
       std::memcpy(&x1, x[r] + d0 + kL, sizeof x1);
       part[0][0] += wr * x0;
@@ -101,7 +102,7 @@ TG_INLINE_BODY void accumulate_rows_body(T* y, const T* w, int64_t w_stride, con
     std::memcpy(&a0, y + d0, sizeof a0);
     for (int64_t r = 0; r < count; ++r) {
       std::memcpy(&x0, x[r] + d0, sizeof x0);
-      a0 += (V{} + w[r * w_stride]) * x0;
+      a0 += (w[r * w_stride] - V{}) * x0;
     }
     std::memcpy(y + d0, &a0, sizeof a0);
     d0 += kL;

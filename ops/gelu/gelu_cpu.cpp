@@ -41,7 +41,8 @@ void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx) {
   if (approx == GeluApprox::none && inp.dtype() == kF32 && inp.is_contiguous()) {
     float* o = out.data<float>();
     const float* x = inp.data<float>();
-    return in_chunks(out.numel(), [&](int64_t first, int64_t count) { gelu_erf_forward_f32(o + first, x + first, count); });
+    return in_chunks(out.numel(),
+                     [&](int64_t first, int64_t count) { gelu_erf_forward_f32(o + first, x + first, count); });
   }
   if (approx == GeluApprox::tanh)
     unary_kernel_cpu(out, inp, "gelu", [](auto x) { return gelu_math::tanh_forward(x); });

@@ -98,7 +98,8 @@ TEST_CASE("fused_attention tiles: every vector width this CPU runs agrees with a
     std::vector<float> c40(7 * kBlockK, -1);  // the first 40 columns only
     product(c40.data(), a.data(), bt.data(), 7, 40, 5);
     for (int r = 0; r < 7; ++r)
-      for (int j = 0; j < 40; ++j) REQUIRE(c40[r * kBlockK + j] == doctest::Approx(c_ref[r * kBlockK + j]).epsilon(1e-5));
+      for (int j = 0; j < 40; ++j)
+        REQUIRE(c40[r * kBlockK + j] == doctest::Approx(c_ref[r * kBlockK + j]).epsilon(1e-5));
   }
 }
 
