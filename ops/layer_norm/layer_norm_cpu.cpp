@@ -71,6 +71,74 @@ TG_VEC_CLONES void layer_norm_param_grads_row_f32(float* dweight_part, float* db
 
 constexpr int64_t kBlockRows = 32;  // float32 dweight/dbias: rows per partial sum
 
+// Backward over the rows, float32: dx (if d) and, if dw and db have C entries, the column sums
+// dweight = sum_n g * norm and dbias = sum_n g. One pass, in blocks of kBlockRows rows fixed by
+// N: each block writes its rows of dx and its partial sums (in row order); the partial sums are
+// then added in block order, in double, so the result does not depend on the thread count.
+void backward_rows_f32(float* d, std::vector<double>& dw, std::vector<double>& db, const float* g, const float* x,
+                       const float* w, const float* mean, const float* rstd, int64_t N, int64_t C) {
+  const bool sums = !dw.empty();
+  const int64_t blocks = (N + kBlockRows - 1) / kBlockRows;
+  const Tensor partial_t = sums ? zeros({blocks, 2, C}) : Tensor();  // (dweight, dbias) per block
+  float* partial = sums ? partial_t.data<float>() : nullptr;
+#pragma omp parallel for if (N * C > kParallelGrain)
+  for (int64_t block = 0; block < blocks; ++block)
+    for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
+      if (d) layer_norm_backward_row_f32(d + n * C, g + n * C, x + n * C, w, C, mean[n], rstd[n]);
+      if (sums)
+        layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, x + n * C,
+                                       C, mean[n], rstd[n]);
+    }
+  if (!sums) return;
+  for (int64_t block = 0; block < blocks; ++block)
+    for (int64_t c = 0; c < C; ++c) {
+      dw[c] += partial[block * 2 * C + c];
+      db[c] += partial[(block * 2 + 1) * C + c];
+    }
+}
+
+// The same in double arithmetic (the float64 reference): dx one row per iteration, then the
+// column sums with each thread owning a block of columns and adding the rows in order 0..N-1
+// (race free, independent of the thread count).
+template <class T>
+void backward_rows_reference(T* d, std::vector<double>& dw, std::vector<double>& db, const T* g, const T* x,
+                             const T* w, const T* mean, const T* rstd, int64_t N, int64_t C) {
+  const bool parallel = N * C > kParallelGrain;
+  if (d) {  // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm))
+#pragma omp parallel for if (parallel)
+    for (int64_t n = 0; n < N; ++n) {
+      const T *xr = x + n * C, *gr = g + n * C;
+      const double m = mean[n], r = rstd[n];
+      double dnorm_mean = 0, dnorm_norm_mean = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        const double dnorm = gr[c] * (w ? w[c] : T(1));
+        dnorm_mean += dnorm;
+        dnorm_norm_mean += dnorm * (xr[c] - m) * r;
+      }
+      dnorm_mean /= static_cast<double>(C);
+      dnorm_norm_mean /= static_cast<double>(C);
+      for (int64_t c = 0; c < C; ++c) {
+        const double dnorm = gr[c] * (w ? w[c] : T(1)), norm = (xr[c] - m) * r;
+        d[n * C + c] = static_cast<T>(r * (dnorm - dnorm_mean - norm * dnorm_norm_mean));
+      }
+    }
+  }
+  if (dw.empty()) return;
+#pragma omp parallel if (parallel)
+  {
+    const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const int64_t c0 = C * t / threads, c1 = C * (t + 1) / threads;
+    for (int64_t n = 0; n < N; ++n) {
+      const T *xr = x + n * C, *gr = g + n * C;
+      const double m = mean[n], r = rstd[n];
+      for (int64_t c = c0; c < c1; ++c) {
+        dw[c] += gr[c] * (xr[c] - m) * r;
+        db[c] += gr[c];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
@@ -123,81 +191,19 @@ void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tens
   // dx, dout, x (N,C), mean/rstd (N), dweight/dbias/weight (C) or none
   dispatch_floating(x.dtype(), "layer_norm", [&](auto zero) {
     using T = decltype(zero);
-    const T* inp = x.data<T>();
-    const T* g = dout.data<T>();
-    const T* mean_p = mean.data<T>();
-    const T* rstd_p = rstd.data<T>();
     const T* w = weight.defined() ? weight.data<T>() : nullptr;
-    const bool parallel = N * C > kParallelGrain;
-    if constexpr (std::is_same_v<T, float>) {
-      // One pass over the rows, in blocks of kBlockRows fixed by N: each block writes its rows
-      // of dx and its partial sums of dweight and dbias (in row order); the partial sums are
-      // then added in block order, in double, so the result does not depend on the thread count.
-      const bool param_grads = dweight.defined() || dbias.defined();
-      const int64_t blocks = (N + kBlockRows - 1) / kBlockRows;
-      const Tensor partial_t = param_grads ? zeros({blocks, 2, C}) : Tensor();  // (dweight, dbias) per block
-      float* partial = param_grads ? partial_t.data<float>() : nullptr;
-      float* d = dx.defined() ? dx.data<float>() : nullptr;
-#pragma omp parallel for if (parallel)
-      for (int64_t block = 0; block < blocks; ++block)
-        for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
-          if (d) layer_norm_backward_row_f32(d + n * C, g + n * C, inp + n * C, w, C, mean_p[n], rstd_p[n]);
-          if (partial)
-            layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C,
-                                           inp + n * C, C, mean_p[n], rstd_p[n]);
-        }
-      if (!param_grads) return;
-      std::vector<double> dw(C, 0.0), db(C, 0.0);
-      for (int64_t block = 0; block < blocks; ++block)
-        for (int64_t c = 0; c < C; ++c) {
-          dw[c] += partial[block * 2 * C + c];
-          db[c] += partial[(block * 2 + 1) * C + c];
-        }
-      for (int64_t c = 0; c < C; ++c) {
-        if (dweight.defined()) dweight.data<float>()[c] = static_cast<float>(dw[c]);
-        if (dbias.defined()) dbias.data<float>()[c] = static_cast<float>(db[c]);
-      }
-      return;
-    } else if (dx.defined()) {  // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), one row per iteration
-      T* d = dx.data<T>();
-#pragma omp parallel for if (parallel)
-      for (int64_t n = 0; n < N; ++n) {
-        const T *xr = inp + n * C, *gr = g + n * C;
-        const double m = mean_p[n], r = rstd_p[n];
-        double dnorm_mean = 0, dnorm_norm_mean = 0;
-        for (int64_t c = 0; c < C; ++c) {
-          const double dnorm = gr[c] * (w ? w[c] : T(1));
-          dnorm_mean += dnorm;
-          dnorm_norm_mean += dnorm * (xr[c] - m) * r;
-        }
-        dnorm_mean /= static_cast<double>(C);
-        dnorm_norm_mean /= static_cast<double>(C);
-        for (int64_t c = 0; c < C; ++c) {
-          const double dnorm = gr[c] * (w ? w[c] : T(1)), norm = (xr[c] - m) * r;
-          d[n * C + c] = static_cast<T>(r * (dnorm - dnorm_mean - norm * dnorm_norm_mean));
-        }
-      }
-    }
-    if (!dweight.defined() && !dbias.defined()) return;
-    // float64: dweight = sum_n grad * norm, dbias = sum_n grad: each thread owns a block of columns and
-    // adds the rows in order 0..N-1 (race free, independent of the thread count).
-    std::vector<double> dw(C, 0.0), db(C, 0.0);
-#pragma omp parallel if (parallel)
-    {
-      const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-      const int64_t c0 = C * t / threads, c1 = C * (t + 1) / threads;
-      for (int64_t n = 0; n < N; ++n) {
-        const T *xr = inp + n * C, *gr = g + n * C;
-        const double m = mean_p[n], r = rstd_p[n];
-        for (int64_t c = c0; c < c1; ++c) {
-          dw[c] += gr[c] * (xr[c] - m) * r;
-          db[c] += gr[c];
-        }
-      }
-    }
+    T* d = dx.defined() ? dx.data<T>() : nullptr;
+    std::vector<double> dw, db;  // the column sums (C each), when dweight or dbias is wanted
+    if (dweight.defined() || dbias.defined()) dw.assign(C, 0.0), db.assign(C, 0.0);
+    if constexpr (std::is_same_v<T, float>)
+      backward_rows_f32(d, dw, db, dout.data<T>(), x.data<T>(), w, mean.data<T>(), rstd.data<T>(), N, C);
+    else
+      backward_rows_reference(d, dw, db, dout.data<T>(), x.data<T>(), w, mean.data<T>(), rstd.data<T>(), N, C);
+    T* dw_out = dweight.defined() ? dweight.data<T>() : nullptr;
+    T* db_out = dbias.defined() ? dbias.data<T>() : nullptr;
     for (int64_t c = 0; c < C; ++c) {
-      if (dweight.defined()) dweight.data<T>()[c] = static_cast<T>(dw[c]);
-      if (dbias.defined()) dbias.data<T>()[c] = static_cast<T>(db[c]);
+      if (dw_out) dw_out[c] = static_cast<T>(dw[c]);
+      if (db_out) db_out[c] = static_cast<T>(db[c]);
     }
   });
 }
