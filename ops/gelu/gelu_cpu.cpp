@@ -12,17 +12,18 @@ namespace tg {
 namespace {
 
 // float32, erf form, contiguous: gelu_math's formulas with erf_vec and exp_vec, in loops that
-// vectorise (float64 and the strided case take gelu_math with libm, the reference).
+// vectorise (float64 and the strided case take them with libm, the reference).
+struct VecMath {
+  static float erf(float x) { return erf_vec(x); }
+  static float exp(float x) { return exp_vec(x); }
+};
+
 TG_VEC_CLONES void gelu_erf_forward_f32(float* out, const float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = 0.5f * x[i] * (1 + erf_vec(x[i] * gelu_math::kInvSqrt2<float>));
+  for (int64_t i = 0; i < n; ++i) out[i] = gelu_math::erf_forward<float, VecMath>(x[i]);
 }
 
 TG_VEC_CLONES void gelu_erf_backward_f32(float* dx, const float* g, const float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    const float cdf = 0.5f * (1 + erf_vec(x[i] * gelu_math::kInvSqrt2<float>));
-    const float pdf = gelu_math::kInvSqrt2Pi<float> * exp_vec(-0.5f * x[i] * x[i]);
-    dx[i] = g[i] * (cdf + x[i] * pdf);
-  }
+  for (int64_t i = 0; i < n; ++i) dx[i] = gelu_math::erf_backward<float, VecMath>(g[i], x[i]);
 }
 
 constexpr int64_t kChunk = 4096;  // elements per call of the row functions above

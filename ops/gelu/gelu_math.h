@@ -13,13 +13,22 @@ template <class T> constexpr T kInvSqrt2Pi = std::numbers::inv_sqrtpi_v<T> / std
 template <class T> constexpr T kSqrt2OverPi = std::numbers::sqrt2_v<T> * std::numbers::inv_sqrtpi_v<T>;
 template <class T> constexpr T kCubic = T(0.044715);
 
+// The erf and exp the erf form calls: libm's, unless a caller passes its own (the CPU's float32
+// fast path passes the vectorisable ones of ops/common/vec_math.h).
+struct Libm {
+  template <class T> TG_HOST_DEVICE static T erf(T x) { return std::erf(x); }
+  template <class T> TG_HOST_DEVICE static T exp(T x) { return std::exp(x); }
+};
+
 // out = 0.5 x (1 + erf(x / sqrt(2)))
-template <class T> TG_HOST_DEVICE T erf_forward(T x) { return T(0.5) * x * (1 + std::erf(x * kInvSqrt2<T>)); }
+template <class T, class M = Libm> TG_HOST_DEVICE T erf_forward(T x) {
+  return T(0.5) * x * (1 + M::erf(x * kInvSqrt2<T>));
+}
 
 // dx = g (Phi(x) + x phi(x))
-template <class T> TG_HOST_DEVICE T erf_backward(T g, T x) {
-  T cdf = T(0.5) * (1 + std::erf(x * kInvSqrt2<T>));    // Phi(x)
-  T pdf = kInvSqrt2Pi<T> * std::exp(T(-0.5) * x * x);  // phi(x)
+template <class T, class M = Libm> TG_HOST_DEVICE T erf_backward(T g, T x) {
+  T cdf = T(0.5) * (1 + M::erf(x * kInvSqrt2<T>));    // Phi(x)
+  T pdf = kInvSqrt2Pi<T> * M::exp(T(-0.5) * x * x);  // phi(x)
   return g * (cdf + x * pdf);
 }
 
