@@ -4,8 +4,6 @@
 // one line per instruction set the CPU has (AVX-512F, AVX2+FMA) and the 2-core peak as
 // PEAK_GFLOPS=..., the variable bench/side_by_side.sh and tapegrad_train_step_bench read.
 // Run it on an otherwise idle core.
-#include <immintrin.h>
-
 #include <chrono>
 #include <cstdio>
 
@@ -14,43 +12,30 @@ namespace {
 constexpr long kIterations = 100'000'000;
 constexpr int kChains = 12;
 
-// One instruction set's vector type and FMA, as the template below needs them.
-struct Avx512 {
-  using V = __m512;
-  static constexpr int lanes = 16;
-  [[gnu::target("avx512f")]] static V set(float x) { return _mm512_set1_ps(x); }
-  [[gnu::target("avx512f")]] static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-  [[gnu::target("avx512f")]] static float first(V a) { return _mm512_cvtss_f32(a); }
-};
-struct Avx2 {
-  using V = __m256;
-  static constexpr int lanes = 8;
-  [[gnu::target("avx2,fma")]] static V set(float x) { return _mm256_set1_ps(x); }
-  [[gnu::target("avx2,fma")]] static V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-  [[gnu::target("avx2,fma")]] static float first(V a) { return _mm256_cvtss_f32(a); }
-};
-
-// GFLOP/s of kChains chains a_i = a_i * m + c; distinct starting values, so that no two chains
-// are the same computation to the compiler.
-template <class I>
+// GFLOP/s of kChains chains a_i = a_i * m + c on vectors of Bytes bytes (GCC vector extensions:
+// each caller below compiles them for its instruction set); distinct starting values, so that
+// no two chains are the same computation to the compiler.
+template <class T, int Bytes>  // T = float (a dependent element type keeps the vector_size)
 [[gnu::always_inline]] inline double chains() {
-  typename I::V a[kChains];
-  for (int i = 0; i < kChains; ++i) a[i] = I::set(0.5f + 0.01f * i);
-  const typename I::V m = I::set(0.999f), c = I::set(0.001f);
+  typedef T V __attribute__((vector_size(Bytes)));
+  constexpr int lanes = Bytes / sizeof(T);
+  V a[kChains];
+  for (int i = 0; i < kChains; ++i) a[i] = T(0.5f + 0.01f * i) - V{};  // x - 0: a broadcast
+  const V m = T(0.999f) - V{}, c = T(0.001f) - V{};
   const auto t0 = std::chrono::steady_clock::now();
   for (long n = 0; n < kIterations; ++n)
 #pragma GCC unroll 12
-    for (int i = 0; i < kChains; ++i) a[i] = I::fma(a[i], m, c);
+    for (int i = 0; i < kChains; ++i) a[i] = a[i] * m + c;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  float sink = 0;
-  for (int i = 0; i < kChains; ++i) sink += I::first(a[i]);
-  volatile float keep = sink;  // the chains' results are used
+  T sink = 0;
+  for (int i = 0; i < kChains; ++i) sink += a[i][0];
+  volatile T keep = sink;  // the chains' results are used
   (void)keep;
-  return 2.0 * I::lanes * kChains * kIterations / seconds / 1e9;
+  return 2.0 * lanes * kChains * kIterations / seconds / 1e9;
 }
 
-[[gnu::target("avx512f")]] double avx512_gflops() { return chains<Avx512>(); }
-[[gnu::target("avx2,fma")]] double avx2_gflops() { return chains<Avx2>(); }
+[[gnu::target("avx512f")]] double avx512_gflops() { return chains<float, 64>(); }
+[[gnu::target("avx2,fma")]] double avx2_gflops() { return chains<float, 32>(); }
 
 }  // namespace
 
