@@ -143,7 +143,7 @@ TG_VEC_CLONES void dropout_words(uint32_t* bits, int64_t count, uint64_t seed, u
 // The dropout multipliers z_ij of query row i of head n against keys j0..j0+cols-1, for the
 // element e = (n*T + i)*S + j of the draw: the decisions of DropoutRow and of ops/dropout.
 // The words are drawn into a buffer that serves the next rows too when they follow in the
-// draw (one key tile spans all S keys, so the rows of a block are consecutive elements).
+// draw (when one key tile spans all S keys, the rows of a block are consecutive elements).
 class DropoutTile {
  public:
   explicit DropoutTile(const FusedAttentionParams& p) : p_(p), threshold_(keep_threshold(p.dropout_p)) {}
@@ -168,8 +168,8 @@ class DropoutTile {
   }
 
  private:
-  static constexpr int64_t kLanes = 4 * kPhiloxLanes;  // words per philox_lanes call
-  static constexpr int64_t kWords = 8 * kLanes;
+  static constexpr int64_t kCallWords = 4 * kPhiloxLanes;  // words per philox_lanes call
+  static constexpr int64_t kWords = 8 * kCallWords;
   static_assert(kWords >= kBlockK + 3);  // one tile row and the words before it in its counter
 
   // words_[0..filled_) = the words of elements start_.. (a multiple of 4): from first's
@@ -177,7 +177,7 @@ class DropoutTile {
   void draw(uint64_t first, uint64_t end) {
     start_ = first / 4 * 4;
     const auto need = static_cast<int64_t>(end - start_);
-    filled_ = first == last_end_ ? kWords : (need + kLanes - 1) / kLanes * kLanes;
+    filled_ = first == last_end_ ? kWords : (need + kCallWords - 1) / kCallWords * kCallWords;
     dropout_words(words_, filled_, p_.seed, p_.offset + start_ / 4);
   }
 
