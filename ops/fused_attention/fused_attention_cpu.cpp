@@ -35,21 +35,21 @@ struct QueryBlock {
   }
 };
 
-// The row pointers of one tile: the block's query rows (and their dout rows), and keys
-// j0..j0+cols-1 of k and v.
-template <class T>
-struct TileRows {
-  const T *q[kBlockQ], *g[kBlockQ], *k[kBlockK], *v[kBlockK];
-  int64_t j0 = 0, cols = 0;
+// The keys j0..j0+cols-1 of a block's tile: all kBlockK, fewer in the last tile or where
+// is_causal ends the block's keys.
+struct KeyTile {
+  int64_t j0, cols;
+  KeyTile(const QueryBlock& qb, int64_t j0) : j0(j0), cols(std::min(kBlockK, qb.key_end - j0)) {}
 };
 
-// s (rows, kBlockK) = the scores of the block's queries against the tile's keys (= writes):
-// q_i . k_j * scale + additive, -inf where masked; kt is scratch (hs, kBlockK). Without masks
-// other than is_causal, the same values as attention_score in loops without a branch per element.
+// s (rows, kBlockK) = the scores of the block's queries (rows q_ld apart from q0) against the
+// tile's keys, kt the tile transposed (hs, kBlockK) (= writes): q_i . k_j * scale + additive,
+// -inf where masked. Without masks other than is_causal, the same values as attention_score in
+// loops without a branch per element.
 template <class T>
-void score_tile(T* s, T* kt, const TileRows<T>& t, const QueryBlock& qb, const FusedAttentionParams& p) {
-  transpose_rows(kt, t.k, t.cols, p.hs);
-  tile_product(s, t.q, kt, qb.rows, t.cols, p.hs);
+void score_tile(T* s, const T* q0, int64_t q_ld, const T* kt, const QueryBlock& qb, const KeyTile& t,
+                const FusedAttentionParams& p) {
+  tile_gemm(s, kBlockK, q0, q_ld, 1, kt, kBlockK, qb.rows, p.hs, t.cols, false);
   if (!p.attn_mask.data && !p.key_padding_mask.data && !p.additive_mask.data) {
     const T scale = static_cast<T>(p.scale);
     for (int64_t r = 0; r < qb.rows; ++r) {
@@ -188,15 +188,6 @@ class DropoutTile {
   uint32_t words_[kWords];
 };
 
-// Points t at the keys j0.. of the block's tile.
-template <class T>
-void set_keys(TileRows<T>& t, const AttentionRows<T>& k, const AttentionRows<T>& v, const QueryBlock& qb,
-              int64_t j0) {
-  t.j0 = j0;
-  t.cols = std::min(kBlockK, qb.key_end - j0);
-  for (int64_t c = 0; c < t.cols; ++c) t.k[c] = k.row(qb.n, j0 + c), t.v[c] = v.row(qb.n, j0 + c);
-}
-
 bool worth_threads(const FusedAttentionParams& p) {
   return p.B * p.H * p.T * p.S * (p.hs + p.hv) > kParallelGrain;
 }
@@ -209,26 +200,29 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
   const int64_t items = p.B * p.H * ((p.T + kBlockQ - 1) / kBlockQ), hv = p.hv;
 #pragma omp parallel if (worth_threads(p))
   {
-    std::vector<T> s(kBlockQ * kBlockK), kt(p.hs * kBlockK), acc(kBlockQ * hv);
+    std::vector<T> s(kBlockQ * kBlockK), acc(kBlockQ * hv);
     std::array<T, kBlockQ> m, l;  // running max and sum of exp(s - m) per row
     std::array<T, kBlockK> z;     // one row's dropout multipliers
     DropoutTile dropout(p);
-    TileRows<T> t;
-#pragma omp for schedule(dynamic)
+    TransposedTiles<T> kt(p.S, p.hs);
+    // contiguous ranges of items: a thread's query blocks of one head share the transposed keys
+#pragma omp for schedule(static)
     for (int64_t item = 0; item < items; ++item) {
       const QueryBlock qb(p, item);
-      for (int64_t r = 0; r < qb.rows; ++r) t.q[r] = q.row(qb.n, qb.i0 + r);
       std::fill(m.begin(), m.end(), static_cast<T>(-INFINITY));
       std::fill(l.begin(), l.end(), T(0));
       std::fill(acc.begin(), acc.end(), T(0));
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
-        set_keys(t, k, v, qb, j0);
-        score_tile(s.data(), kt.data(), t, qb, p);
+        const KeyTile t(qb, j0);
+        score_tile(s.data(), q.row(qb.n, qb.i0), q.sl, kt.tile(k.row(qb.n, 0), k.sl, j0), qb, t, p);
         for (int64_t r = 0; r < qb.rows; ++r) {
           T* sr = s.data() + r * kBlockK;
           T* ar = acc.data() + r * hv;
           const T m_new = row_max(sr, t.cols, m[r]);
-          if (m_new == -INFINITY) continue;  // every key so far is masked for this row
+          if (m_new == -INFINITY) {  // every key so far is masked for this row: no weight
+            std::fill_n(sr, t.cols, T(0));
+            continue;
+          }
           if (m_new != m[r]) {  // the max grew: rescale what was summed under the old one
             const T correction = std::exp(m[r] - m_new);  // 0 while m[r] is -inf
             l[r] *= correction;
@@ -237,8 +231,9 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
           }
           // the row's weights for v, before normalising
           l[r] += exp_weights(sr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, m_new);
-          accumulate_rows(ar, sr, 1, t.v, t.cols, hv);
         }
+        // acc (rows, hv) += weights (rows, cols) . v (cols, hv)
+        tile_gemm(acc.data(), hv, s.data(), kBlockK, 1, v.row(qb.n, j0), v.sl, qb.rows, t.cols, hv, true);
       }
       for (int64_t r = 0; r < qb.rows; ++r) {
         const int64_t row = qb.n * p.T + qb.i0 + r;
@@ -277,11 +272,11 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
     const int64_t threads = omp_get_num_threads(), thread = omp_get_thread_num();
     const int64_t begin = items * thread / threads, end = items * (thread + 1) / threads;
     // ds (rows, kBlockK) overwrites the scores s, p*z overwrites dp = dout_i . v_j
-    std::vector<T> s(kBlockQ * kBlockK), dp(kBlockQ * kBlockK), kt(hs * kBlockK), vt(hv * kBlockK);
+    std::vector<T> s(kBlockQ * kBlockK), dp(kBlockQ * kBlockK);
     std::array<T, kBlockQ> D;  // D_i = dout_i . out_i
     std::array<T, kBlockK> z;  // one row's dropout multipliers
     DropoutTile dropout(p);
-    TileRows<T> t;
+    TransposedTiles<T> kt(p.S, hs), vt(p.S, hv);
     for (int64_t item = begin; item < end; ++item) {
       const QueryBlock qb(p, item);
       // key j's rows of this head's dk and dv at dk_n + j*dk_ld, dv_n + j*dv_ld
@@ -292,20 +287,22 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
         if (mine.n != qb.n) mine = {qb.n, std::vector<T>(p.S * hs, T(0)), std::vector<T>(p.S * hv, T(0))};
         dk_n = mine.dk.data(), dv_n = mine.dv.data(), dk_ld = hs, dv_ld = hv;
       }
+      // the block's rows of q, dout and dq start at q0, g0, dq0
+      const T *q0 = q.row(qb.n, qb.i0), *g0 = dout.row(qb.n, qb.i0);
+      T* dq0 = dq.row(qb.n, qb.i0);
       for (int64_t r = 0; r < qb.rows; ++r) {
-        t.q[r] = q.row(qb.n, qb.i0 + r);
-        t.g[r] = dout.row(qb.n, qb.i0 + r);
-        const T* out_row = out.row(qb.n, qb.i0 + r);
+        const T *g_row = g0 + r * dout.sl, *out_row = out.row(qb.n, qb.i0 + r);
         T sum = 0;
-        for (int64_t d = 0; d < hv; ++d) sum += t.g[r][d] * out_row[d];
+        for (int64_t d = 0; d < hv; ++d) sum += g_row[d] * out_row[d];
         D[r] = sum;
-        std::fill_n(dq.row(qb.n, qb.i0 + r), hs, T(0));
+        std::fill_n(dq0 + r * dq.sl, hs, T(0));
       }
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
-        set_keys(t, k, v, qb, j0);
-        score_tile(s.data(), kt.data(), t, qb, p);
-        transpose_rows(vt.data(), t.v, t.cols, hv);
-        tile_product(dp.data(), t.g, vt.data(), qb.rows, t.cols, hv);
+        const KeyTile t(qb, j0);
+        score_tile(s.data(), q0, q.sl, kt.tile(k.row(qb.n, 0), k.sl, j0), qb, t, p);
+        // dp (rows, cols) = dout (rows, hv) . v^T (hv, cols)
+        tile_gemm(dp.data(), kBlockK, g0, dout.sl, 1, vt.tile(v.row(qb.n, 0), v.sl, j0), kBlockK, qb.rows, hv,
+                  t.cols, false);
         for (int64_t r = 0; r < qb.rows; ++r) {
           T *sr = s.data() + r * kBlockK, *dpr = dp.data() + r * kBlockK;
           const T L = lse[qb.n * p.T + qb.i0 + r];
@@ -316,12 +313,11 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
           }
           weight_grads(sr, dpr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, L, D[r], scale);
         }
-        for (int64_t r = 0; r < qb.rows; ++r)  // dq_i += sum_j ds_ij k_j
-          accumulate_rows(dq.row(qb.n, qb.i0 + r), s.data() + r * kBlockK, 1, t.k, t.cols, hs);
-        for (int64_t c = 0; c < t.cols; ++c) {  // dk_j += sum_i ds_ij q_i, dv_j += sum_i p_ij z_ij dout_i
-          accumulate_rows(dk_n + (j0 + c) * dk_ld, s.data() + c, kBlockK, t.q, qb.rows, hs);
-          accumulate_rows(dv_n + (j0 + c) * dv_ld, dp.data() + c, kBlockK, t.g, qb.rows, hv);
-        }
+        // dq (rows, hs) += ds (rows, cols) . k (cols, hs)
+        tile_gemm(dq0, dq.sl, s.data(), kBlockK, 1, k.row(qb.n, j0), k.sl, qb.rows, t.cols, hs, true);
+        // dk (cols, hs) += ds^T (cols, rows) . q (rows, hs); dv (cols, hv) += (p z)^T . dout (rows, hv)
+        tile_gemm(dk_n + j0 * dk_ld, dk_ld, s.data(), 1, kBlockK, q0, q.sl, t.cols, qb.rows, hs, true);
+        tile_gemm(dv_n + j0 * dv_ld, dv_ld, dp.data(), 1, kBlockK, g0, dout.sl, t.cols, qb.rows, hv, true);
       }
     }
   }

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <functional>
-#include <tuple>
 
 #include "cuda_parity_test_util.h"
 #include "ops/fused_attention/fused_attention.h"
@@ -61,46 +60,53 @@ void require_fused_matches_composed(const std::vector<Tensor>& qkv, const Attent
 
 }  // namespace
 
-TEST_CASE("fused_attention tiles: every vector width this CPU runs agrees with a plain loop") {
+TEST_CASE("fused_attention tiles: tile_gemm at every vector width this CPU runs agrees with a plain loop") {
   using namespace fused_attention_tiles;
-  // a: 7 rows of depth 5 (a tail of 3 below the 4-row blocks); bt (5, kBlockK); x: 9 rows of 37
-  // (two vectors, one, and a scalar tail at every width).
-  std::vector<float> a_data(7 * 5), bt(5 * kBlockK), w(9 * 2), x_data(9 * 37);
-  for (size_t e = 0; e < a_data.size(); ++e) a_data[e] = std::sin(0.7f * e);
-  for (size_t e = 0; e < bt.size(); ++e) bt[e] = std::cos(0.3f * e);
-  for (size_t e = 0; e < w.size(); ++e) w[e] = 0.5f - 0.1f * e;
-  for (size_t e = 0; e < x_data.size(); ++e) x_data[e] = std::sin(1.3f * e);
-  std::vector<const float*> a, x;
-  for (int r = 0; r < 7; ++r) a.push_back(a_data.data() + r * 5);
-  for (int r = 0; r < 9; ++r) x.push_back(x_data.data() + r * 37);
-  std::vector<float> c_ref(7 * kBlockK), y_ref(37, 1.0f);
-  for (int r = 0; r < 7; ++r)
-    for (int64_t j = 0; j < kBlockK; ++j)
-      for (int d = 0; d < 5; ++d) c_ref[r * kBlockK + j] += a[r][d] * bt[d * kBlockK + j];
-  for (int d = 0; d < 37; ++d)
-    for (int r = 0; r < 9; ++r) y_ref[d] += w[r * 2] * x[r][d];
-
-  using Product = void (*)(float*, const float* const*, const float*, int64_t, int64_t, int64_t);
-  using Accumulate = void (*)(float*, const float*, int64_t, const float* const*, int64_t, int64_t);
-  std::vector<std::tuple<const char*, Product, Accumulate>> paths = {
-      {"baseline", tile_product_body<float, 32>, accumulate_rows_body<float, 32>}};
+  // c (11, width) = or += a (11, 6) . b (6, width); a read row-major (a_rs = 9, a_ks = 1) and as
+  // a transpose (a_rs = 1, a_ks = 13); b's rows 60 apart. 11 rows: one block and a tail at every
+  // width. Width 53 and 29: two vectors, one and single columns at 8 and 16 lanes.
+  std::vector<float> a(13 * 11), b(6 * 60);
+  for (size_t e = 0; e < a.size(); ++e) a[e] = std::sin(0.7f * e);
+  for (size_t e = 0; e < b.size(); ++e) b[e] = std::cos(0.3f * e);
+  using TileGemm = void (*)(float*, int64_t, const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t,
+                            int64_t, bool);
+  std::vector<std::pair<const char*, TileGemm>> paths = {{"baseline", tile_gemm_body<float, 32, kAvx2Rows>}};
 #if TG_HAS_AVX_PATHS
-  if (cpu_has_avx2_fma()) paths.emplace_back("avx2", tile_product_avx2<float>, accumulate_rows_avx2<float>);
-  if (cpu_has_avx512f()) paths.emplace_back("avx512", tile_product_avx512<float>, accumulate_rows_avx512<float>);
+  if (cpu_has_avx2_fma()) paths.emplace_back("avx2", tile_gemm_avx2<float>);
+  if (cpu_has_avx512f()) paths.emplace_back("avx512", tile_gemm_avx512<float>);
 #endif
-  for (const auto& [name, product, accumulate] : paths) {
-    INFO(name);
-    std::vector<float> c(7 * kBlockK, -1), y(37, 1.0f);
-    product(c.data(), a.data(), bt.data(), 7, kBlockK, 5);
-    accumulate(y.data(), w.data(), 2, x.data(), 9, 37);
-    for (size_t e = 0; e < c.size(); ++e) REQUIRE(c[e] == doctest::Approx(c_ref[e]).epsilon(1e-5));
-    for (size_t e = 0; e < y.size(); ++e) REQUIRE(y[e] == doctest::Approx(y_ref[e]).epsilon(1e-5));
-    std::vector<float> c40(7 * kBlockK, -1);  // the first 40 columns only
-    product(c40.data(), a.data(), bt.data(), 7, 40, 5);
-    for (int r = 0; r < 7; ++r)
-      for (int j = 0; j < 40; ++j)
-        REQUIRE(c40[r * kBlockK + j] == doctest::Approx(c_ref[r * kBlockK + j]).epsilon(1e-5));
-  }
+  for (const auto& [name, tile_gemm_path] : paths)
+    for (const int64_t width : {53, 29})
+      for (const auto& [a_rs, a_ks] : {std::pair<int64_t, int64_t>{9, 1}, {1, 13}})
+        for (const bool accumulate : {false, true}) {
+          INFO(name, " width ", width, " a_rs ", a_rs, " a_ks ", a_ks, " accumulate ", accumulate);
+          const int64_t ldc = 70;
+          std::vector<float> c(11 * ldc, 0.5f), expected = c;
+          for (int64_t i = 0; i < 11; ++i)
+            for (int64_t j = 0; j < width; ++j) {
+              float sum = 0;
+              for (int64_t k = 0; k < 6; ++k) sum += a[i * a_rs + k * a_ks] * b[k * 60 + j];
+              expected[i * ldc + j] = accumulate ? 0.5f + sum : sum;
+            }
+          tile_gemm_path(c.data(), ldc, a.data(), a_rs, a_ks, b.data(), 60, 11, 6, width, accumulate);
+          for (size_t e = 0; e < c.size(); ++e) REQUIRE(c[e] == doctest::Approx(expected[e]).epsilon(1e-5));
+        }
+}
+
+TEST_CASE("fused_attention tiles: TransposedTiles transposes each key tile once per source") {
+  using namespace fused_attention_tiles;
+  // x: S = kBlockK + 3 rows of width 2, 5 apart; the second tile holds 3 keys
+  const int64_t S = kBlockK + 3, ld = 5;
+  std::vector<double> x(S * ld), y(S * ld);
+  for (size_t e = 0; e < x.size(); ++e) x[e] = double(e), y[e] = -double(e);
+  TransposedTiles<double> tiles(S, 2);
+  const double* t1 = tiles.tile(x.data(), ld, kBlockK);
+  for (int64_t j = 0; j < 3; ++j)
+    for (int64_t d = 0; d < 2; ++d) REQUIRE(t1[d * kBlockK + j] == x[(kBlockK + j) * ld + d]);
+  x[kBlockK * ld] = 1e9;  // the same source again: the kept tile, not transposed again
+  REQUIRE(tiles.tile(x.data(), ld, kBlockK)[0] == double(kBlockK * ld));
+  const double* t0 = tiles.tile(y.data(), ld, 0);  // another source: transposed
+  REQUIRE(t0[kBlockK + 7] == y[7 * ld + 1]);
 }
 
 TEST_CASE("fused_attention: hand-worked forward, causal, and the saved log-sum-exp") {
