@@ -24,7 +24,8 @@ void adam_update_cpu(const Tensor& param, const Tensor& exp_avg, const Tensor& e
     const T step_size = static_cast<T>(lr / bias_correction1);
     const T bias_correction2_sqrt = static_cast<T>(std::sqrt(bias_correction2));
     const int64_t n = param.numel();
-#pragma omp parallel for if (n > kParallelGrain)
+    // a sqrt and a division per element: worth a second thread at an eighth of the usual grain
+#pragma omp parallel for simd if (n > kParallelGrain / 8)
     for (int64_t i = 0; i < n; ++i) {
       T g = dp[i];
       if (l2 != 0) g += l2 * p[i];

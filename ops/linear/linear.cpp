@@ -52,8 +52,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const Tensor y_m = y.dim() > 1 ? y : make_view(y, {1, out_features}, {out_features, 1}, 0);
   const Tensor weight_t = make_view(weight, {in_features, out_features}, {weight.strides()[1], weight.strides()[0]},
                                     weight.offset());                     // (in, out), read column-major
-  matmul_forward_cpu(y_m, x_m, weight_t);                                 // (..., in) @ (in, out) -> (..., out)
-  if (bias.defined()) linear_bias_forward_cpu(y, contiguous_or_copy(bias), y.numel() / out_features, out_features);
+  // (..., in) @ (in, out) + bias (out) -> (..., out)
+  matmul_forward_cpu(y_m, x_m, weight_t, bias.defined() ? contiguous_or_copy(bias) : bias);
 
   if (Recorder rec("linear", {x, weight, bias}, {y}); rec) {
     if (weight.requires_grad()) rec.save("x", x);  // dweight needs x, dx needs weight

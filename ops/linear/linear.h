@@ -18,10 +18,8 @@ namespace tg {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 
-// Kernels, on contiguous CPU tensors:
-//   out (rows, n) += bias (n)                        (+= accumulates into every row)
+// Kernel, on contiguous CPU tensors (the forward adds the bias inside matmul_forward_cpu):
 //   dbias (n) = sum over rows of grad (rows, n)      (= writes)
-void linear_bias_forward_cpu(const Tensor& out, const Tensor& bias, int64_t rows, int64_t n);
 void linear_bias_backward_cpu(const Tensor& dbias, const Tensor& grad, int64_t rows, int64_t n);
 
 }  // namespace tg

@@ -44,14 +44,25 @@ constexpr int64_t kL2Bytes = 192 << 10;     // the a block (mc, kc)
 constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
 constexpr int64_t kLineBytes = 64;          // cache line
 constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
+constexpr int64_t kParallelSum = 1 << 14;   // elements of c below which one thread adds the partial sums
 constexpr int64_t kInPlaceMaxN = 256;       // a row-major a is read in place up to this N,
 constexpr int64_t kInPlaceMaxNTrans = 32;   // a column-major one up to this N
 constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about,
 constexpr double kReadCost = 4;             // and reading one in place
 constexpr double kPartCost = 1 << 15;       // multiply-adds that handing a part to a thread costs, about
 constexpr int kMaxTile = 384;               // mr * nr of every micro-kernel (f32 AVX-512: 12 * 32)
+constexpr int kMaxNr = 32;                  // nr of every micro-kernel
 
 int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
+
+// row[0..n) = bias[0..n), or zeros without a bias (= writes).
+template <class T>
+void fill_row(T* row, const T* bias, int64_t n) {
+  if (bias)
+    std::copy(bias, bias + n, row);
+  else
+    std::fill(row, row + n, T(0));
+}
 int64_t round_up(int64_t x, int64_t unit) { return ceil_div(x, unit) * unit; }
 
 // The part size when n is cut into the fewest near-equal parts of at most max_part, rounded up
@@ -146,16 +157,23 @@ struct ABlock {
   const T* packed;    // panels of (kc, mr): all of them, or only the last one when in place
 };
 
-// c (mc, nc) (rows ldc apart) = or += a (mc, kc) @ b_block (kc, nc). Edge tiles are computed
-// whole into a local tile and their valid part copied.
+// c (mc, nc) (rows ldc apart) = or += a (mc, kc) @ b_block (kc, nc) (+ bias (nc) on every row,
+// where bias != nullptr). Edge tiles are computed whole into a local tile and their valid part
+// copied.
 template <class T>
-void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>& a, const T* b_block, int64_t mc,
-                  int64_t nc, int64_t kc, bool accumulate) {
+void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>& a, const T* b_block,
+                  const T* bias, int64_t mc, int64_t nc, int64_t kc, bool accumulate) {
   alignas(64) T tile[kMaxTile];
+  T edge_bias[kMaxNr];  // the bias of a part-empty last column panel, padded with zeros
   const int64_t mr = kern.mr, nr = kern.nr;
   for (int64_t j = 0; j < nc; j += nr) {
     const int64_t n = std::min(nr, nc - j);
     const T* b_panel = b_block + j * kc;
+    const T* panel_bias = bias ? bias + j : nullptr;
+    if (bias && n < nr) {
+      std::fill(std::copy(bias + j, bias + j + n, edge_bias), edge_bias + nr, T(0));
+      panel_bias = edge_bias;
+    }
     for (int64_t i = 0; i < mc; i += mr) {
       const int64_t m = std::min(mr, mc - i);
       const bool in_place = a.in_place && m == mr;
@@ -166,10 +184,10 @@ void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>
           for (int64_t k = 0; k < kc; k += kLineBytes / int64_t(sizeof(T))) __builtin_prefetch(a_tile + r * a.rs + k);
       T* cij = c + i * ldc + j;
       if (m == mr && n == nr) {
-        kern.run(kc, a_tile, a_rs, a_ks, b_panel, cij, ldc, accumulate);
+        kern.run(kc, a_tile, a_rs, a_ks, b_panel, panel_bias, cij, ldc, accumulate);
         continue;
       }
-      kern.run(kc, a_tile, a_rs, a_ks, b_panel, tile, nr, false);
+      kern.run(kc, a_tile, a_rs, a_ks, b_panel, panel_bias, tile, nr, false);
       for (int64_t r = 0; r < m; ++r)
         for (int64_t q = 0; q < n; ++q)
           cij[r * ldc + q] = accumulate ? cij[r * ldc + q] + tile[r * nr + q] : tile[r * nr + q];
@@ -177,10 +195,12 @@ void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>
   }
 }
 
-// c (m,n) (rows ldc apart) = op(a) (m,k) @ op(b) (k,n) on this thread, a and b pointing at the
-// part's first elements (op(a)(0,0), op(b)(0,0)). The loops at the top of this file.
+// c (m,n) (rows ldc apart) = op(a) (m,k) @ op(b) (k,n) (+ bias (n) on every row, where bias !=
+// nullptr) on this thread, a, b and bias pointing at the part's first elements (op(a)(0,0),
+// op(b)(0,0), bias[0]). The loops at the top of this file.
 template <class T>
-void gemm_serial(const Plan<T>& g, const T* a, const T* b, T* c, int64_t ldc, int64_t m, int64_t n, int64_t k) {
+void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, int64_t ldc, int64_t m, int64_t n,
+                 int64_t k) {
   const int64_t mr = g.kern.mr, nr = g.kern.nr, elem = sizeof(T);
   T* a_block = workspace<T>(kSlotA, g.a_block_size);
   T* b_block = workspace<T>(kSlotB, g.b_block_size);
@@ -201,7 +221,8 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, T* c, int64_t ldc, in
         else if (full < mb)  // only the part-empty last row panel
           g.pack_a(a_block, a_start + full * g.a_rs, g.a_rs, g.a_ks, mb - full, kb);
         const ABlock<T> a_view{in_place ? a_start : nullptr, g.a_rs, g.a_ks, a_block};
-        macro_kernel(g.kern, c + ic * ldc + jc, ldc, a_view, b_block, mb, nb, kb, pc > 0);
+        macro_kernel(g.kern, c + ic * ldc + jc, ldc, a_view, b_block, pc == 0 && bias ? bias + jc : nullptr, mb,
+                     nb, kb, pc > 0);
       }
     }
   }
@@ -238,9 +259,10 @@ Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int thread
   return best;
 }
 
-// c (M,N) = op(a) (M,K) @ op(b) (K,N), shared by `threads` threads.
+// c (M,N) = op(a) (M,K) @ op(b) (K,N) (+ bias), shared by `threads` threads.
 template <class T>
-void gemm_team(const Plan<T>& g, const T* a, const T* b, T* c, int64_t M, int64_t N, int64_t K, int threads) {
+void gemm_team(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, int64_t M, int64_t N, int64_t K,
+               int threads) {
   const Split s = choose_split(g, M, N, K, threads);
   const int64_t ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
   const int64_t ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
@@ -251,22 +273,29 @@ void gemm_team(const Plan<T>& g, const T* a, const T* b, T* c, int64_t M, int64_
     const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
     if (m <= 0 || n <= 0) continue;
     T* out = d == 0 ? c : partial + (d - 1) * M * N;
+    const T* part_bias = d == 0 && bias ? bias + j0 : nullptr;  // the first depth part adds the bias
     if (k <= 0)
-      for (int64_t i = 0; i < m; ++i) std::fill(out + (i0 + i) * N + j0, out + (i0 + i) * N + j0 + n, T(0));
+      for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n);
     else
-      gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, out + i0 * N + j0, N, m, n, k);
+      gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, part_bias, out + i0 * N + j0, N,
+                  m, n, k);
   }
-  for (int64_t d = 1; d < s.depth; ++d)
-    for (int64_t e = 0; e < M * N; ++e) c[e] += partial[(d - 1) * M * N + e];
+  if (s.depth == 1) return;
+#pragma omp parallel for simd num_threads(threads) if (M * N >= kParallelSum)
+  for (int64_t e = 0; e < M * N; ++e)
+    for (int64_t d = 1; d < s.depth; ++d) c[e] += partial[(d - 1) * M * N + e];
 }
 
 }  // namespace
 
 template <class T>
-void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N,
-              int64_t K) {
+void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
+              const T* bias) {
   if (batch == 0 || M == 0 || N == 0) return;
-  if (K == 0) return std::fill(c, c + batch * M * N, T(0));
+  if (K == 0) {
+    for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N);
+    return;
+  }
   const Plan<T> g = make_plan(a, b);
   const int threads = batch * M * N * K >= kParallelWork ? omp_get_max_threads() : 1;
   // Whole products to whichever thread is free while every thread can have one; the rest
@@ -274,20 +303,20 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
   const int64_t alone = batch / threads * threads;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (alone > 1)
   for (int64_t p = 0; p < alone; ++p)
-    gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], c + p * M * N, N, M, N, K);
+    gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K);
   for (int64_t p = alone; p < batch; ++p) {
     const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
     if (M * N * K >= kParallelWork)
-      gemm_team(g, ap, bp, c + p * M * N, M, N, K, threads);
+      gemm_team(g, ap, bp, bias, c + p * M * N, M, N, K, threads);
     else
-      gemm_serial(g, ap, bp, c + p * M * N, N, M, N, K);
+      gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K);
   }
 }
 
 template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix<float>&, int64_t, int64_t,
-                              int64_t, int64_t);
+                              int64_t, int64_t, const float*);
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
-                               int64_t, int64_t);
+                               int64_t, int64_t, const double*);
 
 std::vector<std::string> gemm_cpu_kernels() {
   std::vector<std::string> names;

@@ -3,6 +3,7 @@
 // For every batch element p in [0, batch):
 //
 //   c[p] (M,N) = op(a[p]) (M,K) @ op(b[p]) (K,N)          (= writes)
+//              + bias (N) on every row                      (where bias != nullptr: Linear's)
 //
 // c is contiguous: matrix p starts at c + p*M*N. Each input is a GemmMatrix: matrix p starts
 // at data + offsets[p] (offsets may repeat: a broadcast operand), its stored rows are `ld`
@@ -33,8 +34,8 @@ struct GemmMatrix {
 };
 
 template <class T>
-void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N,
-              int64_t K);
+void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
+              const T* bias = nullptr);
 
 // The micro-kernel gemm_cpu runs: by default the best this CPU has (checked at run time):
 // "avx512" (AVX-512F), else "avx2" (AVX2 + FMA), else "portable" (C++ only). Tests and

@@ -1,5 +1,7 @@
 #include "ops/matmul/gemm_kernels.h"
 
+#include <cstring>
+
 namespace tg {
 
 namespace {
@@ -18,15 +20,19 @@ struct Vec16<double> {
   typedef double type __attribute__((vector_size(16), may_alias));
 };
 
-// c (MR,NR) = or += a_tile (MR,kc) @ b_panel (kc,NR): the tile in MR * NR/lanes vector
+// c (MR,NR) = or += a_tile (MR,kc) @ b_panel (kc,NR) (+ bias): the tile in MR * NR/lanes vector
 // accumulators, each k one broadcast value of a per row times the vectors of b's row.
 template <class T, int MR, int NR>
-void portable_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, T* c, int64_t ldc,
-                     bool accumulate) {
+void portable_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, const T* bias, T* c,
+                     int64_t ldc, bool accumulate) {
   using V = typename Vec16<T>::type;
   constexpr int L = 16 / sizeof(T), NV = NR / L;
   static_assert(NR % L == 0);
-  V acc[MR][NV] = {};
+  V start[NV] = {};  // every row's sums start at the bias
+  if (bias) std::memcpy(start, bias, sizeof start);
+  V acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) acc[i][v] = start[v];
   for (int64_t k = 0; k < kc; ++k, a += a_ks, b += NR) {
     const V* bk = reinterpret_cast<const V*>(b);
 #pragma GCC unroll 8

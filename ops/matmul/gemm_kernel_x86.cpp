@@ -13,20 +13,23 @@ namespace tg {
 
 namespace {
 
-// c (Rows, 2 * lanes) = or += a_tile @ b_panel, with lanes = Bytes / sizeof(T). The tile lives
+// c (Rows, 2 * lanes) = or += a_tile @ b_panel (+ bias), with lanes = Bytes / sizeof(T). The tile lives
 // in 2 * Rows vector registers; each k loads two vectors of b, broadcasts the Rows values of a
 // in turn and issues 2 * Rows independent FMAs (enough to keep two FMA pipes of latency 4-5
 // busy). The broadcast is `value - V{}`: `V{} + value` would keep a scalar add (0 + x is not x
 // for x = -0), x - 0 is x for every x and folds away.
 template <class T, int Bytes, int Rows>
 [[gnu::always_inline]] inline void register_tile(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b,
-                                                 T* c, int64_t ldc, bool accumulate) {
+                                                 const T* bias, T* c, int64_t ldc, bool accumulate) {
   typedef T V __attribute__((vector_size(Bytes)));
   constexpr int L = Bytes / sizeof(T);
+  V start[2] = {};  // every row's sums start at the bias
+  if (bias) std::memcpy(start, bias, sizeof start);
   V acc[Rows][2];
 #pragma GCC unroll 16
   for (int i = 0; i < Rows; ++i) {
-    acc[i][0] = acc[i][1] = V{};
+    acc[i][0] = start[0];
+    acc[i][1] = start[1];
     __builtin_prefetch(c + i * ldc);
     __builtin_prefetch(c + i * ldc + 2 * L - 1);
   }
@@ -57,15 +60,15 @@ template <class T, int Bytes, int Rows>
 constexpr int kAvx2Rows = 6, kAvx512Rows = 12;  // MR; NR is two vector registers
 
 template <class T>
-[[gnu::target("avx2,fma")]] void avx2_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, T* c,
-                                             int64_t ldc, bool accumulate) {
-  register_tile<T, 32, kAvx2Rows>(kc, a, a_rs, a_ks, b, c, ldc, accumulate);
+[[gnu::target("avx2,fma")]] void avx2_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b,
+                                             const T* bias, T* c, int64_t ldc, bool accumulate) {
+  register_tile<T, 32, kAvx2Rows>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
 }
 
 template <class T>
-[[gnu::target("avx512f")]] void avx512_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, T* c,
-                                              int64_t ldc, bool accumulate) {
-  register_tile<T, 64, kAvx512Rows>(kc, a, a_rs, a_ks, b, c, ldc, accumulate);
+[[gnu::target("avx512f")]] void avx512_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b,
+                                              const T* bias, T* c, int64_t ldc, bool accumulate) {
+  register_tile<T, 64, kAvx512Rows>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
 }
 
 }  // namespace

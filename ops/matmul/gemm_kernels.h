@@ -3,6 +3,7 @@
 //
 //   c (mr,nr) = a_tile (mr,kc) @ b_panel (kc,nr)     (accumulate == false: = writes)
 //   c (mr,nr) += a_tile (mr,kc) @ b_panel (kc,nr)    (accumulate == true: += accumulates)
+//   and + bias (nr) on every row, where bias != nullptr (unaligned)
 //
 //   a_tile[i, k] at a[i*a_rs + k*a_ks]: packed (a_rs 1, a_ks mr) or rows read in place (a_ks 1)
 //   b_panel[k, j] at b[k*nr + j]: packed, 64-byte aligned
@@ -15,8 +16,8 @@ namespace tg {
 template <class T>
 struct MicroKernel {
   int mr, nr;  // tile rows and columns
-  void (*run)(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b_panel, T* c, int64_t ldc,
-              bool accumulate);
+  void (*run)(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b_panel, const T* bias, T* c,
+              int64_t ldc, bool accumulate);
 };
 
 // AVX2 + FMA kernels (gemm_kernel_x86.cpp): f32 6x16, f64 6x8. Run them only where

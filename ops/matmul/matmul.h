@@ -30,8 +30,9 @@ namespace tg {
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // Kernels: out (batch..., M, N) = a (..., M, K) @ b (..., K, N) (= writes). out contiguous;
-// a and b of rank >= 2 with batch dims broadcasting to out's; any strides.
-void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b);
+// a and b of rank >= 2 with batch dims broadcasting to out's; any strides. On the CPU a defined
+// bias (N), contiguous, is added to every row of out in the same pass (Linear's).
+void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias = {});
 void matmul_forward_cuda(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace tg

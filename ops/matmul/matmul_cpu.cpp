@@ -22,8 +22,8 @@ bool stacks_rows(const GemmInput& a, const GemmInput& b, int64_t M) {
 
 }  // namespace
 
-void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
-  // out (batch..., M, N), a (..., M, K), b (..., K, N)
+void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias) {
+  // out (batch..., M, N), a (..., M, K), b (..., K, N), bias (N) or undefined
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
   if (out.numel() == 0) return;
@@ -33,7 +33,8 @@ void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
   dispatch_floating(out.dtype(), "matmul", [&](auto zero) {
     using T = decltype(zero);
     gemm_cpu<T>(out.data<T>(), {ga.x.data<T>(), ga.offsets.data(), ga.ld, ga.trans},
-                {gb.x.data<T>(), gb.offsets.data(), gb.ld, gb.trans}, products, rows, N, K);
+                {gb.x.data<T>(), gb.offsets.data(), gb.ld, gb.trans}, products, rows, N, K,
+                bias.defined() ? bias.data<T>() : nullptr);
   });
 }
 

@@ -17,20 +17,21 @@ using namespace tg;
 
 namespace {
 
-// One product: c (batch,M,N) = op(a) @ op(b). Each stored matrix has `pad` unused elements at
-// the end of every row (ld = row length + pad); with shared_b every batch element reads the
-// same b (repeated offsets: a broadcast operand).
+// One product: c (batch,M,N) = op(a) @ op(b) (+ a bias (N) on every row, with_bias). Each
+// stored matrix has `pad` unused elements at the end of every row (ld = row length + pad); with
+// shared_b every batch element reads the same b (repeated offsets: a broadcast operand).
 struct Problem {
   int64_t batch, M, N, K;
   bool ta, tb;
   int64_t pad = 0;
   bool shared_b = false;
+  bool with_bias = false;
 };
 
 std::string describe(const Problem& p) {
   return "batch " + std::to_string(p.batch) + " M " + std::to_string(p.M) + " N " + std::to_string(p.N) + " K " +
          std::to_string(p.K) + (p.ta ? " a^T" : " a") + (p.tb ? " b^T" : " b") + " pad " + std::to_string(p.pad) +
-         (p.shared_b ? " shared b" : "");
+         (p.shared_b ? " shared b" : "") + (p.with_bias ? " bias" : "");
 }
 
 // A value in [-1, 1) that depends only on i.
@@ -55,9 +56,11 @@ void check(const Problem& p) {
     a_off.push_back(q * a_rows * lda);
     b_off.push_back(p.shared_b ? 0 : q * b_rows * ldb);
   }
+  std::vector<T> bias(p.N);
+  for (size_t j = 0; j < bias.size(); ++j) bias[j] = static_cast<T>(value(j + 7 * a.size()));
   std::vector<T> c(p.batch * p.M * p.N, T(1e6));  // gemm_cpu writes: no trace of this may remain
   gemm_cpu<T>(c.data(), {a.data(), a_off.data(), lda, p.ta}, {b.data(), b_off.data(), ldb, p.tb}, p.batch, p.M, p.N,
-              p.K);
+              p.K, p.with_bias ? bias.data() : nullptr);
 
   const double eps = sizeof(T) == 4 ? 1e-5 : 1e-13;  // of the sum of |terms|: well above rounding
   int64_t wrong = 0;
@@ -69,7 +72,7 @@ void check(const Problem& p) {
       for (int64_t j = 0; j < p.N; ++j) {
         const T* x = a.data() + a_off[q] + i * a_rs;
         const T* y = b.data() + b_off[q] + j * b_cs;
-        double sum = 0, size = 0;
+        double sum = p.with_bias ? double(bias[j]) : 0, size = std::fabs(sum);
         for (int64_t k = 0; k < p.K; ++k, x += a_ks, y += b_ks) {
           const double xy = double(*x) * double(*y);
           sum += xy;
@@ -185,6 +188,19 @@ TEST_CASE("gemm_cpu: batches, shared and padded operands, threads") {
     check_layouts({1, 3, 90, 300, false, false, 1});
     check_layouts({1, 200, 64, 40, false, false});
     check_layouts({1, 8, 8, 2048, false, false});
+  });
+}
+
+TEST_CASE("gemm_cpu: a bias added to every row (Linear's forward)") {
+  // Edge tiles in both directions, several depth blocks, the shapes of a depth split on 2-3
+  // threads (small M, N, long K), a batch, and K = 0 (c is the bias alone).
+  for_kernels_and_threads({1, 2, 3}, [] {
+    for (const Problem& p : {Problem{1, 37, 45, 300, false, false}, Problem{1, 8, 40, 4000, true, false},
+                             Problem{3, 13, 33, 20, false, true, 2, true}, Problem{2, 5, 7, 0, false, false}}) {
+      Problem q = p;
+      q.with_bias = true;
+      check_layouts(q);
+    }
   });
 }
 
