@@ -54,6 +54,12 @@ void check_gradient(const Tensor& grad, const TensorRecord& target, const Entry&
                                   e.index, e.op, what, shape_str(target.shape), e.str()));
 }
 
+// Whether t is the only handle on its data: no other handle, no view of its storage (a rule may
+// return a tensor it also saved, or one gradient for two inputs), and contiguous.
+bool sole_handle(const Tensor& t) {
+  return t.impl_ptr().use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
+}
+
 }  // namespace
 
 BackwardStepper::BackwardStepper(const Tensor& root, const Tensor& grad_output, bool retain_graph)
@@ -104,19 +110,19 @@ Tensor BackwardStepper::pending_grad(const Tensor& t) const {
 void BackwardStepper::accumulate(const EntryInput& input, const Tensor& grad) {
   if (input.leaf) {
     TensorImpl& leaf = *input.leaf;
-    if (leaf.grad) {
+    if (leaf.grad)
       add_into_(Tensor(leaf.grad), grad);
-    } else {
+    else if (sole_handle(grad))
+      leaf.grad = grad.impl_ptr();  // nothing else sees it: kept as it is
+    else
       leaf.grad = contiguous_copy(grad).impl_ptr();  // own copy: grad may alias another tensor
-    }
     return;
   }
   auto [it, inserted] = grads_.try_emplace(input.record.id, grad);
   if (inserted) return;
   Tensor& held = it->second;
-  // The sum so far is added to in place when nothing else can see it: no other handle, no view
-  // of its storage (a rule may return a tensor it also saved, or one gradient for two inputs).
-  if (held.impl_ptr().use_count() == 1 && held.storage().use_count() == 1 && held.is_contiguous()) {
+  // The sum so far is added to in place when nothing else can see it.
+  if (sole_handle(held)) {
     add_into_(held, grad);
     return;
   }
