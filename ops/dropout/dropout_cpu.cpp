@@ -11,19 +11,21 @@ namespace tg {
 
 namespace {
 
-// Elements [first, last) of a float32 dropout, first a multiple of 4 kPhiloxLanes: keep, out (= writes).
+constexpr int64_t kChunk = 16 * kPhiloxWords;  // elements per dropout_range_f32 call: 2048
+
+// Elements [first, last) of a float32 dropout, at most kChunk of them, first a multiple of
+// kPhiloxWords: keep, out (= writes).
 TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, int64_t first, int64_t last,
                                      uint64_t seed, uint64_t offset, uint32_t threshold, float scale) {
-  uint32_t bits[4 * kPhiloxLanes];
-  for (int64_t i0 = first; i0 < last; i0 += 4 * kPhiloxLanes) {
-    philox_lanes(bits, seed, offset + static_cast<uint64_t>(i0 / 4));
-    const int64_t count = std::min<int64_t>(4 * kPhiloxLanes, last - i0);
+  uint32_t bits[kChunk];
+  const int64_t count = last - first;
+  philox_words(bits, (count + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords, seed,
+               offset + static_cast<uint64_t>(first / 4));
 #pragma omp simd
-    for (int64_t e = 0; e < count; ++e) {
-      const uint8_t k = bits[e] >= threshold;
-      keep[i0 + e] = k;  // a byte: 0 or 1, i.e. false or true
-      out[i0 + e] = keep_or_zero(k, x[i0 + e] * scale);
-    }
+  for (int64_t e = 0; e < count; ++e) {
+    const uint8_t k = bits[e] >= threshold;
+    keep[first + e] = k;  // a byte: 0 or 1, i.e. false or true
+    out[first + e] = keep_or_zero(k, x[first + e] * scale);
   }
 }
 
@@ -36,7 +38,6 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
   const int64_t n = x.numel();
   const uint64_t threshold = keep_threshold(p);
   if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1 (p == 1 takes the loop below)
-    constexpr int64_t kChunk = 16 * 4 * kPhiloxLanes;  // elements per call: 2048
     float* o = out.data<float>();
     auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
     const float* in = x.data<float>();

@@ -133,13 +133,6 @@ void weight_grads(double* s, double* dp, const double* z, int64_t cols, double l
   weight_grads_body(s, dp, z, cols, lse, D, scale);
 }
 
-// bits[0..count) = the dropout words of elements 4 counter.. of a draw (= writes; count a
-// multiple of 4 kPhiloxLanes): word e%4 of philox(seed, e/4), as ops/dropout reads them.
-TG_VEC_CLONES void dropout_words(uint32_t* bits, int64_t count, uint64_t seed, uint64_t counter) {
-  for (int64_t w = 0; w < count; w += 4 * kPhiloxLanes)
-    philox_lanes(bits + w, seed, counter + static_cast<uint64_t>(w / 4));
-}
-
 // The dropout multipliers z_ij of query row i of head n against keys j0..j0+cols-1, for the
 // element e = (n*T + i)*S + j of the draw: the decisions of DropoutRow and of ops/dropout.
 // The words are drawn into a buffer that serves the next rows too when they follow in the
@@ -168,8 +161,7 @@ class DropoutTile {
   }
 
  private:
-  static constexpr int64_t kCallWords = 4 * kPhiloxLanes;  // words per philox_lanes call
-  static constexpr int64_t kWords = 8 * kCallWords;
+  static constexpr int64_t kWords = 8 * kPhiloxWords;
   static_assert(kWords >= kBlockK + 3);  // one tile row and the words before it in its counter
 
   // words_[0..filled_) = the words of elements start_.. (a multiple of 4): from first's
@@ -177,8 +169,8 @@ class DropoutTile {
   void draw(uint64_t first, uint64_t end) {
     start_ = first / 4 * 4;
     const auto need = static_cast<int64_t>(end - start_);
-    filled_ = first == last_end_ ? kWords : (need + kCallWords - 1) / kCallWords * kCallWords;
-    dropout_words(words_, filled_, p_.seed, p_.offset + start_ / 4);
+    filled_ = first == last_end_ ? kWords : (need + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords;
+    philox_words(words_, filled_, p_.seed, p_.offset + start_ / 4);
   }
 
   const FusedAttentionParams& p_;

@@ -1,10 +1,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include <omp.h>
 
+#include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "ops/common/philox_lanes.h"
 #include "ops/dropout/dropout.h"
 #include "test_util.h"
 
@@ -44,6 +47,21 @@ TEST_CASE("dropout: hand-worked forward and backward, mask from uniform_at") {
   CHECK(y.producer()->str().find("saved: keep") != std::string::npos);
   y.backward(full({3, 3}, 0.5, kF64));
   require_values(x.grad(), expected_dx, 1e-12);
+}
+
+TEST_CASE("dropout: philox_words on every path this CPU runs equals philox(), across 2^32 in the counter") {
+  // Three groups of 32 counters from 2^32 - 40: the low word wraps inside the second group, and
+  // the high word (c1 of philox()) goes from 0 to 1 there.
+  const uint64_t seed = 0x0123456789abcdefULL, counter = (uint64_t{1} << 32) - 40;
+  const int64_t count = 3 * kPhiloxWords;
+  for (const PhiloxPath path : {PhiloxPath::avx512, PhiloxPath::avx2, PhiloxPath::baseline}) {
+    if (!cpu_runs(path)) continue;
+    INFO("path ", static_cast<int>(path));
+    std::vector<uint32_t> bits(count + 1, 7);  // one word past the end, which must stay
+    philox_words(bits.data(), count, seed, counter, path);
+    for (int64_t e = 0; e < count; ++e) REQUIRE(bits[e] == philox(seed, counter + e / 4)[e % 4]);
+    CHECK(bits[count] == 7);
+  }
 }
 
 TEST_CASE("dropout: keeps about 1-p of 100k elements, scaled by 1/(1-p)") {
