@@ -58,8 +58,9 @@ TG_INLINE_BODY void register_block(T* c, int64_t ldc, const T* const* ar, int64_
       for (int v = 0; v < Vecs; ++v) acc[i][v] += ai * bk[v];
     }
   }
-  for (int64_t i = 0; i < rows; ++i)
-    for (int v = 0; v < Vecs; ++v) {
+#pragma GCC unroll 16
+  for (int i = 0; i < Rows; ++i)  // a fixed count (the tile stays in registers), stopping at rows
+    for (int v = 0; v < Vecs && i < rows; ++v) {
       T* out = c + i * ldc + v * L;
       V sum = acc[i][v];
       if (accumulate) {
