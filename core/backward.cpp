@@ -131,26 +131,28 @@ void BackwardStepper::accumulate(const EntryInput& input, const Tensor& grad) {
   held = sum;
 }
 
-const Entry& BackwardStepper::step() {
+const Entry& BackwardStepper::step() { return step_entry(true); }
+
+const Entry& BackwardStepper::step_entry(bool keep_last_grads) {
   if (done()) throw Error("backward", "no entries left to step");
   Entry& e = *order_[next_++];
   NoGradGuard no_grad;
   check_saved_versions(e);  // again: a stepping user may have written in between
-  last_output_grads_.clear();
+  TensorList filled;        // the outputs' gradients; rules see zeros for outputs that got none
   bool any = false;
   for (const auto& out : e.outputs) {
     auto it = grads_.find(out.id);
     if (it == grads_.end()) {
-      last_output_grads_.push_back(Tensor());
+      filled.emplace_back();
       continue;
     }
     any = true;
-    last_output_grads_.push_back(it->second);
+    filled.push_back(std::move(it->second));
     grads_.erase(it);
   }
-  last_input_grads_.assign(e.inputs.size(), Tensor());
+  last_output_grads_ = keep_last_grads ? filled : TensorList();
+  last_input_grads_.assign(keep_last_grads ? e.inputs.size() : 0, Tensor());
   if (any) {
-    TensorList filled = last_output_grads_;  // rules see zeros for outputs that got no gradient
     for (size_t i = 0; i < filled.size(); ++i)
       if (!filled[i].defined()) filled[i] = zeros(e.outputs[i].shape, e.outputs[i].dtype, e.outputs[i].device);
     TensorList input_grads;
@@ -166,7 +168,7 @@ const Entry& BackwardStepper::step() {
       const EntryInput& in = e.inputs[i];
       if (!in.requires_grad || !input_grads[i].defined()) continue;
       check_gradient(input_grads[i], in.record, e, fmt::format("input {}", i).c_str());
-      last_input_grads_[i] = input_grads[i];
+      if (keep_last_grads) last_input_grads_[i] = input_grads[i];
       accumulate(in, input_grads[i]);
     }
   }
@@ -179,7 +181,7 @@ const Entry& BackwardStepper::step() {
 }
 
 void BackwardStepper::run() {
-  while (!done()) step();
+  while (!done()) step_entry(false);
 }
 
 void Tensor::backward(const Tensor& grad_output, bool retain_graph) const {

@@ -33,14 +33,17 @@ class BackwardStepper {
   const Entry& step();        // runs one entry's backward rule
   void run();                 // runs every remaining entry
 
-  // The gradients of the last stepped entry: of its outputs (what flowed in) and of its
-  // inputs (what its rule produced; undefined where an input needs no gradient).
+  // The gradients of the last entry step() ran: of its outputs (what flowed in) and of its
+  // inputs (what its rule produced; undefined where an input needs no gradient). run() keeps
+  // none (empty after it): a gradient nobody else holds is then summed in place, or becomes a
+  // leaf's .grad, without a copy.
   const TensorList& last_output_grads() const { return last_output_grads_; }
   const TensorList& last_input_grads() const { return last_input_grads_; }
   // The gradient gathered so far for a non-leaf tensor that later entries have not consumed.
   Tensor pending_grad(const Tensor& t) const;
 
  private:
+  const Entry& step_entry(bool keep_last_grads);
   void accumulate(const EntryInput& input, const Tensor& grad);
 
   std::vector<std::shared_ptr<Entry>> order_;  // reverse execution order
