@@ -300,13 +300,16 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
   const int threads = batch * M * N * K >= kParallelWork ? omp_get_max_threads() : 1;
   // Whole products to whichever thread is free while every thread can have one; the rest
   // (fewer than the threads) one after the other, each shared by all threads.
-  const int64_t alone = batch / threads * threads;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (alone > 1)
-  for (int64_t p = 0; p < alone; ++p)
-    gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K);
+  // One thread: no parallel region at all.
+  const int64_t alone = threads > 1 ? batch / threads * threads : 0;
+  if (alone > 0) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int64_t p = 0; p < alone; ++p)
+      gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K);
+  }
   for (int64_t p = alone; p < batch; ++p) {
     const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
-    if (M * N * K >= kParallelWork)
+    if (threads > 1 && M * N * K >= kParallelWork)
       gemm_team(g, ap, bp, bias, c + p * M * N, M, N, K, threads);
     else
       gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K);
