@@ -84,11 +84,6 @@ Tensor empty_in_order_of(const Shape& shape, const Tensor& like) {
   return in_order_of(empty({numel(shape)}, like.dtype(), like.device()), shape, like, "empty_in_order_of");
 }
 
-Tensor zeros_in_order_of(const Shape& shape, const Tensor& like) {
-  check_shape(shape, "zeros_in_order_of");
-  return in_order_of(zeros({numel(shape)}, like.dtype(), like.device()), shape, like, "zeros_in_order_of");
-}
-
 Tensor arange(double start, double end, double step, DType dtype, Device device) {
   if (step == 0 || !std::isfinite(start) || !std::isfinite(end))
     throw Error("arange", fmt::format("invalid range start={} end={} step={}", start, end, step));

@@ -22,7 +22,6 @@ Tensor empty_like(const Tensor& t);
 // that transposes back to a contiguous one. Kernels that write rows through strides use it so
 // that the views around them stay views (fused attention's outputs and gradients).
 Tensor empty_in_order_of(const Shape& shape, const Tensor& like);
-Tensor zeros_in_order_of(const Shape& shape, const Tensor& like);  // the same, zeroed
 
 // start, start+step, ... < end (like Python's range); arange(n) = 0..n-1 as int64.
 Tensor arange(double start, double end, double step = 1, DType dtype = kF32, Device device = kCPU);

@@ -101,10 +101,11 @@ Tensor unit_last_stride(const Tensor& t) { return t.strides().back() == 1 ? t : 
 // An output (out, dq, dk, dv) of `shape` for the input `like` (q, k, v). The CPU kernels write
 // rows through strides, so there it is laid out in like's order: heads split from a (B,T,E)
 // projection by a transpose, as nn::MultiHeadAttention does, then merge back by a view, not a
-// copy, in forward and backward. The CUDA kernels write contiguous ones.
-Tensor fresh(const Shape& shape, const Tensor& like, bool zeroed = false) {
-  if (!like.is_cuda()) return zeroed ? zeros_in_order_of(shape, like) : empty_in_order_of(shape, like);
-  return zeroed ? zeros(shape, like.dtype(), like.device()) : empty(shape, like.dtype(), like.device());
+// copy, in forward and backward. The CUDA kernels write contiguous ones, dk and dv into zeros
+// (zeroed_on_gpu; the CPU kernel zeroes each head's rows itself, right before it adds to them).
+Tensor fresh(const Shape& shape, const Tensor& like, bool zeroed_on_gpu = false) {
+  if (!like.is_cuda()) return empty_in_order_of(shape, like);
+  return zeroed_on_gpu ? zeros(shape, like.dtype(), like.device()) : empty(shape, like.dtype(), like.device());
 }
 
 }  // namespace

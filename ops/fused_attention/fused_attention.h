@@ -48,7 +48,8 @@ void fused_attention_forward_cpu(const Tensor& out, const Tensor& lse, const Ten
                                  const Tensor& v, const FusedAttentionParams& params);
 void fused_attention_forward_cuda(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const FusedAttentionParams& params);
-// dq, dk, dv from dout: dq is written, dk and dv are accumulated (+=) into the zeros given.
+// dq, dk, dv from dout: the CPU kernel writes all three; the CUDA one writes dq and accumulates
+// (+=) dk and dv into the zeros given.
 void fused_attention_backward_cpu(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& out,
                                   const Tensor& lse, const Tensor& dout, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const FusedAttentionParams& params);

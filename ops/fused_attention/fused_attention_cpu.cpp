@@ -241,8 +241,9 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
 
 // dk and dv of one head are written by every work item of that head. The items are split
 // into one contiguous range per thread; a head whose items all lie in one thread's range is
-// accumulated straight into dk/dv, a head shared with another thread (at most the first and
-// the last of each range) into that thread's private copy, added in thread order at the end.
+// zeroed at its first item and accumulated straight into dk/dv, a head shared with another
+// thread (at most the first and the last of each range) into that thread's private copy; the
+// copies are summed into the zeroed head in thread order at the end.
 template <class T>
 struct SharedHead {
   int64_t n = -1;
@@ -258,6 +259,11 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
   const T* lse = lse_t.data<T>();
   const int64_t hs = p.hs, hv = p.hv, blocks = (p.T + kBlockQ - 1) / kBlockQ, items = p.B * p.H * blocks;
   const T scale = static_cast<T>(p.scale);
+  auto zero_head = [&](int64_t n) {  // dk and dv's rows of head n
+    for (int64_t j = 0; j < p.S; ++j) std::fill_n(dk.row(n, j), hs, T(0)), std::fill_n(dv.row(n, j), hv, T(0));
+  };
+  if (items == 0)  // no queries: no gradient for the keys and values
+    for (int64_t n = 0; n < p.B * p.H; ++n) zero_head(n);
   std::vector<std::array<SharedHead<T>, 2>> shared(omp_get_max_threads());
 #pragma omp parallel if (worth_threads(p))
   {
@@ -278,6 +284,8 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
         SharedHead<T>& mine = shared[thread][qb.n * blocks < begin ? 0 : 1];
         if (mine.n != qb.n) mine = {qb.n, std::vector<T>(p.S * hs, T(0)), std::vector<T>(p.S * hv, T(0))};
         dk_n = mine.dk.data(), dv_n = mine.dv.data(), dk_ld = hs, dv_ld = hv;
+      } else if (qb.i0 == 0) {  // the first item of a head this thread owns
+        zero_head(qb.n);
       }
       // the block's rows of q, dout and dq start at q0, g0, dq0
       const T *q0 = q.row(qb.n, qb.i0), *g0 = dout.row(qb.n, qb.i0);
@@ -314,6 +322,9 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
     }
   }
   for (const auto& pair : shared)
+    for (const SharedHead<T>& head : pair)
+      if (head.n >= 0) zero_head(head.n);
+  for (const auto& pair : shared)
     for (const SharedHead<T>& head : pair) {
       if (head.n < 0) continue;
       for (int64_t j = 0; j < p.S; ++j) {
@@ -337,8 +348,8 @@ void fused_attention_forward_cpu(const Tensor& out, const Tensor& lse, const Ten
 void fused_attention_backward_cpu(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& out,
                                   const Tensor& lse, const Tensor& dout, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const FusedAttentionParams& params) {
-  // dq (B,H,T,hs), dk (B,H,S,hs), dv (B,H,S,hv) rows, dk and dv zeroed by the caller (+=
-  // accumulates into them; dq is written); out, lse as saved; dout (B,H,T,hv) rows
+  // dq (B,H,T,hs), dk (B,H,S,hs), dv (B,H,S,hv) rows (= writes); out, lse as saved; dout
+  // (B,H,T,hv) rows
   dispatch_floating(q.dtype(), "fused_attention", [&](auto zero) {
     backward<decltype(zero)>(dq, dk, dv, out, lse, dout, q, k, v, params);
   });

@@ -112,9 +112,6 @@ TEST_CASE("tensor: empty_in_order_of lays the dims out in the order of like's st
   CHECK(t.storage()->nbytes() == 2 * 3 * 5 * 7 * 8);
   CHECK(empty_in_order_of({4, 2}, zeros({4, 2})).is_contiguous());
   CHECK(empty_in_order_of({4, 2}, make_view(zeros({2, 4}), {4, 2}, {1, 4}, 0)).strides() == Shape{1, 4});
-  const Tensor z = zeros_in_order_of({2, 3, 5, 7}, like);
-  CHECK(z.strides() == Shape{105, 7, 21, 1});
-  CHECK(sum(z).item() == 0);
   CHECK_THROWS_WITH_AS(empty_in_order_of({4}, zeros({4, 2})),
                        "empty_in_order_of: shape (4,) must have the rank of like (4,2)", Error);
 }

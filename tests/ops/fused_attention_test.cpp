@@ -127,6 +127,17 @@ TEST_CASE("fused_attention: hand-worked forward, causal, and the saved log-sum-e
   require_values(fused_attention(q, k, v), {7, 7}, 1e-12);
 }
 
+TEST_CASE("fused_attention: no queries (T = 0) gives k and v zero gradients") {
+  Tensor q = rand64({1, 2, 0, 4}, 1).requires_grad_(), k = rand64({1, 2, 3, 4}, 2).requires_grad_();
+  Tensor v = rand64({1, 2, 3, 2}, 3).requires_grad_();
+  Tensor out = fused_attention(q, k, v);
+  REQUIRE(out.shape() == Shape{1, 2, 0, 2});
+  for (int i = 0; i < 4; ++i) full({64}, 7.0, kF64);  // blocks of 512 B, as dk's and dv's, left holding 7s
+  out.backward(zeros({1, 2, 0, 2}, kF64));
+  require_close(k.grad(), zeros({1, 2, 3, 4}, kF64), 0, 0);
+  require_close(v.grad(), zeros({1, 2, 3, 2}, kF64), 0, 0);
+}
+
 TG_GRADCHECK_TEST("fused_attention") {
   auto with = [](AttentionOptions o) {
     return [o](const std::vector<Tensor>& in) { return fused_attention(in[0], in[1], in[2], o); };
