@@ -36,25 +36,27 @@ struct VecN {
   typedef T type __attribute__((vector_size(Bytes)));
 };
 
-// One register block of tile_gemm: Rows rows (their a rows at ar[i]) x Vecs vectors of columns.
+// One register block of tile_gemm: Rows rows (a(i, k) at a[row_off[i] + k*a_ks]) x Vecs vectors
+// of columns. One pointer walks along k; the rows are fixed offsets from it, so a step of k
+// costs one add, not one per row.
 // Each k loads Vecs vectors of b's row k, broadcasts the Rows values of a in turn and issues
 // Rows * Vecs independent FMAs. The broadcast is `x - V{}`: x - 0 is x for every x and folds
 // away, V{} + x would keep a scalar add (0 + x is not x for x = -0).
 template <class T, int Bytes, int Rows, int Vecs>
-TG_INLINE_BODY void register_block(T* c, int64_t ldc, const T* const* ar, int64_t a_ks, const T* b, int64_t ldb,
-                                   int64_t rows, int64_t depth, bool accumulate) {
+TG_INLINE_BODY void register_block(T* c, int64_t ldc, const T* a, const int64_t* row_off, int64_t a_ks, const T* b,
+                                   int64_t ldb, int64_t rows, int64_t depth, bool accumulate) {
   using V = typename VecN<T, Bytes>::type;
   constexpr int64_t L = Bytes / sizeof(T);
   V acc[Rows][Vecs];
 #pragma GCC unroll 16
   for (int i = 0; i < Rows; ++i)
     for (int v = 0; v < Vecs; ++v) acc[i][v] = V{};
-  for (int64_t k = 0; k < depth; ++k) {
+  for (int64_t k = 0; k < depth; ++k, a += a_ks, b += ldb) {
     V bk[Vecs];
-    for (int v = 0; v < Vecs; ++v) std::memcpy(&bk[v], b + k * ldb + v * L, sizeof(V));
+    for (int v = 0; v < Vecs; ++v) std::memcpy(&bk[v], b + v * L, sizeof(V));
 #pragma GCC unroll 16
     for (int i = 0; i < Rows; ++i) {
-      const V ai = ar[i][k * a_ks] - V{};
+      const V ai = a[row_off[i]] - V{};
       for (int v = 0; v < Vecs; ++v) acc[i][v] += ai * bk[v];
     }
   }
@@ -81,20 +83,21 @@ TG_INLINE_BODY void tile_gemm_body(T* c, int64_t ldc, const T* a, int64_t a_rs, 
   constexpr int64_t L = Bytes / sizeof(T);
   for (int64_t i0 = 0; i0 < rows; i0 += Rows) {
     const int64_t block_rows = std::min<int64_t>(Rows, rows - i0);
-    const T* ar[Rows];
-    for (int64_t i = 0; i < Rows; ++i) ar[i] = a + (i0 + std::min(i, block_rows - 1)) * a_rs;
+    const T* ai0 = a + i0 * a_rs;
+    int64_t row_off[Rows];
+    for (int64_t i = 0; i < Rows; ++i) row_off[i] = std::min(i, block_rows - 1) * a_rs;
     T* ci = c + i0 * ldc;
     int64_t j = 0;
     for (; j + 2 * L <= width; j += 2 * L)
-      register_block<T, Bytes, Rows, 2>(ci + j, ldc, ar, a_ks, b + j, ldb, block_rows, depth, accumulate);
+      register_block<T, Bytes, Rows, 2>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, accumulate);
     if (j + L <= width) {
-      register_block<T, Bytes, Rows, 1>(ci + j, ldc, ar, a_ks, b + j, ldb, block_rows, depth, accumulate);
+      register_block<T, Bytes, Rows, 1>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, accumulate);
       j += L;
     }
     for (; j < width; ++j)
       for (int64_t i = 0; i < block_rows; ++i) {
         T sum = 0;
-        for (int64_t k = 0; k < depth; ++k) sum += ar[i][k * a_ks] * b[k * ldb + j];
+        for (int64_t k = 0; k < depth; ++k) sum += ai0[row_off[i] + k * a_ks] * b[k * ldb + j];
         ci[i * ldc + j] = accumulate ? ci[i * ldc + j] + sum : sum;
       }
   }
