@@ -49,17 +49,15 @@ struct KeyTile {
 template <class T>
 void score_tile(T* s, const T* q0, int64_t q_ld, const T* kt, const QueryBlock& qb, const KeyTile& t,
                 const FusedAttentionParams& p) {
-  tile_gemm(s, kBlockK, q0, q_ld, 1, kt, kBlockK, qb.rows, p.hs, t.cols, false);
   if (!p.attn_mask.data && !p.key_padding_mask.data && !p.additive_mask.data) {
-    const T scale = static_cast<T>(p.scale);
-    for (int64_t r = 0; r < qb.rows; ++r) {
-      T* sr = s + r * kBlockK;
-      for (int64_t c = 0; c < t.cols; ++c) sr[c] *= scale;
-      if (p.is_causal)  // keys j > i, i.e. c > i - j0
-        std::fill(sr + std::clamp<int64_t>(qb.i0 + r - t.j0 + 1, 0, t.cols), sr + t.cols, static_cast<T>(-INFINITY));
-    }
+    tile_gemm(s, kBlockK, q0, q_ld, 1, kt, kBlockK, qb.rows, p.hs, t.cols, static_cast<T>(p.scale), false);
+    if (p.is_causal)  // keys j > i, i.e. c > i - j0
+      for (int64_t r = 0; r < qb.rows; ++r)
+        std::fill(s + r * kBlockK + std::clamp<int64_t>(qb.i0 + r - t.j0 + 1, 0, t.cols), s + r * kBlockK + t.cols,
+                  static_cast<T>(-INFINITY));
     return;
   }
+  tile_gemm(s, kBlockK, q0, q_ld, 1, kt, kBlockK, qb.rows, p.hs, t.cols, T(1), false);
   const int64_t b = qb.n / p.H, h = qb.n % p.H;
   for (int64_t r = 0; r < qb.rows; ++r)
     for (int64_t c = 0; c < t.cols; ++c)
@@ -225,7 +223,7 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
           l[r] += exp_weights(sr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, m_new);
         }
         // acc (rows, hv) += weights (rows, cols) . v (cols, hv)
-        tile_gemm(acc.data(), hv, s.data(), kBlockK, 1, v.row(qb.n, j0), v.sl, qb.rows, t.cols, hv, true);
+        tile_gemm(acc.data(), hv, s.data(), kBlockK, 1, v.row(qb.n, j0), v.sl, qb.rows, t.cols, hv, T(1), true);
       }
       for (int64_t r = 0; r < qb.rows; ++r) {
         const int64_t row = qb.n * p.T + qb.i0 + r;
@@ -302,7 +300,7 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
         score_tile(s.data(), q0, q.sl, kt.tile(k.row(qb.n, 0), k.sl, j0), qb, t, p);
         // dp (rows, cols) = dout (rows, hv) . v^T (hv, cols)
         tile_gemm(dp.data(), kBlockK, g0, dout.sl, 1, vt.tile(v.row(qb.n, 0), v.sl, j0), kBlockK, qb.rows, hv,
-                  t.cols, false);
+                  t.cols, T(1), false);
         for (int64_t r = 0; r < qb.rows; ++r) {
           T *sr = s.data() + r * kBlockK, *dpr = dp.data() + r * kBlockK;
           const T L = lse[qb.n * p.T + qb.i0 + r];
@@ -314,10 +312,10 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
           weight_grads(sr, dpr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, L, D[r], scale);
         }
         // dq (rows, hs) += ds (rows, cols) . k (cols, hs)
-        tile_gemm(dq0, dq.sl, s.data(), kBlockK, 1, k.row(qb.n, j0), k.sl, qb.rows, t.cols, hs, true);
+        tile_gemm(dq0, dq.sl, s.data(), kBlockK, 1, k.row(qb.n, j0), k.sl, qb.rows, t.cols, hs, T(1), true);
         // dk (cols, hs) += ds^T (cols, rows) . q (rows, hs); dv (cols, hv) += (p z)^T . dout (rows, hv)
-        tile_gemm(dk_n + j0 * dk_ld, dk_ld, s.data(), 1, kBlockK, q0, q.sl, t.cols, qb.rows, hs, true);
-        tile_gemm(dv_n + j0 * dv_ld, dv_ld, dp.data(), 1, kBlockK, g0, dout.sl, t.cols, qb.rows, hv, true);
+        tile_gemm(dk_n + j0 * dk_ld, dk_ld, s.data(), 1, kBlockK, q0, q.sl, t.cols, qb.rows, hs, T(1), true);
+        tile_gemm(dv_n + j0 * dv_ld, dv_ld, dp.data(), 1, kBlockK, g0, dout.sl, t.cols, qb.rows, hv, T(1), true);
       }
     }
   }

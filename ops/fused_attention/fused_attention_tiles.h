@@ -1,6 +1,6 @@
 #pragma once
 // The products of fused_attention_cpu.cpp on one (kBlockQ, kBlockK) tile, all of one form,
-// tile_gemm: c (rows, width) = or += a (rows, depth) . b (depth, width), with a read through
+// tile_gemm: c (rows, width) = or += scale * a (rows, depth) . b (depth, width), with a read through
 // strides (a row-major tile, its transpose or rows of q) and b's rows at a stride (rows of k,
 // v, q, dout, or a transposed tile). TransposedTiles keeps k and v transposed for the scores.
 // Internal to ops/fused_attention.
@@ -44,7 +44,7 @@ struct VecN {
 // away, V{} + x would keep a scalar add (0 + x is not x for x = -0).
 template <class T, int Bytes, int Rows, int Vecs>
 TG_INLINE_BODY void register_block(T* c, int64_t ldc, const T* a, const int64_t* row_off, int64_t a_ks, const T* b,
-                                   int64_t ldb, int64_t rows, int64_t depth, bool accumulate) {
+                                   int64_t ldb, int64_t rows, int64_t depth, T scale, bool accumulate) {
   using V = typename VecN<T, Bytes>::type;
   constexpr int64_t L = Bytes / sizeof(T);
   V acc[Rows][Vecs];
@@ -64,7 +64,7 @@ TG_INLINE_BODY void register_block(T* c, int64_t ldc, const T* a, const int64_t*
   for (int i = 0; i < Rows; ++i)  // a fixed count (the tile stays in registers), stopping at rows
     for (int v = 0; v < Vecs && i < rows; ++v) {
       T* out = c + i * ldc + v * L;
-      V sum = acc[i][v];
+      V sum = acc[i][v] * scale;
       if (accumulate) {
         V old;
         std::memcpy(&old, out, sizeof old);
@@ -74,12 +74,12 @@ TG_INLINE_BODY void register_block(T* c, int64_t ldc, const T* a, const int64_t*
     }
 }
 
-// c[i*ldc + j] = or += sum_{k < depth} a[i*a_rs + k*a_ks] * b[k*ldb + j] for i < rows, j < width:
+// c[i*ldc + j] = or += scale * sum_{k < depth} a[i*a_rs + k*a_ks] * b[k*ldb + j] for i < rows, j < width:
 // blocks of Rows rows (a tail block repeats its last row of a and stores only its own rows),
 // two vectors of columns at a time, then one, then single columns.
 template <class T, int Bytes, int Rows>
 TG_INLINE_BODY void tile_gemm_body(T* c, int64_t ldc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, int64_t ldb,
-                                   int64_t rows, int64_t depth, int64_t width, bool accumulate) {
+                                   int64_t rows, int64_t depth, int64_t width, T scale, bool accumulate) {
   constexpr int64_t L = Bytes / sizeof(T);
   for (int64_t i0 = 0; i0 < rows; i0 += Rows) {
     const int64_t block_rows = std::min<int64_t>(Rows, rows - i0);
@@ -89,16 +89,16 @@ TG_INLINE_BODY void tile_gemm_body(T* c, int64_t ldc, const T* a, int64_t a_rs, 
     T* ci = c + i0 * ldc;
     int64_t j = 0;
     for (; j + 2 * L <= width; j += 2 * L)
-      register_block<T, Bytes, Rows, 2>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, accumulate);
+      register_block<T, Bytes, Rows, 2>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, scale, accumulate);
     if (j + L <= width) {
-      register_block<T, Bytes, Rows, 1>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, accumulate);
+      register_block<T, Bytes, Rows, 1>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, scale, accumulate);
       j += L;
     }
     for (; j < width; ++j)
       for (int64_t i = 0; i < block_rows; ++i) {
         T sum = 0;
         for (int64_t k = 0; k < depth; ++k) sum += ai0[row_off[i] + k * a_ks] * b[k * ldb + j];
-        ci[i * ldc + j] = accumulate ? ci[i * ldc + j] + sum : sum;
+        ci[i * ldc + j] = accumulate ? ci[i * ldc + j] + sum * scale : sum * scale;
       }
   }
 }
@@ -110,13 +110,13 @@ constexpr int kAvx512Rows = 8, kAvx2Rows = 4;
 #if TG_HAS_AVX_PATHS
 template <class T>
 TG_AVX512 void tile_gemm_avx512(T* c, int64_t ldc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, int64_t ldb,
-                                int64_t rows, int64_t depth, int64_t width, bool accumulate) {
-  tile_gemm_body<T, 64, kAvx512Rows>(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, accumulate);
+                                int64_t rows, int64_t depth, int64_t width, T scale, bool accumulate) {
+  tile_gemm_body<T, 64, kAvx512Rows>(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, scale, accumulate);
 }
 template <class T>
 TG_AVX2_FMA void tile_gemm_avx2(T* c, int64_t ldc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, int64_t ldb,
-                                int64_t rows, int64_t depth, int64_t width, bool accumulate) {
-  tile_gemm_body<T, 32, kAvx2Rows>(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, accumulate);
+                                int64_t rows, int64_t depth, int64_t width, T scale, bool accumulate) {
+  tile_gemm_body<T, 32, kAvx2Rows>(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, scale, accumulate);
 }
 
 // The widest path this CPU runs, checked at the first call, not in a static initializer (before
@@ -132,14 +132,14 @@ inline TilePath tile_path() {
 
 template <class T>
 void tile_gemm(T* c, int64_t ldc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, int64_t ldb, int64_t rows,
-               int64_t depth, int64_t width, bool accumulate) {
+               int64_t depth, int64_t width, T scale, bool accumulate) {
 #if TG_HAS_AVX_PATHS
   if (tile_path() == TilePath::avx512)
-    return tile_gemm_avx512(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, accumulate);
+    return tile_gemm_avx512(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, scale, accumulate);
   if (tile_path() == TilePath::avx2)
-    return tile_gemm_avx2(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, accumulate);
+    return tile_gemm_avx2(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, scale, accumulate);
 #endif
-  tile_gemm_body<T, 32, kAvx2Rows>(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, accumulate);
+  tile_gemm_body<T, 32, kAvx2Rows>(c, ldc, a, a_rs, a_ks, b, ldb, rows, depth, width, scale, accumulate);
 }
 
 // The key tiles of one (S, width) matrix of rows (k or v of a head), transposed to (width,

@@ -62,14 +62,14 @@ void require_fused_matches_composed(const std::vector<Tensor>& qkv, const Attent
 
 TEST_CASE("fused_attention tiles: tile_gemm at every vector width this CPU runs agrees with a plain loop") {
   using namespace fused_attention_tiles;
-  // c (11, width) = or += a (11, 6) . b (6, width); a read row-major (a_rs = 9, a_ks = 1) and as
+  // c (11, width) = or += 1.5 a (11, 6) . b (6, width); a read row-major (a_rs = 9, a_ks = 1) and as
   // a transpose (a_rs = 1, a_ks = 13); b's rows 60 apart. 11 rows: one block and a tail at every
   // width. Width 53 and 29: two vectors, one and single columns at 8 and 16 lanes.
   std::vector<float> a(13 * 11), b(6 * 60);
   for (size_t e = 0; e < a.size(); ++e) a[e] = std::sin(0.7f * e);
   for (size_t e = 0; e < b.size(); ++e) b[e] = std::cos(0.3f * e);
   using TileGemm = void (*)(float*, int64_t, const float*, int64_t, int64_t, const float*, int64_t, int64_t, int64_t,
-                            int64_t, bool);
+                            int64_t, float, bool);
   std::vector<std::pair<const char*, TileGemm>> paths = {{"baseline", tile_gemm_body<float, 32, kAvx2Rows>}};
 #if TG_HAS_AVX_PATHS
   if (cpu_has_avx2_fma()) paths.emplace_back("avx2", tile_gemm_avx2<float>);
@@ -86,9 +86,9 @@ TEST_CASE("fused_attention tiles: tile_gemm at every vector width this CPU runs 
             for (int64_t j = 0; j < width; ++j) {
               float sum = 0;
               for (int64_t k = 0; k < 6; ++k) sum += a[i * a_rs + k * a_ks] * b[k * 60 + j];
-              expected[i * ldc + j] = accumulate ? 0.5f + sum : sum;
+              expected[i * ldc + j] = accumulate ? 0.5f + 1.5f * sum : 1.5f * sum;
             }
-          tile_gemm_path(c.data(), ldc, a.data(), a_rs, a_ks, b.data(), 60, 11, 6, width, accumulate);
+          tile_gemm_path(c.data(), ldc, a.data(), a_rs, a_ks, b.data(), 60, 11, 6, width, 1.5f, accumulate);
           for (size_t e = 0; e < c.size(); ++e) REQUIRE(c[e] == doctest::Approx(expected[e]).epsilon(1e-5));
         }
 }
