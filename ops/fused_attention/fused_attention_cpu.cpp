@@ -118,6 +118,19 @@ TG_INLINE_BODY void weight_grads_body(T* s, T* dp, const T* z, int64_t cols, T l
   }
 }
 
+// The dot product of x and y (n), for D_i = dout_i . out_i: for float in vector lanes, for
+// double in order (the reference).
+TG_VEC_CLONES float dot(const float* x, const float* y, int64_t n) {
+  float sum = 0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t d = 0; d < n; ++d) sum += x[d] * y[d];
+  return sum;
+}
+double dot(const double* x, const double* y, int64_t n) {
+  double sum = 0;
+  for (int64_t d = 0; d < n; ++d) sum += x[d] * y[d];
+  return sum;
+}
 TG_VEC_CLONES float row_max(const float* s, int64_t cols, float m) { return row_max_body(s, cols, m); }
 double row_max(const double* s, int64_t cols, double m) { return row_max_body(s, cols, m); }
 TG_VEC_CLONES float exp_weights(float* s, const float* z, int64_t cols, float m) {
@@ -289,10 +302,7 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
       const T *q0 = q.row(qb.n, qb.i0), *g0 = dout.row(qb.n, qb.i0);
       T* dq0 = dq.row(qb.n, qb.i0);
       for (int64_t r = 0; r < qb.rows; ++r) {
-        const T *g_row = g0 + r * dout.sl, *out_row = out.row(qb.n, qb.i0 + r);
-        T sum = 0;
-        for (int64_t d = 0; d < hv; ++d) sum += g_row[d] * out_row[d];
-        D[r] = sum;
+        D[r] = dot(g0 + r * dout.sl, out.row(qb.n, qb.i0 + r), hv);
         std::fill_n(dq0 + r * dq.sl, hs, T(0));
       }
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
