@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "ops/matmul/gemm_kernels.h"
@@ -158,14 +159,41 @@ class TransposedTiles {
     T* bt = tiles_.data() + index * width_ * kBlockK;
     const T* first = x + j0 * ld;
     if (source_[index] != first) {
-      for (int64_t j = 0; j < count; ++j)
-        for (int64_t d = 0; d < width_; ++d) bt[d * kBlockK + j] = first[j * ld + d];
+      transpose(bt, first, ld, count);
       source_[index] = first;
     }
     return bt;
   }
 
  private:
+  // bt[d*kBlockK + j] = x[j*ld + d] for j < count, d < width_ (= writes): for float, blocks of
+  // 4 keys x 4 columns transposed in registers (four loads, eight shuffles, four stores).
+  void transpose(T* bt, const T* x, int64_t ld, int64_t count) const {
+    int64_t j = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      typedef float V4 __attribute__((vector_size(16)));
+      const int64_t width4 = width_ / 4 * 4;
+      for (; j + 4 <= count; j += 4) {
+        for (int64_t d = 0; d < width4; d += 4) {
+          V4 r0, r1, r2, r3;  // keys j..j+3, columns d..d+3
+          std::memcpy(&r0, x + j * ld + d, sizeof r0);
+          std::memcpy(&r1, x + (j + 1) * ld + d, sizeof r1);
+          std::memcpy(&r2, x + (j + 2) * ld + d, sizeof r2);
+          std::memcpy(&r3, x + (j + 3) * ld + d, sizeof r3);
+          const V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+          const V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+          const V4 columns[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+                                 __builtin_shufflevector(t1, t3, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+          for (int c = 0; c < 4; ++c) std::memcpy(bt + (d + c) * kBlockK + j, &columns[c], sizeof columns[c]);
+        }
+        for (int64_t d = width4; d < width_; ++d)
+          for (int64_t k = j; k < j + 4; ++k) bt[d * kBlockK + k] = x[k * ld + d];
+      }
+    }
+    for (; j < count; ++j)
+      for (int64_t d = 0; d < width_; ++d) bt[d * kBlockK + j] = x[j * ld + d];
+  }
+
   int64_t S_, width_;
   std::vector<T> tiles_;
   std::vector<const T*> source_;  // the first row each tile was transposed from

@@ -93,7 +93,7 @@ TEST_CASE("fused_attention tiles: tile_gemm at every vector width this CPU runs 
         }
 }
 
-TEST_CASE("fused_attention tiles: TransposedTiles transposes each key tile once per source") {
+TEST_CASE("fused_attention tiles: TransposedTiles transposes each key tile once per source, in float and double") {
   using namespace fused_attention_tiles;
   // x: S = kBlockK + 3 rows of width 2, 5 apart; the second tile holds 3 keys
   const int64_t S = kBlockK + 3, ld = 5;
@@ -107,6 +107,17 @@ TEST_CASE("fused_attention tiles: TransposedTiles transposes each key tile once 
   REQUIRE(tiles.tile(x.data(), ld, kBlockK)[0] == double(kBlockK * ld));
   const double* t0 = tiles.tile(y.data(), ld, 0);  // another source: transposed
   REQUIRE(t0[kBlockK + 7] == y[7 * ld + 1]);
+  // float: 4 x 4 blocks in registers, then the tails (width 6 = 4 + 2, the second tile's 7 keys
+  // = 4 + 3)
+  const int64_t S7 = kBlockK + 7, ld9 = 9;
+  std::vector<float> f(S7 * ld9);
+  for (size_t e = 0; e < f.size(); ++e) f[e] = float(e);
+  TransposedTiles<float> float_tiles(S7, 6);
+  for (const int64_t j0 : {int64_t{0}, kBlockK}) {
+    const float* t = float_tiles.tile(f.data(), ld9, j0);
+    for (int64_t j = 0; j < std::min(kBlockK, S7 - j0); ++j)
+      for (int64_t d = 0; d < 6; ++d) REQUIRE(t[d * kBlockK + j] == f[(j0 + j) * ld9 + d]);
+  }
 }
 
 TEST_CASE("fused_attention: hand-worked forward, causal, and the saved log-sum-exp") {
