@@ -144,6 +144,19 @@ void weight_grads(double* s, double* dp, const double* z, int64_t cols, double l
   weight_grads_body(s, dp, z, cols, lse, D, scale);
 }
 
+// z[c] = scale where bits[c] >= threshold (kept), else 0 (= writes), c < cols.
+template <class T>
+TG_INLINE_BODY void multipliers_body(T* z, const uint32_t* bits, int64_t cols, uint32_t threshold, T scale) {
+#pragma omp simd
+  for (int64_t c = 0; c < cols; ++c) z[c] = bits[c] >= threshold ? scale : T(0);
+}
+TG_VEC_CLONES void multipliers(float* z, const uint32_t* bits, int64_t cols, uint32_t threshold, float scale) {
+  multipliers_body(z, bits, cols, threshold, scale);
+}
+void multipliers(double* z, const uint32_t* bits, int64_t cols, uint32_t threshold, double scale) {
+  multipliers_body(z, bits, cols, threshold, scale);
+}
+
 // The dropout multipliers z_ij of query row i of head n against keys j0..j0+cols-1, for the
 // element e = (n*T + i)*S + j of the draw: the decisions of DropoutRow and of ops/dropout.
 // The words are drawn into a buffer that serves the next rows too when they follow in the
@@ -164,10 +177,7 @@ class DropoutTile {
     const uint64_t first = static_cast<uint64_t>((n * p_.T + i) * p_.S + j0), end = first + cols;
     if (first < start_ || end > start_ + filled_) draw(first, end);
     last_end_ = end;
-    const uint32_t* bits = words_ + (first - start_);
-    const auto threshold = static_cast<uint32_t>(threshold_);
-    const T scale = static_cast<T>(p_.dropout_scale);
-    for (int64_t c = 0; c < cols; ++c) z[c] = bits[c] >= threshold ? scale : T(0);
+    multipliers(z, words_ + (first - start_), cols, static_cast<uint32_t>(threshold_), static_cast<T>(p_.dropout_scale));
     return z;
   }
 
