@@ -13,10 +13,11 @@
 //
 // The multiply is the one intrinsic: GCC 12 compiles `(a & 0xffffffff) * m` on 64-bit lanes to
 // vpmullq (3 uops, latency 15) with AVX-512 and to three vpmuludq without it (philox_words ran
-// 1.85x slower that way with AVX-512, 3.2x with AVX2); the rest is GCC vector extensions. Each path is philox_body inlined
-// into a function compiled for its instruction set (as ops/matmul/gemm_kernel_x86.cpp does).
-// That function is `flatten`: mul_low_halves carries its target attribute, so it cannot be
-// inlined into philox_body on its own, only into the path's function.
+// 1.85x slower that way with AVX-512, 3.2x with AVX2); the rest is GCC vector extensions. Each
+// path is philox_body inlined into a function compiled for its instruction set (as
+// ops/matmul/gemm_kernel_x86.cpp does). That function is `flatten`: mul_low_halves carries its
+// target attribute, so it cannot be inlined into philox_body on its own, only into the path's
+// function.
 #include "ops/common/philox_lanes.h"
 
 #include <cstring>

@@ -177,7 +177,8 @@ class DropoutTile {
     const uint64_t first = static_cast<uint64_t>((n * p_.T + i) * p_.S + j0), end = first + cols;
     if (first < start_ || end > start_ + filled_) draw(first, end);
     last_end_ = end;
-    multipliers(z, words_ + (first - start_), cols, static_cast<uint32_t>(threshold_), static_cast<T>(p_.dropout_scale));
+    const auto threshold = static_cast<uint32_t>(threshold_);
+    multipliers(z, words_ + (first - start_), cols, threshold, static_cast<T>(p_.dropout_scale));
     return z;
   }
 

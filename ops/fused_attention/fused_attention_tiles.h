@@ -90,9 +90,11 @@ TG_INLINE_BODY void tile_gemm_body(T* c, int64_t ldc, const T* a, int64_t a_rs, 
     T* ci = c + i0 * ldc;
     int64_t j = 0;
     for (; j + 2 * L <= width; j += 2 * L)
-      register_block<T, Bytes, Rows, 2>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, scale, accumulate);
+      register_block<T, Bytes, Rows, 2>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, scale,
+                                        accumulate);
     if (j + L <= width) {
-      register_block<T, Bytes, Rows, 1>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, scale, accumulate);
+      register_block<T, Bytes, Rows, 1>(ci + j, ldc, ai0, row_off, a_ks, b + j, ldb, block_rows, depth, scale,
+                                        accumulate);
       j += L;
     }
     for (; j < width; ++j)
@@ -151,7 +153,8 @@ template <class T>
 class TransposedTiles {
  public:
   TransposedTiles(int64_t S, int64_t width)
-      : S_(S), width_(width), tiles_(((S + kBlockK - 1) / kBlockK) * width * kBlockK), source_((S + kBlockK - 1) / kBlockK) {}
+      : S_(S), width_(width), tiles_((S + kBlockK - 1) / kBlockK * width * kBlockK),
+        source_((S + kBlockK - 1) / kBlockK) {}
 
   // The tile of keys j0.. of the matrix whose row 0 is at x, rows ld apart.
   const T* tile(const T* x, int64_t ld, int64_t j0) {
@@ -182,8 +185,9 @@ class TransposedTiles {
           std::memcpy(&r3, x + (j + 3) * ld + d, sizeof r3);
           const V4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
           const V4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-          const V4 columns[4] = {__builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
-                                 __builtin_shufflevector(t1, t3, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+          const V4 columns[4] = {
+              __builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t0, t2, 2, 3, 6, 7),
+              __builtin_shufflevector(t1, t3, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
           for (int c = 0; c < 4; ++c) std::memcpy(bt + (d + c) * kBlockK + j, &columns[c], sizeof columns[c]);
         }
         for (int64_t d = width4; d < width_; ++d)
