@@ -16,9 +16,9 @@ struct AdamScalars {
   T beta1, beta2, eps, l2, shrink, step_size, bias_correction2_sqrt;
 };
 
-// The update of p, m, v (n) from g (n), in place. Plain pointers and no branch per element, so
-// that the loop vectorises: p * 1 is p for every p (Adam), and the L2 term is a compile-time
-// choice (g + 0 * p would turn an infinite p into NaN).
+// The update of p, m, v (n) from g (n), in place, with no branch per element, so that the loop
+// vectorises (for float in TG_VEC_CLONES chunks): p * 1 is p for every p (Adam), and the L2 term
+// is a compile-time choice (g + 0 * p would turn an infinite p into NaN).
 template <bool kL2, class T>
 [[gnu::always_inline]] inline void adam_range_body(T* p, T* m, T* v, const T* grad, int64_t n,
                                                    const AdamScalars<T>& s) {
