@@ -111,6 +111,29 @@ TEST_CASE("BackwardStepper: one entry at a time, in reverse execution order") {
   CHECK_THROWS_WITH_AS(step.step(), "backward: no entries left to step", Error);
 }
 
+TEST_CASE("BackwardStepper: a gradient step() showed stays as shown; run() keeps none") {
+  // sum(x * 2 + x * 3): the entry of x * 3, recorded last, runs first and gives x its .grad;
+  // that of x * 2 adds to it
+  Tensor x = tensor({1, 2}, {}, kF64).requires_grad_();
+  Tensor twice = x * 2.0, thrice = x * 3.0;
+  BackwardStepper step(sum(add(twice, thrice)));
+  step.step();  // sum
+  step.step();  // add
+  CHECK(step.step().op == "mul");  // thrice
+  const Tensor shown = step.last_input_grads().at(0);
+  require_values(shown, {3, 3});
+  step.step();  // twice adds 2 to x.grad: not to the gradient shown above
+  require_values(x.grad(), {5, 5});
+  require_values(shown, {3, 3});
+
+  Tensor y = tensor({1, 2}, {}, kF64).requires_grad_();
+  BackwardStepper all(sum(add(y * 2.0, y * 3.0)));
+  all.run();
+  CHECK(all.last_input_grads().empty());
+  CHECK(all.last_output_grads().empty());
+  require_values(y.grad(), {5, 5});
+}
+
 TEST_CASE("anomaly mode: a non-finite gradient names the entry") {
   tape().clear();
   Tensor x = ones({3}, kF64).requires_grad_();
