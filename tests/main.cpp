@@ -1,7 +1,9 @@
-// The test runner: doctest's own main, made honest about GPU cases. A GPU case that finds no
-// GPU calls gpu_available_or_skip(), which counts it; the count is printed, and when CTest
-// runs a single case (a --test-case filter) that was skipped, the process exits with 77 so
-// CTest reports it as "Skipped", never as "Passed".
+// The test runner: doctest's own main, made honest about GPU cases and about filters. A GPU
+// case that finds no GPU calls gpu_available_or_skip(), which counts it; the count is printed,
+// and when CTest runs a single case (a --test-case filter) that was skipped, the process exits
+// with 77 so CTest reports it as "Skipped", never as "Passed". A filter that selects no case at
+// all fails: CTest splits a test name at each ';' into entries that match nothing, and those
+// would otherwise pass without running anything.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -12,6 +14,25 @@
 
 namespace {
 constexpr int kSkipReturnCode = 77;  // SKIP_RETURN_CODE in tests/CMakeLists.txt
+
+// Counts the test cases that pass the filters, as doctest reports at the end of the run.
+struct FilterCount : doctest::IReporter {
+  static inline unsigned selected = 0;
+  explicit FilterCount(const doctest::ContextOptions&) {}
+  void test_run_end(const doctest::TestRunStats& stats) override { selected = stats.numTestCasesPassingFilters; }
+  void report_query(const doctest::QueryData&) override {}
+  void test_run_start() override {}
+  void test_case_start(const doctest::TestCaseData&) override {}
+  void test_case_reenter(const doctest::TestCaseData&) override {}
+  void test_case_end(const doctest::CurrentTestCaseStats&) override {}
+  void test_case_exception(const doctest::TestCaseException&) override {}
+  void subcase_start(const doctest::SubcaseSignature&) override {}
+  void subcase_end() override {}
+  void log_assert(const doctest::AssertData&) override {}
+  void log_message(const doctest::MessageData&) override {}
+  void test_case_skipped(const doctest::TestCaseData&) override {}
+};
+REGISTER_LISTENER("filter_count", 1, FilterCount);
 
 bool single_case_run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -26,6 +47,10 @@ int main(int argc, char** argv) {
   doctest::Context context(argc, argv);
   int result = context.run();
   if (context.shouldExit()) return result;
+  if (single_case_run(argc, argv) && FilterCount::selected == 0) {
+    fmt::print(stderr, "no test case matches the --test-case filter (a ';' in a test name splits it in CTest)\n");
+    return 1;
+  }
   int skipped = tg::test::skipped_gpu_cases();
   if (skipped > 0) fmt::print("GPU cases skipped (no GPU present): {}\n", skipped);
   if (result == 0 && skipped > 0 && single_case_run(argc, argv)) return kSkipReturnCode;

@@ -28,7 +28,7 @@ TEST_CASE("backward: seeds, grad_output and errors") {
   require_values(leaf.grad(), {3, 4});
 }
 
-TEST_CASE("backward: leaf gradients accumulate; a tensor used twice gets both") {
+TEST_CASE("backward: leaf gradients accumulate, a tensor used twice gets both") {
   Tensor x = tensor({1, 2}, {}, kF64).requires_grad_();
   sum(x + x).backward();
   require_values(x.grad(), {2, 2});
@@ -111,7 +111,7 @@ TEST_CASE("BackwardStepper: one entry at a time, in reverse execution order") {
   CHECK_THROWS_WITH_AS(step.step(), "backward: no entries left to step", Error);
 }
 
-TEST_CASE("BackwardStepper: a gradient step() showed stays as shown; run() keeps none") {
+TEST_CASE("BackwardStepper: a gradient step() showed stays as shown, run() keeps none") {
   // sum(x * 2 + x * 3): the entry of x * 3, recorded last, runs first and gives x its .grad;
   // that of x * 2 adds to it
   Tensor x = tensor({1, 2}, {}, kF64).requires_grad_();

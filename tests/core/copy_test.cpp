@@ -61,7 +61,7 @@ TEST_CASE("copy_: from and into non-contiguous and expanded views") {
   CHECK(same);
 }
 
-TEST_CASE("copy_: shape mismatch is an error; to_device_copy on the same device is a no-op") {
+TEST_CASE("copy_: shape mismatch is an error, to_device_copy on the same device is a no-op") {
   CHECK_THROWS_WITH_AS(copy_(zeros({2, 3}), zeros({3, 2})), "copy: shapes differ: dst (2,3) vs src (3,2)", Error);
   CHECK_THROWS_WITH_AS(copy_(zeros({3}), zeros({1})), "copy: shapes differ: dst (3,) vs src (1,)", Error);
   Tensor t = zeros({2});

@@ -95,7 +95,7 @@ TEST_CASE("safetensors: round trip of every dtype, 0-d, empty and non-contiguous
   CHECK_FALSE(fs::exists(dir.path / "model.safetensors.tmp"));
 }
 
-TEST_CASE("safetensors: no tensors and no metadata round trip; saving replaces an old file") {
+TEST_CASE("safetensors: no tensors and no metadata round trip, saving replaces an old file") {
   ScratchDir dir;
   fs::path path = dir.path / "empty.safetensors";
   save_safetensors(path, {{"old", tensor({1, 2})}}, {{"old", "yes"}});

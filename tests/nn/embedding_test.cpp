@@ -5,7 +5,7 @@
 using namespace tg;
 using namespace tg::test;
 
-TEST_CASE("nn::Embedding: lookup; the padding row starts at zero and gets no gradient") {
+TEST_CASE("nn::Embedding: lookup, the padding row starts at zero and gets no gradient") {
   nn::Embedding emb(5, 3, /*padding_idx=*/1);
   CHECK(names_of(emb.state_dict()) == std::vector<std::string>{"weight"});
   std::vector<float> w = emb.weight.to_vector<float>();

@@ -91,7 +91,7 @@ TEST_CASE("nn::init: Kaiming uniform and normal, fan_in and fan_out") {
   require_normal(w, 0, std::sqrt(2.0 / 128));
 }
 
-TEST_CASE("nn::init: uniform_, normal_, zeros_, ones_; the generator decides the values") {
+TEST_CASE("nn::init: uniform_, normal_, zeros_, ones_, the generator decides the values") {
   Tensor a = empty({100, 100}), b = empty({100, 100});
   Generator g1(7), g2(7);
   init::uniform_(a, -2, 6, g1);

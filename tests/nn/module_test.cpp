@@ -68,7 +68,7 @@ TEST_CASE("nn::Module: registration errors") {
   CHECK_THROWS_WITH_AS(toy.try_register(""), doctest::Contains("must be non-empty"), tg::Error);
 }
 
-TEST_CASE("nn::Module: state_dict shares storage; load_state_dict round trip keeps leaves and storage") {
+TEST_CASE("nn::Module: state_dict shares storage, load_state_dict round trip keeps leaves and storage") {
   manual_seed(1);
   Toy a;
   manual_seed(2);
@@ -172,7 +172,7 @@ TEST_CASE("nn::Module: to_(cuda) and back") {
   CHECK(w.to_vector<float>() == values);
 }
 
-TEST_CASE("nn::Module: train/eval reach every module; zero_grad drops gradients") {
+TEST_CASE("nn::Module: train/eval reach every module, zero_grad drops gradients") {
   Toy toy;
   CHECK(toy.is_training());
   toy.eval();

@@ -137,7 +137,7 @@ TEST_CASE("nn::pytorch_interop: EncoderLayer (norm_first) matches nn.Transformer
                           [&](const Tensor& src, const nn::MhaOptions& masks) { return layer.forward(src, masks); });
 }
 
-TEST_CASE("nn::pytorch_interop: in_proj splits into q, k, v rows; the round trip is exact, order included") {
+TEST_CASE("nn::pytorch_interop: in_proj splits into q, k, v rows, the round trip is exact, order included") {
   const NamedTensors mha = load_safetensors(fixture("pytorch_mha.safetensors")).tensors;
   REQUIRE(names_of(mha) ==
           std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"});
@@ -163,7 +163,7 @@ TEST_CASE("nn::pytorch_interop: in_proj splits into q, k, v rows; the round trip
         cat({m.q_proj->weight, m.k_proj->weight, m.v_proj->weight}, 0).to_vector<float>());
 }
 
-TEST_CASE("nn::pytorch_interop: save_pytorch_safetensors writes PyTorch's state_dict; it loads back exactly") {
+TEST_CASE("nn::pytorch_interop: save_pytorch_safetensors writes PyTorch's state_dict, it loads back exactly") {
   ScratchDir dir;
   nn::TransformerEncoder enc(kLayer, 2, /*final_norm=*/true);
   enc.to_(kF64);

@@ -4,7 +4,7 @@
 using namespace tg;
 using namespace tg::test;
 
-TEST_CASE("nn::TransformerEncoder: names layers.N.*, norm; forward is the layers in turn") {
+TEST_CASE("nn::TransformerEncoder: names layers.N.*, norm, forward is the layers in turn") {
   const nn::EncoderLayerConfig config{
       .d_model = 4, .nhead = 2, .dim_feedforward = 6, .dropout = 0.1, .norm_first = true};
   nn::TransformerEncoder enc(config, 2, /*final_norm=*/true);

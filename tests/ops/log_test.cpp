@@ -15,7 +15,7 @@ TEST_CASE("log: hand-worked forward and backward") {
   require_values(x.grad(), {1, std::exp(-1.0), 4}, 1e-12);
 }
 
-TEST_CASE("log: 0 gives -Inf and a negative input NaN, without throwing; anomaly mode reports them") {
+TEST_CASE("log: 0 gives -Inf and a negative input NaN, without throwing, anomaly mode reports them") {
   std::vector<float> y = log(tensor({0, -1})).to_vector<float>();
   CHECK(std::isinf(y[0]));
   CHECK(y[0] < 0);

@@ -21,7 +21,7 @@ TEST_CASE("reshape: hand-worked forward and backward") {
   CHECK(reshape(zeros({0, 3}), {3, 0, 2}).shape() == Shape{3, 0, 2});
 }
 
-TEST_CASE("view / reshape: share storage when contiguous; reshape copies otherwise") {
+TEST_CASE("view / reshape: share storage when contiguous, reshape copies otherwise") {
   Tensor x = zeros({2, 3});
   Tensor v = view(x, {3, 2}), r = reshape(x, {-1}), f = flatten(x);
   for (const Tensor& t : {v, r, f}) CHECK(t.storage() == x.storage());

@@ -15,7 +15,7 @@ TEST_CASE("sqrt: hand-worked forward and backward") {
   require_values(x.grad(), {0.25, 1, 1.0 / 6}, 1e-12);
 }
 
-TEST_CASE("sqrt: a negative input gives NaN without throwing; anomaly mode reports it") {
+TEST_CASE("sqrt: a negative input gives NaN without throwing, anomaly mode reports it") {
   CHECK(std::isnan(sqrt(tensor({-1})).item()));
   AnomalyGuard anomaly;
   CHECK_THROWS_WITH_AS(sqrt(tensor({4, -1})), doctest::Contains("sqrt: anomaly"), tg::Error);

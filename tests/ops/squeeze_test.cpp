@@ -17,7 +17,7 @@ TEST_CASE("squeeze: hand-worked forward and backward") {
   require_values(x.grad(), {6, 5, 4, 3, 2, 1});
 }
 
-TEST_CASE("squeeze: views sharing storage; one dim or all") {
+TEST_CASE("squeeze: views sharing storage, one dim or all") {
   Tensor x = zeros({2, 1, 3, 1});  // strides (3,3,1,1)
   Tensor all = squeeze(x), one = squeeze(x, 1), last = squeeze(x, -1);
   CHECK(all.shape() == Shape{2, 3});

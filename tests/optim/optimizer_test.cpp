@@ -29,7 +29,7 @@ TEST_CASE("optimizer: weight_decay_groups splits biases, 1-D tensors and norms f
   CHECK(opt.parameters().size() == 5);
 }
 
-TEST_CASE("optimizer: per-group lr and weight decay; set_lr for all groups or one") {
+TEST_CASE("optimizer: per-group lr and weight decay, set_lr for all groups or one") {
   NamedParameter a = param("a", {1}), b = param("b", {1});
   SGD opt({ParamGroup{"fast", {a}, 1.0, {}}, ParamGroup{"slow", {b}, {}, 0.5}}, {.lr = 0.1});
   set_grad(a, {1});
@@ -50,7 +50,7 @@ TEST_CASE("optimizer: per-group lr and weight decay; set_lr for all groups or on
   CHECK(*opt.groups()[1].lr == 0.3);
 }
 
-TEST_CASE("optimizer: step skips parameters without grad, bumps versions; zero_grad drops grads") {
+TEST_CASE("optimizer: step skips parameters without grad, bumps versions, zero_grad drops grads") {
   NamedParameter a = param("a", {1, 2}), b = param("b", {3});
   Adam opt({a, b}, {.lr = 0.1});
   set_grad(a, {1, 1});

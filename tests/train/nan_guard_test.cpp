@@ -9,7 +9,7 @@
 using namespace tg;
 using tg::test::TempDir;
 
-TEST_CASE("NaN guard: a poisoned weight is traced to the op that used it; the checkpoint is kept") {
+TEST_CASE("NaN guard: a poisoned weight is traced to the op that used it, the checkpoint is kept") {
   TempDir dir("nan_poison");
   train::TrainConfig config = test::tiny_config("copy", dir.path());
   config.steps = 10, config.warmup = 1;

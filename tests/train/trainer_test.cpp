@@ -52,7 +52,7 @@ TEST_CASE("Trainer: the loss falls on the copy task and on the character LM") {
   }
 }
 
-TEST_CASE("Trainer: metrics.jsonl has every step and evaluation; the checkpoint holds the run") {
+TEST_CASE("Trainer: metrics.jsonl has every step and evaluation, the checkpoint holds the run") {
   TempDir dir("log");
   train::TrainConfig config = test::tiny_config("reverse", dir.path());
   config.steps = 12, config.eval_every = 5, config.warmup = 2;
