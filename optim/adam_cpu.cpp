@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cmath>
 
 #include "core/dispatch.h"
@@ -61,12 +60,10 @@ void adam_update_cpu(const Tensor& param, const Tensor& exp_avg, const Tensor& e
                            static_cast<T>(std::sqrt(bias_correction2))};
     T *p = param.data<T>(), *m = exp_avg.data<T>(), *v = exp_avg_sq.data<T>();
     const T* g = grad.data<T>();
-    const int64_t n = param.numel();
-    constexpr int64_t kChunk = 4096;
     // a sqrt and a division per element: worth a second thread at an eighth of the usual grain
-#pragma omp parallel for if (n > kParallelGrain / 8)
-    for (int64_t i0 = 0; i0 < n; i0 += kChunk)
-      adam_range(p + i0, m + i0, v + i0, g + i0, std::min(kChunk, n - i0), s);
+    for_chunks(param.numel(), 4096, kParallelGrain / 8, [&](int64_t first, int64_t count) {
+      adam_range(p + first, m + first, v + first, g + first, count, s);
+    });
   });
 }
 

@@ -17,6 +17,7 @@
 // program loads (GCC's target_clones). Put it on a plain function that holds the hot loop, not
 // on one with an OpenMP region (the region's outlined body would not be cloned): parallelise in
 // the caller, which calls the clone per chunk.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -85,6 +86,14 @@ inline float erf_vec(float x) {
 }
 
 inline double erf_vec(double x) { return std::erf(x); }
+
+// f(first, count) for the consecutive chunks of `chunk` elements that cover [0, n), spread over
+// the threads when n exceeds `grain`: the caller's loop around a TG_VEC_CLONES function.
+template <class F>
+void for_chunks(int64_t n, int64_t chunk, int64_t grain, F f) {
+#pragma omp parallel for if (n > grain)
+  for (int64_t first = 0; first < n; first += chunk) f(first, std::min(chunk, n - first));
+}
 
 // k ? v : 0 for k in {0, 1}, as a bit mask (no branch, so the loop vectorises).
 template <class T>

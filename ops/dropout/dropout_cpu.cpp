@@ -1,4 +1,3 @@
-#include <algorithm>
 #include <cstdint>
 
 #include "core/dispatch.h"
@@ -41,11 +40,10 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
     float* o = out.data<float>();
     auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
     const float* in = x.data<float>();
-#pragma omp parallel for if (n > kParallelGrain)
-    for (int64_t first = 0; first < n; first += kChunk)
-      dropout_range_f32(o, k, in, first, std::min(n, first + kChunk), seed, offset,
-                        static_cast<uint32_t>(threshold), static_cast<float>(scale));
-    return;
+    return for_chunks(n, kChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+      dropout_range_f32(o, k, in, first, first + count, seed, offset, static_cast<uint32_t>(threshold),
+                        static_cast<float>(scale));
+    });
   }
   const int64_t counters = (n + 3) / 4;
   dispatch_floating(x.dtype(), "dropout", [&](auto zero) {

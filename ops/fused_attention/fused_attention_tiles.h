@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -153,13 +154,13 @@ template <class T>
 class TransposedTiles {
  public:
   TransposedTiles(int64_t S, int64_t width)
-      : S_(S), width_(width), tiles_((S + kBlockK - 1) / kBlockK * width * kBlockK),
-        source_((S + kBlockK - 1) / kBlockK) {}
+      : S_(S), width_(width), tiles_(std::make_unique_for_overwrite<T[]>(tiles(S) * width * kBlockK)),
+        source_(tiles(S)) {}
 
   // The tile of keys j0.. of the matrix whose row 0 is at x, rows ld apart.
   const T* tile(const T* x, int64_t ld, int64_t j0) {
     const int64_t index = j0 / kBlockK, count = std::min(kBlockK, S_ - j0);
-    T* bt = tiles_.data() + index * width_ * kBlockK;
+    T* bt = tiles_.get() + index * width_ * kBlockK;
     const T* first = x + j0 * ld;
     if (source_[index] != first) {
       transpose(bt, first, ld, count);
@@ -169,6 +170,8 @@ class TransposedTiles {
   }
 
  private:
+  static int64_t tiles(int64_t S) { return (S + kBlockK - 1) / kBlockK; }
+
   // bt[d*kBlockK + j] = x[j*ld + d] for j < count, d < width_ (= writes): for float, blocks of
   // 4 keys x 4 columns transposed in registers (four loads, eight shuffles, four stores).
   void transpose(T* bt, const T* x, int64_t ld, int64_t count) const {
@@ -199,7 +202,7 @@ class TransposedTiles {
   }
 
   int64_t S_, width_;
-  std::vector<T> tiles_;
+  std::unique_ptr<T[]> tiles_;  // not zeroed: a tile is written before it is read
   std::vector<const T*> source_;  // the first row each tile was transposed from
 };
 

@@ -1,5 +1,3 @@
-#include <algorithm>
-
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "ops/common/elementwise_cpu.h"
@@ -26,14 +24,7 @@ TG_VEC_CLONES void gelu_erf_backward_f32(float* dx, const float* g, const float*
   for (int64_t i = 0; i < n; ++i) dx[i] = gelu_math::erf_backward<float, VecMath>(g[i], x[i]);
 }
 
-constexpr int64_t kChunk = 4096;  // elements per call of the row functions above
-
-// f(first, count) over [0, n) in chunks, on the threads when n is large.
-template <class F>
-void in_chunks(int64_t n, F f) {
-#pragma omp parallel for if (n > kParallelGrain)
-  for (int64_t first = 0; first < n; first += kChunk) f(first, std::min(kChunk, n - first));
-}
+constexpr int64_t kChunk = 4096;  // elements per call of the functions above
 
 }  // namespace
 
@@ -42,8 +33,8 @@ void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx) {
   if (approx == GeluApprox::none && inp.dtype() == kF32 && inp.is_contiguous()) {
     float* o = out.data<float>();
     const float* x = inp.data<float>();
-    return in_chunks(out.numel(),
-                     [&](int64_t first, int64_t count) { gelu_erf_forward_f32(o + first, x + first, count); });
+    return for_chunks(out.numel(), kChunk, kParallelGrain,
+                      [&](int64_t first, int64_t count) { gelu_erf_forward_f32(o + first, x + first, count); });
   }
   if (approx == GeluApprox::tanh)
     unary_kernel_cpu(out, inp, "gelu", [](auto x) { return gelu_math::tanh_forward(x); });
@@ -57,7 +48,7 @@ void gelu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp
       dout.shape() == inp.shape()) {
     float* d = dinp.data<float>();
     const float *g = dout.data<float>(), *x = inp.data<float>();
-    return in_chunks(dinp.numel(), [&](int64_t first, int64_t count) {
+    return for_chunks(dinp.numel(), kChunk, kParallelGrain, [&](int64_t first, int64_t count) {
       gelu_erf_backward_f32(d + first, g + first, x + first, count);
     });
   }

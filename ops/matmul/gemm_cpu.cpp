@@ -54,21 +54,21 @@ constexpr int kMaxTile = 384;               // mr * nr of every micro-kernel (f3
 constexpr int kMaxNr = 32;                  // nr of every micro-kernel
 
 int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
-
-// row[0..n) = bias[0..n), or zeros without a bias (= writes).
-template <class T>
-void fill_row(T* row, const T* bias, int64_t n) {
-  if (bias)
-    std::copy(bias, bias + n, row);
-  else
-    std::fill(row, row + n, T(0));
-}
 int64_t round_up(int64_t x, int64_t unit) { return ceil_div(x, unit) * unit; }
 
 // The part size when n is cut into the fewest near-equal parts of at most max_part, rounded up
 // to a multiple of unit (so K = 300 gives two blocks of 150, not 256 + 44).
 int64_t part_size(int64_t n, int64_t max_part, int64_t unit) {
   return round_up(ceil_div(n, ceil_div(n, max_part)), unit);
+}
+
+// row[0..n) = bias[0..n), or zeros without a bias (= writes): c where K = 0.
+template <class T>
+void fill_row(T* row, const T* bias, int64_t n) {
+  if (bias)
+    std::copy(bias, bias + n, row);
+  else
+    std::fill(row, row + n, T(0));
 }
 
 // The micro-kernels, best first; the index of the one gemm_cpu_force_kernel chose, or -1.
