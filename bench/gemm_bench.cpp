@@ -41,11 +41,13 @@ struct Case {
 };
 
 // A Linear layer on (M, in) rows with out features: y (M,out) = x (M,in) @ W^T, W (out,in) as
-// PyTorch stores it, and the same layer with W stored (in,out).
-void add_linear(std::vector<Case>& cases, const std::string& name, int64_t M, int64_t in, int64_t out) {
+// PyTorch stores it, and (all_layouts) the same layer with W stored (in,out).
+void add_linear(std::vector<Case>& cases, const std::string& name, int64_t M, int64_t in, int64_t out,
+                bool all_layouts = true) {
   cases.push_back({name + " fwd y=x@W^T", 1, M, out, in, false, true});
   cases.push_back({name + " bwd dx=dy@W", 1, M, in, out, false, false});
   cases.push_back({name + " bwd dW=dy^T@x", 1, out, in, M, true, false});
+  if (!all_layouts) return;
   cases.push_back({name + " fwd y=x@W", 1, M, out, in, false, false});
   cases.push_back({name + " bwd dx=dy@W^T", 1, M, in, out, false, true});
   cases.push_back({name + " bwd dW=x^T@dy", 1, in, out, M, true, false});
@@ -60,6 +62,10 @@ std::vector<Case> bench_cases() {
   add_linear(cases, "proj C->C", 2048, 128, 128);
   add_linear(cases, "ffn1 C->4C", 2048, 128, 512);
   add_linear(cases, "ffn2 4C->C", 2048, 512, 128);
+  // The larger config's (C=256, hidden 4C) in tapegrad's own layout: the products of its steps.
+  add_linear(cases, "C256 proj", 2048, 256, 256, false);
+  add_linear(cases, "C256 ffn1", 2048, 256, 1024, false);
+  add_linear(cases, "C256 ffn2", 2048, 1024, 256, false);
   // Attention over B*NH = 64 (T,hs) heads: q@k^T and datt = dout@v^T; att@v and dq = datt@k;
   // dv = att^T@dout and dk = datt^T@q.
   cases.push_back({"attn q@k^T", 64, 128, 128, 32, false, true});
