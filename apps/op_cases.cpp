@@ -93,6 +93,11 @@ std::vector<OpCase> make_cases() {
        [](const Inputs& in) { return permute(in[0], {2, 0, 1}); }},
       unary("pow", [](T x) { return pow(x, 3); }, 0.5, 2),
       unary("relu", [](T x) { return relu(x); }),
+      {"relu_dropout", "relu_dropout", [] { return Inputs{r({3, 4}, 1)}; },
+       [](const Inputs& in) {
+         Generator gen(7);  // the same mask at every evaluation
+         return relu_dropout(in[0], 0.4, true, gen);
+       }},
       {"reshape", "reshape", [] { return Inputs{r({2, 3}, 1)}; },
        [](const Inputs& in) { return reshape(in[0], {3, 2}); }},
       unary("sigmoid", [](T x) { return sigmoid(x); }),

@@ -9,6 +9,8 @@ class Dropout : public Module {
  public:
   explicit Dropout(double p = 0.5);
   Tensor forward(const Tensor& x) const;  // draws from the global generator
+  // forward(relu(x)) as one op, relu_dropout (ops/relu_dropout): the same values and draws
+  Tensor forward_after_relu(const Tensor& x) const;
 
   double p;
 };

@@ -33,7 +33,8 @@ Tensor EncoderLayer::sa_block(const Tensor& x, const MhaOptions& masks) const {
 }
 
 Tensor EncoderLayer::ff_block(const Tensor& x) const {
-  return dropout2->forward(linear2->forward(dropout->forward(activate(linear1->forward(x), config.activation))));
+  const Tensor hidden = activate_and_drop(linear1->forward(x), config.activation, *dropout, config.fuse_relu_dropout);
+  return dropout2->forward(linear2->forward(hidden));
 }
 
 Tensor EncoderLayer::forward(const Tensor& src, const MhaOptions& masks) const {

@@ -4,6 +4,7 @@
 //   src (B,T,E) -> out (B,T,E)
 //   sa(x) = dropout1(self_attn(x, x, x, masks).output)
 //   ff(x) = dropout2(linear2(dropout(activation(linear1(x)))))
+//           (relu -> dropout as one relu_dropout op unless config.fuse_relu_dropout is false)
 //   post-LN (norm_first = false, the default, as in the original Transformer):
 //     x = norm1(x + sa(x));  x = norm2(x + ff(x))
 //   pre-LN (norm_first = true, as GPT-2; trains more stably when deep):
@@ -31,6 +32,7 @@ struct EncoderLayerConfig {  // PyTorch's defaults; d_model and nhead must be se
   Activation activation = Activation::relu;
   double layer_norm_eps = 1e-5;
   bool norm_first = false;
+  bool fuse_relu_dropout = true;  // the feed-forward's relu -> dropout as one relu_dropout op (nn::FeedForward)
 };
 
 class EncoderLayer : public Module {

@@ -9,6 +9,11 @@ Tensor activate(const Tensor& x, Activation activation) {
   return activation == Activation::relu ? relu(x) : gelu(x, GeluApprox::none);
 }
 
+Tensor activate_and_drop(const Tensor& x, Activation activation, const Dropout& dropout, bool fuse_relu_dropout) {
+  if (activation == Activation::relu && fuse_relu_dropout) return dropout.forward_after_relu(x);
+  return dropout.forward(activate(x, activation));
+}
+
 FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation activation, double dropout)
     : Module("FeedForward"), activation(activation) {
   linear1 = register_module("linear1", std::make_shared<Linear>(d_model, d_ff));
@@ -17,7 +22,7 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation activation, d
 }
 
 Tensor FeedForward::forward(const Tensor& x) const {
-  return linear2->forward(dropout->forward(activate(linear1->forward(x), activation)));
+  return linear2->forward(activate_and_drop(linear1->forward(x), activation, *dropout, fuse_relu_dropout));
 }
 
 }  // namespace tg::nn

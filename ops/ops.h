@@ -26,6 +26,7 @@
 #include "ops/permute/permute.h"
 #include "ops/pow/pow.h"
 #include "ops/relu/relu.h"
+#include "ops/relu_dropout/relu_dropout.h"
 #include "ops/reshape/reshape.h"
 #include "ops/sigmoid/sigmoid.h"
 #include "ops/slice/slice.h"

@@ -18,13 +18,21 @@ namespace tg {
 
 Tensor dropout(const Tensor& x, double p, bool training, Generator& gen = default_generator());
 
+// Shared with relu_dropout (ops/relu_dropout): the errors for a bad x or p, naming `op`; and the
+// op itself once it draws (training, p > 0): the mask, the kernels below and the tape entry
+// "dropout", or with relu "relu_dropout".
+void check_dropout_args(const Tensor& x, double p, const char* op);
+Tensor dropout_drawn(const Tensor& x, double p, Generator& gen, bool relu);
+
 // Kernels. out, keep (bool) and x contiguous with n elements, all on the CPU or all on one
 // GPU (_cuda); scale = 1/(1-p) (0 when p == 1).
-//   keep = uniform_at(seed, offset, i) > p, out = keep ? x * scale : 0   (= writes both)
+//   kept = uniform_at(seed, offset, i) > p
+//   relu false: keep = kept,           out = kept ? x * scale : 0         (= writes both)
+//   relu true:  keep = kept && x > 0,  out = kept ? relu(x) * scale : 0   (relu_dropout)
 void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                         double p, double scale);
+                         double p, double scale, bool relu);
 void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                          double p, double scale);
+                          double p, double scale, bool relu);
 //   dx = keep ? dout * scale : 0   (= writes); dx, keep, dout contiguous
 void dropout_backward_cpu(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale);
 void dropout_backward_cuda(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale);

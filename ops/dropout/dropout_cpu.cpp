@@ -12,14 +12,30 @@ namespace {
 
 constexpr int64_t kChunk = 16 * kPhiloxWords;  // elements per dropout_range_f32 call: 2048
 
+// relu(v) as ops/relu has it: NaN stays NaN.
+template <class T>
+T relu_value(T v) {
+  return !(v <= 0) ? v : T(0);
+}
+
 // Elements [first, last) of a float32 dropout, at most kChunk of them, first a multiple of
-// kPhiloxWords: keep, out (= writes).
+// kPhiloxWords: keep, out (= writes); with relu, of relu_dropout.
 TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, int64_t first, int64_t last,
-                                     uint64_t seed, uint64_t offset, uint32_t threshold, float scale) {
+                                     uint64_t seed, uint64_t offset, uint32_t threshold, float scale, bool relu) {
   uint32_t bits[kChunk];
   const int64_t count = last - first;
   philox_words(bits, (count + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords, seed,
                offset + static_cast<uint64_t>(first / 4));
+  if (relu) {
+#pragma omp simd
+    for (int64_t e = 0; e < count; ++e) {
+      const float v = x[first + e];
+      const uint8_t k = bits[e] >= threshold;
+      keep[first + e] = k & (v > 0);  // a byte: 0 or 1, i.e. false or true
+      out[first + e] = keep_or_zero(k, relu_value(v) * scale);
+    }
+    return;
+  }
 #pragma omp simd
   for (int64_t e = 0; e < count; ++e) {
     const uint8_t k = bits[e] >= threshold;
@@ -31,7 +47,7 @@ TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, 
 }  // namespace
 
 void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                         double p, double scale) {
+                         double p, double scale, bool relu) {
   // out, keep, x (n) contiguous. One Philox call gives the four words of elements 4c..4c+3,
   // i.e. word j of counter offset + c is uniform_at(seed, offset, 4c + j).
   const int64_t n = x.numel();
@@ -42,7 +58,7 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
     const float* in = x.data<float>();
     return for_chunks(n, kChunk, kParallelGrain, [&](int64_t first, int64_t count) {
       dropout_range_f32(o, k, in, first, first + count, seed, offset, static_cast<uint32_t>(threshold),
-                        static_cast<float>(scale));
+                        static_cast<float>(scale), relu);
     });
   }
   const int64_t counters = (n + 3) / 4;
@@ -56,8 +72,10 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
     for (int64_t c = 0; c < counters; ++c) {
       const PhiloxBlock words = philox(seed, offset + static_cast<uint64_t>(c));
       for (int64_t j = 0, i = 4 * c; j < 4 && i < n; ++j, ++i) {
-        k[i] = words[j] >= threshold;
-        o[i] = k[i] ? in[i] * s : T(0);
+        const bool kept = words[j] >= threshold;
+        const T v = relu ? relu_value(in[i]) : in[i];
+        k[i] = kept && (!relu || in[i] > 0);
+        o[i] = kept ? v * s : T(0);
       }
     }
   });

@@ -9,17 +9,20 @@ namespace tg {
 
 namespace {
 
-// keep = uniform_at(seed, offset, i) > p, out = keep ? x * scale : 0 (= writes both).
+// kept = uniform_at(seed, offset, i) > p; keep = kept, out = kept ? x * scale : 0, or with
+// relu keep = kept && x > 0, out = kept ? relu(x) * scale : 0 (= writes both).
 // One thread per Philox counter c: its four words decide elements 4c..4c+3.
 template <class T>
 __global__ void dropout_forward_kernel(T* out, bool* keep, const T* x, uint64_t seed, uint64_t offset, double p,
-                                       T scale, int64_t n) {
+                                       T scale, bool relu, int64_t n) {
   const int64_t counters = (n + 3) / 4;
   TG_GRID_STRIDE_LOOP(c, counters) {
     const PhiloxBlock words = philox(seed, offset + static_cast<uint64_t>(c));
     for (int64_t j = 0, i = 4 * c; j < 4 && i < n; ++j, ++i) {
-      keep[i] = uniform_from_bits(words[j]) > p;
-      out[i] = keep[i] ? x[i] * scale : T(0);
+      const bool kept = uniform_from_bits(words[j]) > p;
+      const T v = relu && x[i] <= T(0) ? T(0) : x[i];  // relu: NaN stays NaN
+      keep[i] = kept && (!relu || x[i] > T(0));
+      out[i] = kept ? v * scale : T(0);
     }
   }
 }
@@ -33,16 +36,16 @@ __global__ void dropout_backward_kernel(T* dx, const bool* keep, const T* dout, 
 }  // namespace
 
 void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                          double p, double scale) {
+                          double p, double scale, bool relu) {
   // out, keep, x (n) contiguous
   const int64_t n = x.numel();
   if (n == 0) return;
-  dispatch_floating(x.dtype(), "dropout", [&](auto zero) {
+  dispatch_floating(x.dtype(), relu ? "relu_dropout" : "dropout", [&](auto zero) {
     using T = decltype(zero);
     dropout_forward_kernel<<<blocks_for((n + 3) / 4), kThreads>>>(out.data<T>(), keep.data<bool>(), x.data<T>(), seed,
-                                                                  offset, p, static_cast<T>(scale), n);
+                                                                  offset, p, static_cast<T>(scale), relu, n);
   });
-  TG_CUDA_CHECK_LAUNCH("dropout");
+  TG_CUDA_CHECK_LAUNCH(relu ? "relu_dropout" : "dropout");
 }
 
 void dropout_backward_cuda(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale) {

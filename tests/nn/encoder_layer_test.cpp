@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <tuple>
+
 #include "nn_test_util.h"
 #include "ops/gelu/gelu.h"
 #include "ops/relu/relu.h"
@@ -73,6 +76,38 @@ TEST_CASE("nn::EncoderLayer: gradcheck, post-LN and pre-LN") {
     require_module_gradcheck(l, {rand64({2, 3, 4}, 4)},
                              [&](const std::vector<Tensor>& in) { return l.forward(in[0], masks); });
   }
+}
+
+TEST_CASE("nn::EncoderLayer: the feed-forward's relu_dropout gives what relu then dropout give, in training") {
+  // One layer, trained as built (fuse_relu_dropout) and with the two ops: the same draws from
+  // the global generator, so the same output and gradients, and the tape shows the difference.
+  auto run = [](bool fuse) {
+    nn::EncoderLayerConfig config = tiny(false);
+    config.fuse_relu_dropout = fuse;
+    config.dropout = 0.3;
+    nn::EncoderLayer l(config);
+    l.to_(kF64);
+    randomize_parameters(l, 8);
+    Tensor src = rand64({2, 3, 4}, 9).detach().requires_grad_();
+    manual_seed(21);
+    tape().clear();
+    Tensor out = l.forward(src);
+    std::vector<std::string> ops;
+    for (const auto& e : tape().entries()) ops.push_back(e->op);
+    sum(mul(out, out)).backward();
+    return std::tuple{out.detach(), src.grad(), l.linear1->weight.grad(), ops};
+  };
+  const auto [fused_out, fused_dsrc, fused_dw, fused_ops] = run(true);
+  const auto [plain_out, plain_dsrc, plain_dw, plain_ops] = run(false);
+  require_close(fused_out, plain_out, 0, 0);
+  require_close(fused_dsrc, plain_dsrc, 0, 0);
+  require_close(fused_dw, plain_dw, 0, 0);
+  auto count = [](const std::vector<std::string>& ops, const std::string& op) { return std::ranges::count(ops, op); };
+  CHECK(count(fused_ops, "relu_dropout") == 1);
+  CHECK(count(fused_ops, "relu") == 0);
+  CHECK(count(plain_ops, "relu_dropout") == 0);
+  CHECK(count(plain_ops, "relu") == 1);
+  CHECK(count(plain_ops, "dropout") == count(fused_ops, "dropout") + 1);
 }
 
 TEST_CASE("nn::EncoderLayer: a fully padded sequence stays finite") {

@@ -23,6 +23,20 @@ TEST_CASE("nn::FeedForward: linear2(activation(linear1(x))), names") {
   CHECK(max_abs_diff(ff.forward(x), expected) > 0);
 }
 
+TEST_CASE("nn::FeedForward: relu and dropout as one relu_dropout op or two, the same in training") {
+  nn::FeedForward ff(4, 6, nn::Activation::relu, 0.4);
+  ff.to_(kF64);
+  randomize_parameters(ff, 5);
+  const Tensor x = rand64({2, 3, 4}, 6).detach();
+  manual_seed(3);
+  tape().clear();
+  const Tensor fused = ff.forward(x);
+  CHECK(tape().entries().at(1)->op == "relu_dropout");  // after linear1
+  ff.fuse_relu_dropout = false;
+  manual_seed(3);
+  require_close(ff.forward(x), fused, 0, 0);
+}
+
 TEST_CASE("nn::FeedForward: gradcheck (relu and gelu)") {
   for (nn::Activation act : {nn::Activation::relu, nn::Activation::gelu}) {
     nn::FeedForward ff(3, 5, act);

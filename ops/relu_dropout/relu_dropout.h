@@ -1,0 +1,20 @@
+#pragma once
+// relu_dropout: dropout(relu(x)) as one op, in one pass over x forward and one backward where
+// the two ops take two each. The values, the mask and the generator's advance are those of
+// relu followed by dropout (ops/relu, ops/dropout) with the same generator state, bit for bit.
+//   x (...) -> out (...) contiguous, same dtype
+//   kept[i] = uniform_at(seed, offset, i) > p     (offset = gen.reserve(n, 4), as dropout)
+//   out[i]  = kept[i] ? relu(x[i]) / (1-p) : 0    (relu(NaN) is NaN, as relu)
+// training == false or p == 0: relu(x) (a "relu" tape entry, no draw).
+// Backward (saved: keep = kept && x > 0, the two ops' masks in one):
+//   dx = keep ? grad / (1-p) : 0
+// nn::FeedForward and nn::EncoderLayer use it for a relu activation unless told not to
+// (fuse_relu_dropout = false keeps the two entries on the tape, to step through).
+#include "core/rng.h"
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor relu_dropout(const Tensor& x, double p, bool training, Generator& gen = default_generator());
+
+}  // namespace tg
