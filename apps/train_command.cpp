@@ -106,7 +106,7 @@ void run_train(const TrainArgs& args, Io& io) {
 
 void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand(
-      "train", "Train a Transformer encoder. With no options: reverse sequences of 1-8 digits, 600 steps (9.5-26 s "
+      "train", "Train a Transformer encoder. With no options: reverse sequences of 1-8 digits, 600 steps (9.4-26 s "
                "of CPU time, depending on the CPU), reaching 100% exact match on 512 held-out sequences");
   auto args = std::make_shared<TrainArgs>();
   using C = train::TrainConfig;

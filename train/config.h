@@ -13,7 +13,7 @@
 // different seed; the lm task's validation windows do not overlap.
 //
 // The defaults train reverse (sequences of 1-8 digits) with a 2-layer, d_model 64 model for
-// 600 steps of 64 examples: 9.5-26 s of CPU time depending on the CPU (4.8-13 s on 2 idle
+// 600 steps of 64 examples: 9.4-26 s of CPU time depending on the CPU (4.7-13 s on 2 idle
 // cores), and 100% token accuracy and exact match on the 512 validation sequences (seed 0).
 #include <cstdint>
 #include <string>
