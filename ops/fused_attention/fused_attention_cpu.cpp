@@ -314,7 +314,7 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
       T* dq0 = dq.row(qb.n, qb.i0);
       for (int64_t r = 0; r < qb.rows; ++r) {
         D[r] = dot(g0 + r * dout.sl, out.row(qb.n, qb.i0 + r), hv);
-        std::fill_n(dq0 + r * dq.sl, hs, T(0));
+        if (qb.key_end == 0) std::fill_n(dq0 + r * dq.sl, hs, T(0));  // no key tile writes dq
       }
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
         const KeyTile t(qb, j0);
@@ -332,8 +332,8 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
           }
           weight_grads(sr, dpr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, L, D[r], scale);
         }
-        // dq (rows, hs) += ds (rows, cols) . k (cols, hs)
-        tile_gemm(dq0, dq.sl, s.data(), kBlockK, 1, k.row(qb.n, j0), k.sl, qb.rows, t.cols, hs, T(1), true);
+        // dq (rows, hs) = (the first tile) or += ds (rows, cols) . k (cols, hs)
+        tile_gemm(dq0, dq.sl, s.data(), kBlockK, 1, k.row(qb.n, j0), k.sl, qb.rows, t.cols, hs, T(1), j0 > 0);
         // dk (cols, hs) += ds^T (cols, rows) . q (rows, hs); dv (cols, hv) += (p z)^T . dout (rows, hv)
         tile_gemm(dk_n + j0 * dk_ld, dk_ld, s.data(), 1, kBlockK, q0, q.sl, t.cols, qb.rows, hs, T(1), true);
         tile_gemm(dv_n + j0 * dv_ld, dv_ld, dp.data(), 1, kBlockK, g0, dout.sl, t.cols, qb.rows, hv, T(1), true);

@@ -149,6 +149,16 @@ TEST_CASE("fused_attention: no queries (T = 0) gives k and v zero gradients") {
   require_close(v.grad(), zeros({1, 2, 3, 2}, kF64), 0, 0);
 }
 
+TEST_CASE("fused_attention: no keys (S = 0) gives zero outputs and a zero gradient for q") {
+  Tensor q = rand64({1, 2, 3, 4}, 1).requires_grad_(), k = rand64({1, 2, 0, 4}, 2).requires_grad_();
+  Tensor v = rand64({1, 2, 0, 2}, 3).requires_grad_();
+  Tensor out = fused_attention(q, k, v);
+  require_close(out, zeros({1, 2, 3, 2}, kF64), 0, 0);
+  for (int i = 0; i < 4; ++i) full({24}, 7.0, kF64);  // blocks of dq's size, left holding 7s
+  out.backward(rand64({1, 2, 3, 2}, 4));
+  require_close(q.grad(), zeros({1, 2, 3, 4}, kF64), 0, 0);
+}
+
 TG_GRADCHECK_TEST("fused_attention") {
   auto with = [](AttentionOptions o) {
     return [o](const std::vector<Tensor>& in) { return fused_attention(in[0], in[1], in[2], o); };
