@@ -11,7 +11,9 @@ function(tapegrad_add_layer name)
   file(GLOB_RECURSE nocuda CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_nocuda.cpp)
   if(TAPEGRAD_WITH_CUDA)
     list(REMOVE_ITEM cpp ${nocuda})
-    list(APPEND cpp ${cu})
+    if(NOT TAPEGRAD_CUDA_EMULATOR)  # the emulator adds its own copies of the .cu files below
+      list(APPEND cpp ${cu})
+    endif()
   endif()
 
   set(target tapegrad_${name})
@@ -24,7 +26,10 @@ function(tapegrad_add_layer name)
     # call for errno's sake, so loops over it (AdamW, layer_norm) do not vectorise.
     target_compile_options(${target} PRIVATE
       $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -fno-math-errno $<$<BOOL:${TAPEGRAD_WERROR}>:-Werror>>)
-    if(TAPEGRAD_WITH_CUDA)
+    if(TAPEGRAD_CUDA_EMULATOR)
+      tapegrad_emulate_cuda_sources(${target} ${CMAKE_CURRENT_SOURCE_DIR} emulated)
+      target_sources(${target} PRIVATE ${emulated})
+    elseif(TAPEGRAD_WITH_CUDA)
       # CMake 3.25 does not know CUDA 13's C++20 dialect: ask nvcc directly.
       # .cu files must not include fmt (nvcc's host pass cannot compile it).
       target_compile_options(${target} PRIVATE

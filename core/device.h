@@ -24,6 +24,9 @@ inline const Device kCPU = Device::cpu();
 bool cuda_built();
 // Number of usable GPUs; 0 when not built with CUDA or when the driver reports none.
 int cuda_device_count();
+// True when the "GPU" is the CUDA emulator (TAPEGRAD_CUDA=EMULATE, cuda_emulator/): the CUDA
+// kernels then run on the CPU, to test them, not to be fast.
+bool cuda_emulated();
 
 // GPU memory goes through a caching allocator (core/cuda/cuda_runtime.cu): a freed block is
 // kept, in a bucket of its rounded size, for the next request of that bucket, so a training

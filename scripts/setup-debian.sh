@@ -4,7 +4,7 @@
 # when /usr/local/cuda exists the GPU backend is compiled too.
 set -euo pipefail
 
-packages=(cmake g++ ninja-build libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev)
+packages=(cmake g++ ninja-build libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libboost-context-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,7 +1,8 @@
 // The test runner: doctest's own main, made honest about GPU cases and about filters. A GPU
 // case that finds no GPU calls gpu_available_or_skip(), which counts it; the count is printed,
 // and when CTest runs a single case (a --test-case filter) that was skipped, the process exits
-// with 77 so CTest reports it as "Skipped", never as "Passed". A filter that selects no case at
+// with 77 so CTest reports it as "Skipped", never as "Passed". The cases that did find a GPU are
+// counted too, and the count says whether that GPU was the CUDA emulator (cuda_emulator/). A filter that selects no case at
 // all fails: CTest splits a test name at each ';' into entries that match nothing, and those
 // would otherwise pass without running anything.
 #define DOCTEST_CONFIG_IMPLEMENT
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
   }
   int skipped = tg::test::skipped_gpu_cases();
   if (skipped > 0) fmt::print("GPU cases skipped (no GPU present): {}\n", skipped);
+  if (tg::test::gpu_cases_run() > 0)
+    fmt::print("GPU cases run {}: {}\n", tg::cuda_emulated() ? "on the CUDA emulator (the CPU, not a GPU)" : "on a GPU",
+               tg::test::gpu_cases_run());
   if (result == 0 && skipped > 0 && single_case_run(argc, argv)) return kSkipReturnCode;
   return result;
 }

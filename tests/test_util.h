@@ -43,8 +43,8 @@ Tensor cuda_copy(const Tensor& t);
 // GPU parity, with the CPU as the reference: runs fn on CPU and on CUDA copies of `inputs`
 // (copy_keeping_strides; floating inputs in float64, then again in float32), backward from
 // the same random gradient on both, and requires the GPU output and the gradient of every
-// input that requires grad to be close to the CPU ones (float64: atol 1e-12, rtol 1e-10;
-// float32: atol 1e-5, rtol 1e-5). A failure names the dtype, the inputs, what differed and the
+// input that requires grad to be close to the CPU ones (float64: atol 1e-10, rtol 1e-10;
+// float32: atol32, rtol32); a gradient must be undefined on both devices or on neither. A failure names the dtype, the inputs, what differed and the
 // worst element. GPU only: call it after gpu_available_or_skip().
 void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double atol32 = 1e-5,
                               double rtol32 = 1e-5);
@@ -52,6 +52,8 @@ void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& 
 // GPU cases: true when a GPU is present; otherwise counts the skip and returns false.
 bool gpu_available_or_skip();
 int skipped_gpu_cases();
+// How many cases found a GPU (the CUDA emulator's included) and ran.
+int gpu_cases_run();
 
 }  // namespace tg::test
 

@@ -11,6 +11,12 @@ namespace tg {
 
 bool cuda_built() { return true; }
 
+#ifdef TAPEGRAD_CUDA_EMULATOR
+bool cuda_emulated() { return true; }
+#else
+bool cuda_emulated() { return false; }
+#endif
+
 int cuda_device_count() {
   int count = 0;
   // Without a GPU or driver this returns an error: that means zero devices, not a failure.

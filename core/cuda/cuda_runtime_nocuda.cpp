@@ -12,6 +12,7 @@ namespace {
 }  // namespace
 
 bool cuda_built() { return false; }
+bool cuda_emulated() { return false; }
 int cuda_device_count() { return 0; }
 void* cuda_malloc(size_t, int) { not_built("cuda_malloc"); }
 void cuda_free(void*, size_t, int) {}
