@@ -55,6 +55,7 @@ struct Runtime {
   std::string description;
 };
 thread_local Runtime runtime;
+thread_local uint64_t launches = 0;
 thread_local Block* current_block = nullptr;
 thread_local Thread* current = nullptr;
 
@@ -235,7 +236,10 @@ void fail_launch(const char* kernel, const std::string& why) {
   fail(cudaErrorLaunchFailure, std::string("kernel ") + kernel + ": " + why);
 }
 
+uint64_t launch_count() { return launches; }
+
 void run_grid(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& thread_body) {
+  ++launches;
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (!valid(block, 1024, 1024, 64) || threads > 1024 || !valid(grid, 0x7fffffffu, 65535, 65535)) {
     fail(cudaErrorInvalidConfiguration,

@@ -46,13 +46,17 @@ void Adam::set_options(const std::map<std::string, double>& values) {
 
 std::vector<std::string> Adam::buffer_names() const { return {"exp_avg", "exp_avg_sq"}; }
 
-void Adam::update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad, ParamState& state) {
-  const Tensor &m = state.buffers[0], &v = state.buffers[1];
-  if (param.tensor.is_cuda())
-    TG_CUDA_ONLY(adam_update_cuda(param.tensor, m, v, grad, options_, *group.lr, *group.weight_decay, decoupled_,
-                                  state.step));
-  else
-    adam_update_cpu(param.tensor, m, v, grad, options_, *group.lr, *group.weight_decay, decoupled_, state.step);
+void Adam::update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) {
+  std::vector<ParamUpdate> on_gpu;
+  for (const ParamUpdate& u : updates) {
+    if (u.param.tensor.is_cuda()) {
+      on_gpu.push_back(u);
+      continue;
+    }
+    adam_update_cpu(u.param.tensor, u.state.buffers[0], u.state.buffers[1], u.grad, options_, *group.lr,
+                    *group.weight_decay, decoupled_, u.state.step);
+  }
+  if (!on_gpu.empty()) TG_CUDA_ONLY(adam_update_cuda(on_gpu, options_, *group.lr, *group.weight_decay, decoupled_));
 }
 
 }  // namespace tg

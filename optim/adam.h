@@ -32,7 +32,7 @@ class Adam : public Optimizer {
   OptionValues options() const override;
   void set_options(const std::map<std::string, double>& values) override;
   std::vector<std::string> buffer_names() const override;
-  void update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad, ParamState& state) override;
+  void update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) override;
 
  private:
   void check(const AdamOptions& o) const;
@@ -55,15 +55,17 @@ class AdamW : public Adam {
   AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options = {});
 };
 
-// Kernels: one Adam(W) update of a contiguous parameter at step t, in place (formula above);
-// every tensor on the CPU, or every tensor on one GPU (_cuda: one fused launch).
+// Kernels: one Adam(W) update of a contiguous parameter at step t, in place (formula above),
+// every tensor on the CPU:
 //   param (n)        p = ...   (in place)
 //   exp_avg (n)      m = ...   (in place)
 //   exp_avg_sq (n)   v = ...   (in place)
 //   grad (n)         read only
 void adam_update_cpu(const Tensor& param, const Tensor& exp_avg, const Tensor& exp_avg_sq, const Tensor& grad,
                      const AdamOptions& options, double lr, double weight_decay, bool decoupled, int64_t step);
-void adam_update_cuda(const Tensor& param, const Tensor& exp_avg, const Tensor& exp_avg_sq, const Tensor& grad,
-                      const AdamOptions& options, double lr, double weight_decay, bool decoupled, int64_t step);
+// The same for a group's parameters on GPUs (state buffers exp_avg, exp_avg_sq; each its own
+// step), one launch per device and dtype (optim/multi_tensor_cuda.cuh).
+void adam_update_cuda(const std::vector<ParamUpdate>& updates, const AdamOptions& options, double lr,
+                      double weight_decay, bool decoupled);
 
 }  // namespace tg

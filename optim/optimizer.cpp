@@ -80,7 +80,8 @@ void Optimizer::check_option(bool ok, const char* what, const char* rule, double
 void Optimizer::step() {
   NoGradGuard no_grad;
   const std::vector<std::string> names = buffer_names();
-  for (size_t g = 0; g < groups_.size(); ++g)
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    std::vector<ParamUpdate> updates;
     for (size_t i = 0; i < groups_[g].params.size(); ++i) {
       const NamedParameter& p = groups_[g].params[i];
       const Tensor grad = p.tensor.grad();
@@ -94,9 +95,12 @@ void Optimizer::step() {
       if (state.step == 0)
         for (size_t b = 0; b < names.size(); ++b) state.buffers.push_back(zeros_like(p.tensor));
       ++state.step;
-      update(groups_[g], p, grad, state);
-      p.tensor.storage()->bump_version();
+      updates.push_back({p, grad, state});
     }
+    if (updates.empty()) continue;
+    update(groups_[g], updates);
+    for (const ParamUpdate& u : updates) u.param.tensor.storage()->bump_version();
+  }
 }
 
 void Optimizer::zero_grad() {

@@ -53,6 +53,15 @@ struct ParamState {
   std::vector<Tensor> buffers;
 };
 
+// One parameter's part of a step: the parameter (contiguous), its gradient (same shape, dtype
+// and device) and its state, with state.step already incremented and the buffers allocated
+// (zeros) on its first update.
+struct ParamUpdate {
+  const NamedParameter& param;
+  Tensor grad;
+  ParamState& state;
+};
+
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
@@ -94,11 +103,9 @@ class Optimizer {
   virtual OptionValues options() const = 0;                    // name -> value, fixed order
   virtual void set_options(const std::map<std::string, double>& values) = 0;  // checks, then sets
   virtual std::vector<std::string> buffer_names() const = 0;  // under the current options
-  // One update of `param` (contiguous; CPU or GPU, its grad and state on the same device) from
-  // `grad`; state.step is already incremented
-  // and state.buffers are allocated (zeros) on the first update.
-  virtual void update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad,
-                      ParamState& state) = 0;
+  // One update of the group's parameters that have a gradient, in the group's order. The GPU
+  // kernels take all of a group's GPU parameters in one launch (per device and dtype).
+  virtual void update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) = 0;
 
   // Throws "<optimizer>: <what> must be <rule>, got <value>" unless ok.
   void check_option(bool ok, const char* what, const char* rule, double value) const;

@@ -38,12 +38,17 @@ std::vector<std::string> SGD::buffer_names() const {
   return {"momentum_buffer"};
 }
 
-void SGD::update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad, ParamState& state) {
-  const Tensor buf = state.buffers.empty() ? Tensor() : state.buffers[0];
-  if (param.tensor.is_cuda())
-    TG_CUDA_ONLY(sgd_update_cuda(param.tensor, buf, grad, options_, *group.lr, *group.weight_decay, state.step == 1));
-  else
-    sgd_update_cpu(param.tensor, buf, grad, options_, *group.lr, *group.weight_decay, state.step == 1);
+void SGD::update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) {
+  std::vector<ParamUpdate> on_gpu;
+  for (const ParamUpdate& u : updates) {
+    if (u.param.tensor.is_cuda()) {
+      on_gpu.push_back(u);
+      continue;
+    }
+    const Tensor buf = u.state.buffers.empty() ? Tensor() : u.state.buffers[0];
+    sgd_update_cpu(u.param.tensor, buf, u.grad, options_, *group.lr, *group.weight_decay, u.state.step == 1);
+  }
+  if (!on_gpu.empty()) TG_CUDA_ONLY(sgd_update_cuda(on_gpu, options_, *group.lr, *group.weight_decay));
 }
 
 }  // namespace tg

@@ -31,21 +31,23 @@ class SGD : public Optimizer {
   OptionValues options() const override;
   void set_options(const std::map<std::string, double>& values) override;
   std::vector<std::string> buffer_names() const override;
-  void update(const ParamGroup& group, const NamedParameter& param, const Tensor& grad, ParamState& state) override;
+  void update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) override;
 
  private:
   void check(const SGDOptions& o) const;
   SGDOptions options_;
 };
 
-// Kernels: one SGD update of a contiguous parameter, in place (formula above); every tensor
-// on the CPU, or every tensor on one GPU (_cuda: one fused launch).
+// Kernels: one SGD update of a contiguous parameter, in place (formula above), every tensor
+// on the CPU:
 //   param (n)            p  -= lr * g      (in place)
 //   momentum_buffer (n)  buf = ...         (= writes; undefined when momentum == 0)
 //   grad (n)             read only
 void sgd_update_cpu(const Tensor& param, const Tensor& momentum_buffer, const Tensor& grad,
                     const SGDOptions& options, double lr, double weight_decay, bool first_step);
-void sgd_update_cuda(const Tensor& param, const Tensor& momentum_buffer, const Tensor& grad,
-                     const SGDOptions& options, double lr, double weight_decay, bool first_step);
+// The same for a group's parameters on GPUs (state buffer momentum_buffer when momentum != 0;
+// each its own step), one launch per device and dtype (optim/multi_tensor_cuda.cuh).
+void sgd_update_cuda(const std::vector<ParamUpdate>& updates, const SGDOptions& options, double lr,
+                     double weight_decay);
 
 }  // namespace tg

@@ -102,6 +102,10 @@ T shuffle(unsigned mask, T value, int source) {
   return value;
 }
 
+// How many kernels this host thread has launched (those refused for a host pointer argument
+// not counted), for tests.
+uint64_t launch_count();
+
 // The emulated GPU's memory: [ptr, ptr + bytes) inside one live cudaMalloc block?
 bool is_device_range(const void* ptr, size_t bytes);
 
