@@ -80,22 +80,27 @@ void Optimizer::check_option(bool ok, const char* what, const char* rule, double
 void Optimizer::step() {
   NoGradGuard no_grad;
   const std::vector<std::string> names = buffer_names();
+  // Every gradient is checked before any state changes, so a bad one leaves the step undone.
+  for (const ParamGroup& group : groups_)
+    for (const NamedParameter& p : group.params) {
+      const Tensor grad = p.tensor.grad();
+      if (grad.defined() && (grad.shape() != p.tensor.shape() || grad.dtype() != p.tensor.dtype() ||
+                             !grad.is_contiguous() || grad.device() != p.tensor.device()))
+        throw Error(name_, fmt::format("the gradient of parameter '{}' {} on {} is a {} on {} (contiguous: {})",
+                                       p.name, p.tensor.describe(), p.tensor.device().str(), grad.describe(),
+                                       grad.device().str(), grad.is_contiguous()));
+    }
   for (size_t g = 0; g < groups_.size(); ++g) {
     std::vector<ParamUpdate> updates;
     for (size_t i = 0; i < groups_[g].params.size(); ++i) {
       const NamedParameter& p = groups_[g].params[i];
-      const Tensor grad = p.tensor.grad();
+      Tensor grad = p.tensor.grad();
       if (!grad.defined()) continue;
-      if (grad.shape() != p.tensor.shape() || grad.dtype() != p.tensor.dtype() || !grad.is_contiguous() ||
-          grad.device() != p.tensor.device())
-        throw Error(name_, fmt::format("the gradient of parameter '{}' {} on {} is a {} on {} (contiguous: {})",
-                                       p.name, p.tensor.describe(), p.tensor.device().str(), grad.describe(),
-                                       grad.device().str(), grad.is_contiguous()));
       ParamState& state = state_[g][i];
       if (state.step == 0)
         for (size_t b = 0; b < names.size(); ++b) state.buffers.push_back(zeros_like(p.tensor));
       ++state.step;
-      updates.push_back({p, grad, state});
+      updates.push_back({p, std::move(grad), state});
     }
     if (updates.empty()) continue;
     update(groups_[g], updates);
