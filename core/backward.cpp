@@ -11,25 +11,28 @@ namespace tg {
 
 std::vector<std::shared_ptr<Entry>> graph_entries(const Tensor& root) {
   if (!root.defined() || !root.producer()) return {};
-  auto order = reverse_order_from(root.producer());
+  auto order = reverse_order_from({root.producer()});
   std::reverse(order.begin(), order.end());
   return order;
 }
 
-// Every entry reachable from `root` through input producers, newest first.
-std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::shared_ptr<Entry>& root) {
-  std::vector<std::shared_ptr<Entry>> found{root}, stack{root};
-  std::unordered_set<const Entry*> seen{root.get()};
+std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::vector<std::shared_ptr<Entry>>& roots) {
+  std::vector<std::shared_ptr<Entry>> found, stack;
+  std::unordered_set<const Entry*> seen;
+  auto visit = [&](const std::shared_ptr<Entry>& e) {
+    if (!seen.insert(e.get()).second) return;
+    found.push_back(e);
+    stack.push_back(e);
+  };
+  for (const auto& root : roots) visit(root);
   while (!stack.empty()) {
     auto e = stack.back();
     stack.pop_back();
     for (const auto& in : e->inputs)
-      if (in.producer && in.requires_grad && seen.insert(in.producer.get()).second) {
-        found.push_back(in.producer);
-        stack.push_back(in.producer);
-      }
+      if (in.producer && in.requires_grad) visit(in.producer);
   }
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a->seq > b->seq; });
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a->creation_order > b->creation_order; });
   return found;
 }
 
@@ -40,61 +43,107 @@ void check_saved_versions(const Entry& e) {
     if (s.tensor.defined() && s.tensor.storage()->version() != s.version)
       throw Error(e.op, fmt::format("saved tensor '{}' {} of tape entry #{} was modified in place after "
                                     "it was saved; its gradient would be wrong", s.name,
-                                    shape_str(s.tensor.shape()), e.index));
+                                    shape_str(s.tensor.shape()), e.tape_position));
 }
 
-void check_gradient(const Tensor& grad, const TensorRecord& target, const Entry& e, const char* what) {
+void check_gradient(const Tensor& grad, const TensorRecord& target, const Entry& e, size_t input) {
   if (grad.shape() != target.shape || grad.dtype() != target.dtype)
-    throw Error(e.op, fmt::format("backward rule of tape entry #{} returned a {} {} gradient for {} {} {}",
-                                  e.index, shape_str(grad.shape()), dtype_name(grad.dtype()), what,
+    throw Error(e.op, fmt::format("backward rule of tape entry #{} returned a {} {} gradient for input {} {} {}",
+                                  e.tape_position, shape_str(grad.shape()), dtype_name(grad.dtype()), input,
                                   shape_str(target.shape), dtype_name(target.dtype)));
   if (AnomalyMode::enabled() && !all_finite(grad))
     throw Error(e.op, fmt::format("anomaly: backward of tape entry #{} '{}' produced NaN or Inf in the "
-                                  "gradient for {} {}; the entry is {}",
-                                  e.index, e.op, what, shape_str(target.shape), e.str()));
+                                  "gradient for input {} {}; the entry is {}",
+                                  e.tape_position, e.op, input, shape_str(target.shape), e.str()));
 }
 
-// Whether t is the only handle on its data: no other handle, no view of its storage (a rule may
-// return a tensor it also saved, or one gradient for two inputs), and contiguous.
-bool sole_handle(const Tensor& t) {
+// Runs e's rule on its outputs' gradients (zeros for those that got none) and checks what it
+// returns: one gradient per input, each of its input's shape and dtype, or undefined.
+TensorList run_rule(const Entry& e, TensorList grad_outputs) {
+  for (size_t i = 0; i < grad_outputs.size(); ++i) {
+    const TensorRecord& out = e.outputs[i];
+    if (!grad_outputs[i].defined()) grad_outputs[i] = zeros(out.shape, out.dtype, out.device);
+  }
+  TensorList grad_inputs;
+  try {
+    grad_inputs = e.backward(BackwardContext(e, std::move(grad_outputs)));
+  } catch (const Error& err) {  // an op the rule calls failed (an anomaly, say): say which entry ran it
+    throw Error(e.op, fmt::format("in the backward rule of tape entry #{} '{}': {}", e.tape_position, e.op,
+                                  err.what()));
+  }
+  if (grad_inputs.size() != e.inputs.size())
+    throw Error(e.op, fmt::format("backward rule of tape entry #{} returned {} gradients for {} inputs",
+                                  e.tape_position, grad_inputs.size(), e.inputs.size()));
+  for (size_t i = 0; i < e.inputs.size(); ++i)
+    if (e.inputs[i].requires_grad && grad_inputs[i].defined()) check_gradient(grad_inputs[i], e.inputs[i].record, e, i);
+  return grad_inputs;
+}
+
+// Whether nothing but `t` sees its data: no other handle, no view of its storage, and it is
+// contiguous. Only then may a sum be written into it without changing a tensor someone holds.
+bool unshared(const Tensor& t) {
   return t.impl_ptr().use_count() == 1 && t.storage().use_count() == 1 && t.is_contiguous();
+}
+
+// The tensor `target` stands for in a backward pass: its id, and the leaf itself if it is one.
+EntryInput as_target(const Tensor& t) {
+  EntryInput target;
+  target.record.id = t.id();
+  if (t.is_leaf()) target.leaf = t.impl_ptr();
+  return target;
 }
 
 }  // namespace
 
 BackwardStepper::BackwardStepper(const Tensor& root, const Tensor& grad_output, bool retain_graph)
+    : BackwardStepper(TensorList{root}, TensorList{grad_output}, retain_graph) {}
+
+BackwardStepper::BackwardStepper(const TensorList& roots, const TensorList& grad_outputs, bool retain_graph)
     : retain_graph_(retain_graph) {
-  check_defined(root, "backward", "tensor");
-  if (!root.requires_grad())
-    throw Error("backward", fmt::format("{} does not require grad and was computed by no tape entry "
-                                        "(did you forget requires_grad_() on a leaf, or run under NoGradGuard?)",
-                                        root.describe()));
-  Tensor seed = grad_output;
-  if (!seed.defined()) {
-    if (root.numel() != 1)
-      throw Error("backward", fmt::format("grad_output can be omitted only for a one-element tensor, "
-                                          "but the tensor has shape {}", shape_str(root.shape())));
-    seed = ones(root.shape(), root.dtype(), root.device());
+  if (!grad_outputs.empty() && grad_outputs.size() != roots.size())
+    throw Error("backward", fmt::format("got {} gradients for {} tensors", grad_outputs.size(), roots.size()));
+  const bool one = roots.size() == 1;  // messages say "tensor 2" only when there are several
+  TensorList seeds;
+  std::vector<std::shared_ptr<Entry>> producers;
+  for (size_t r = 0; r < roots.size(); ++r) {
+    const Tensor& root = roots[r];
+    const std::string which = one ? "the tensor" : fmt::format("tensor {}", r);
+    check_defined(root, "backward", one ? "tensor" : which.c_str());
+    if (!root.requires_grad())
+      throw Error("backward", fmt::format("{}{} does not require grad and was computed by no tape entry (did "
+                                          "you forget requires_grad_() on a leaf, or run under NoGradGuard?)",
+                                          one ? "" : which + " ", root.describe()));
+    Tensor seed = grad_outputs.empty() ? Tensor() : grad_outputs[r];
+    if (!seed.defined()) {
+      if (root.numel() != 1)
+        throw Error("backward", fmt::format("grad_output can be omitted only for a one-element tensor, "
+                                            "but {} has shape {}", which, shape_str(root.shape())));
+      seed = ones(root.shape(), root.dtype(), root.device());
+    }
+    if (seed.shape() != root.shape() || seed.dtype() != root.dtype())
+      throw Error("backward", fmt::format("grad_output {} {} does not match {} {}", shape_str(seed.shape()),
+                                          dtype_name(seed.dtype()), which, root.describe()));
+    seeds.push_back(seed);
+    if (!root.is_leaf()) producers.push_back(root.producer());
   }
-  if (seed.shape() != root.shape() || seed.dtype() != root.dtype())
-    throw Error("backward", fmt::format("grad_output {} {} does not match the tensor {}", shape_str(seed.shape()),
-                                        dtype_name(seed.dtype()), root.describe()));
-  if (root.is_leaf()) {  // nothing to walk: the seed is the leaf's gradient
-    EntryInput self;
-    self.leaf = root.impl_ptr();
-    accumulate(self, seed);
-    return;
-  }
-  order_ = reverse_order_from(root.producer());
+  order_ = reverse_order_from(producers);
   // Checked for every entry before any runs, so a failing backward leaves no partial gradients.
   for (const auto& e : order_) {
     if (e->released)
       throw Error("backward", fmt::format("tape entry #{} '{}' was already used by a backward pass that "
                                           "freed its saved tensors; pass retain_graph=true to the first "
-                                          "backward to run through the tape twice", e->index, e->op));
+                                          "backward to run through the tape twice", e->tape_position, e->op));
     check_saved_versions(*e);
   }
-  grads_[root.id()] = seed;
+  for (size_t r = 0; r < roots.size(); ++r) accumulate(as_target(roots[r]), seeds[r]);
+}
+
+void backward(const TensorList& tensors, const TensorList& grad_tensors, bool retain_graph) {
+  BackwardStepper(tensors, grad_tensors, retain_graph).run();
+}
+
+void Tensor::backward(const Tensor& grad_output, bool retain_graph) const {
+  BackwardStepper(*this, grad_output, retain_graph).run();
 }
 
 const Entry& BackwardStepper::peek() const {
@@ -107,69 +156,66 @@ Tensor BackwardStepper::pending_grad(const Tensor& t) const {
   return it == grads_.end() ? Tensor() : it->second;
 }
 
-void BackwardStepper::accumulate(const EntryInput& input, const Tensor& grad) {
-  if (input.leaf) {
-    TensorImpl& leaf = *input.leaf;
+// grads[target] += grad: the one rule of backward, for the gradient gathered so far for a
+// non-leaf tensor and for a leaf's .grad().
+//
+// Written as it reads, every += would allocate a new tensor. Instead a sum is added into in
+// place when nothing else sees its data (unshared()): usually so, since a rule's result is a
+// fresh tensor. It may not be: a rule can return a tensor it also saved, or one gradient for
+// two inputs (add), or a view of its output's gradient (reshape); step() shows the gradients
+// it ran with; a user may hold any of them. Then the sum is a new tensor and the others keep
+// their values. So:
+//   first gradient of a non-leaf tensor:  kept as it is (it is only read, until a second comes)
+//   first gradient of a leaf:             becomes its .grad(), copied unless unshared
+//   a later one, non-leaf:                added in place if the sum is unshared, else sum + grad
+//   a later one, leaf:                    added into .grad() in place, as in PyTorch: whoever
+//                                         holds x.grad() sees the sum
+void BackwardStepper::accumulate(const EntryInput& target, const Tensor& grad) {
+  if (target.leaf) {
+    TensorImpl& leaf = *target.leaf;
     if (leaf.grad)
       add_into_(Tensor(leaf.grad), grad);
-    else if (sole_handle(grad))
-      leaf.grad = grad.impl_ptr();  // nothing else sees it: kept as it is
     else
-      leaf.grad = contiguous_copy(grad).impl_ptr();  // own copy: grad may alias another tensor
+      leaf.grad = (unshared(grad) ? grad : contiguous_copy(grad)).impl_ptr();
     return;
   }
-  auto [it, inserted] = grads_.try_emplace(input.record.id, grad);
-  if (inserted) return;
-  Tensor& held = it->second;
-  // The sum so far is added to in place when nothing else can see it.
-  if (sole_handle(held)) {
-    add_into_(held, grad);
-    return;
-  }
-  Tensor sum = contiguous_copy(held);
+  auto [it, first] = grads_.try_emplace(target.record.id, grad);
+  if (first) return;
+  Tensor& sum = it->second;
+  if (!unshared(sum)) sum = contiguous_copy(sum);
   add_into_(sum, grad);
-  held = sum;
 }
 
-const Entry& BackwardStepper::step() { return step_entry(true); }
-
-const Entry& BackwardStepper::step_entry(bool keep_last_grads) {
+const Entry& BackwardStepper::step() {
   if (done()) throw Error("backward", "no entries left to step");
   Entry& e = *order_[next_++];
   NoGradGuard no_grad;
   check_saved_versions(e);  // again: a stepping user may have written in between
-  TensorList filled;        // the outputs' gradients; rules see zeros for outputs that got none
+  last_output_grads_.clear();  // the previous step's, no longer shown: their sums may be written in place
+  last_input_grads_.clear();
+
+  TensorList grad_outputs;  // taken out of grads_: undefined for an output that got none
   bool any = false;
   for (const auto& out : e.outputs) {
     auto it = grads_.find(out.id);
     if (it == grads_.end()) {
-      filled.emplace_back();
+      grad_outputs.emplace_back();
       continue;
     }
-    any = true;
-    filled.push_back(std::move(it->second));
+    grad_outputs.push_back(std::move(it->second));
     grads_.erase(it);
+    any = true;
   }
-  last_output_grads_ = keep_last_grads ? filled : TensorList();
-  last_input_grads_.assign(keep_last_grads ? e.inputs.size() : 0, Tensor());
-  if (any) {
-    for (size_t i = 0; i < filled.size(); ++i)
-      if (!filled[i].defined()) filled[i] = zeros(e.outputs[i].shape, e.outputs[i].dtype, e.outputs[i].device);
-    TensorList input_grads;
-    try {
-      input_grads = e.backward(BackwardContext(e, std::move(filled)));
-    } catch (const Error& err) {  // an op the rule calls failed (an anomaly, say): say which entry ran it
-      throw Error(e.op, fmt::format("in the backward rule of tape entry #{} '{}': {}", e.index, e.op, err.what()));
-    }
-    if (input_grads.size() != e.inputs.size())
-      throw Error(e.op, fmt::format("backward rule of tape entry #{} returned {} gradients for {} inputs",
-                                    e.index, input_grads.size(), e.inputs.size()));
+  if (show_grads_) {
+    last_output_grads_ = grad_outputs;
+    last_input_grads_.assign(e.inputs.size(), Tensor());
+  }
+  if (any) {  // else no gradient flows through this entry
+    const TensorList grad_inputs = run_rule(e, std::move(grad_outputs));
     for (size_t i = 0; i < e.inputs.size(); ++i) {
-      const EntryInput& in = e.inputs[i];
-      if (!in.requires_grad || !input_grads[i].defined()) continue;
-      check_gradient(input_grads[i], in.record, e, fmt::format("input {}", i).c_str());
-      if (keep_last_grads) last_input_grads_[i] = input_grads[i];
-      accumulate(in, input_grads[i]);
+      if (!e.inputs[i].requires_grad || !grad_inputs[i].defined()) continue;
+      if (show_grads_) last_input_grads_[i] = grad_inputs[i];
+      accumulate(e.inputs[i], grad_inputs[i]);
     }
   }
   if (!retain_graph_) {
@@ -181,11 +227,8 @@ const Entry& BackwardStepper::step_entry(bool keep_last_grads) {
 }
 
 void BackwardStepper::run() {
-  while (!done()) step_entry(false);
-}
-
-void Tensor::backward(const Tensor& grad_output, bool retain_graph) const {
-  BackwardStepper(*this, grad_output, retain_graph).run();
+  show_grads_ = false;
+  while (!done()) step();
 }
 
 }  // namespace tg

@@ -1,5 +1,5 @@
 #pragma once
-// Backward through the tape, all at once (Tensor::backward) or one entry at a time:
+// Backward through the tape, all at once (Tensor::backward, tg::backward) or one entry at a time:
 //
 //   BackwardStepper step(loss);
 //   while (!step.done()) {
@@ -8,8 +8,10 @@
 //     for (auto& g : step.last_input_grads()) ...  // the gradients it produced
 //   }
 //
-// Entries are run in reverse execution order (the tape order is already a topological
-// order). Gradients flowing into the same tensor add up; leaves accumulate into .grad().
+// The whole algorithm: seed grads[root] = grad_output; then for each entry, newest first (the
+// tape order is already a topological order), call its rule on the gradients of its outputs
+// and add what it returns for input x into grads[x] (a leaf's into x.grad()). That one rule,
+// grads[x] += g, lives in BackwardStepper::accumulate.
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -20,35 +22,44 @@ namespace tg {
 
 // The entries of the graph that computed `root`, in execution order (empty for a leaf).
 std::vector<std::shared_ptr<Entry>> graph_entries(const Tensor& root);
-// The same from an entry, newest first: the order backward runs them in.
-std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::shared_ptr<Entry>& root);
+// Every entry reachable from `roots` (no duplicates), newest first: the order backward runs them in.
+std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::vector<std::shared_ptr<Entry>>& roots);
+
+// The gradient of sum_o <tensors[o], grad_tensors[o]> in one pass, as
+// torch.autograd.backward(tensors, grad_tensors): every tensor must require grad; an omitted
+// (or undefined) grad_tensors[o] means ones, for a one-element tensor only. A tensor listed twice,
+// or computed from another one listed, gets both contributions.
+//   tg::backward({loss, aux}, {});                     // d(loss + aux)
+//   tg::backward({out, weights}, {grad_out, grad_w});  // a vector-Jacobian product of two outputs
+void backward(const TensorList& tensors, const TensorList& grad_tensors = {}, bool retain_graph = false);
 
 class BackwardStepper {
  public:
   explicit BackwardStepper(const Tensor& root, const Tensor& grad_output = {}, bool retain_graph = false);
+  // Several roots at once (see tg::backward above); grad_outputs empty or one per root.
+  BackwardStepper(const TensorList& roots, const TensorList& grad_outputs, bool retain_graph = false);
 
   bool done() const { return next_ >= order_.size(); }
   size_t remaining() const { return order_.size() - next_; }
   const Entry& peek() const;  // the entry step() will run
   const Entry& step();        // runs one entry's backward rule
-  void run();                 // runs every remaining entry
+  void run();                 // step() until done(), showing no gradients (below)
 
   // The gradients of the last entry step() ran: of its outputs (what flowed in) and of its
-  // inputs (what its rule produced; undefined where an input needs no gradient). run() keeps
-  // none (empty after it): a gradient nobody else holds is then summed in place, or becomes a
-  // leaf's .grad, without a copy.
+  // inputs (what its rule produced; undefined where an input needs no gradient). They stay as
+  // shown. run() shows none (both empty), which lets accumulate() sum in place more often.
   const TensorList& last_output_grads() const { return last_output_grads_; }
   const TensorList& last_input_grads() const { return last_input_grads_; }
   // The gradient gathered so far for a non-leaf tensor that later entries have not consumed.
   Tensor pending_grad(const Tensor& t) const;
 
  private:
-  const Entry& step_entry(bool keep_last_grads);
-  void accumulate(const EntryInput& input, const Tensor& grad);
+  void accumulate(const EntryInput& target, const Tensor& grad);
 
   std::vector<std::shared_ptr<Entry>> order_;  // reverse execution order
   size_t next_ = 0;
   bool retain_graph_;
+  bool show_grads_ = true;                     // step() keeps last_*_grads_; run() turns it off
   std::unordered_map<int64_t, Tensor> grads_;  // non-leaf tensor id -> gradient so far
   TensorList last_output_grads_, last_input_grads_;
 };

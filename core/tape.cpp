@@ -8,9 +8,6 @@
 namespace tg {
 
 namespace {
-thread_local bool grad_enabled = true;
-thread_local bool anomaly_enabled = false;
-
 TensorRecord record_of(const Tensor& t) { return {t.id(), t.shape(), t.dtype(), t.device(), t.name()}; }
 
 std::string record_str(const TensorRecord& r) {
@@ -18,18 +15,13 @@ std::string record_str(const TensorRecord& r) {
 }
 }  // namespace
 
-bool GradMode::enabled() { return grad_enabled; }
-void GradMode::set_enabled(bool on) { grad_enabled = on; }
-bool AnomalyMode::enabled() { return anomaly_enabled; }
-void AnomalyMode::set_enabled(bool on) { anomaly_enabled = on; }
-
 std::string Entry::str() const {
   std::vector<std::string> ins, outs, saves, attrs;
   for (const auto& in : inputs) ins.push_back(record_str(in.record) + (in.requires_grad ? "" : " const"));
   for (const auto& out : outputs) outs.push_back(shape_str(out.shape));
   for (const auto& s : saved) saves.push_back(s.name);
   for (const auto& [key, value] : attributes) attrs.push_back(key + "=" + value);
-  std::string line = fmt::format("#{:<3} {}({}{}{}) -> {}", index, op, fmt::join(ins, ", "),
+  std::string line = fmt::format("#{:<3} {}({}{}{}) -> {}", tape_position, op, fmt::join(ins, ", "),
                                  attrs.empty() ? "" : "; ", fmt::join(attrs, ", "), fmt::join(outs, ", "));
   if (!saves.empty()) line += fmt::format("  saved: {}", fmt::join(saves, ", "));
   if (released) line += "  [released]";
@@ -40,7 +32,7 @@ const Tensor& BackwardContext::saved(std::string_view name) const {
   for (const auto& s : entry_.saved)
     if (s.name == name) return s.tensor;
   throw Error(entry_.op, fmt::format("backward rule asked for saved tensor '{}', which tape entry #{} "
-                                     "does not hold", name, entry_.index));
+                                     "does not hold", name, entry_.tape_position));
 }
 
 std::vector<std::shared_ptr<Entry>> Tape::entries() const {
@@ -52,11 +44,11 @@ std::vector<std::shared_ptr<Entry>> Tape::entries() const {
 
 void Tape::clear() {
   entries_.clear();
-  next_index_ = 0;
+  next_position_ = 0;
 }
 
 void Tape::append(const std::shared_ptr<Entry>& entry) {
-  entry->index = next_index_++;
+  entry->tape_position = next_position_++;
   entries_.push_back(entry);
   if (entries_.size() >= compact_at_) {  // drop entries whose graphs are gone
     std::erase_if(entries_, [](const auto& weak) { return weak.expired(); });
@@ -74,14 +66,14 @@ std::string Tape::to_dot() const {
                        r.name.empty() ? "" : r.name + "\\n", shape_str(r.shape));
   };
   for (const auto& e : entries()) {
-    dot += fmt::format("  op{} [label=\"#{} {}\"];\n", e->index, e->index, e->op);
+    dot += fmt::format("  op{} [label=\"#{} {}\"];\n", e->tape_position, e->tape_position, e->op);
     for (const auto& in : e->inputs) {
       tensor_node(in.record, in.producer == nullptr);
-      dot += fmt::format("  t{} -> op{};\n", in.record.id, e->index);
+      dot += fmt::format("  t{} -> op{};\n", in.record.id, e->tape_position);
     }
     for (const auto& out : e->outputs) {
       tensor_node(out, false);
-      dot += fmt::format("  op{} -> t{};\n", e->index, out.id);
+      dot += fmt::format("  op{} -> t{};\n", e->tape_position, out.id);
     }
   }
   return dot + "}\n";
@@ -101,7 +93,7 @@ Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& o
       if (all_finite(outputs[i], /*allow_neg_inf=*/true)) continue;  // -inf: masked scores
       std::vector<std::string> shapes;
       for (const auto& in : inputs) shapes.push_back(in.defined() ? in.describe() : "none");
-      std::string where = records ? fmt::format("tape entry #{} ", tape().next_index())
+      std::string where = records ? fmt::format("tape entry #{} ", tape().next_position())
                                   : std::string("an unrecorded call of ");
       throw Error(op, fmt::format("anomaly: {}'{}' produced NaN or +Inf in output {} {}; inputs: {}", where,
                                   op, i, shape_str(outputs[i].shape()), fmt::join(shapes, ", ")));
@@ -110,8 +102,8 @@ Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& o
   if (!records) return;
 
   entry_ = std::make_shared<Entry>();
-  static std::atomic<uint64_t> seq{0};
-  entry_->seq = ++seq;
+  static std::atomic<uint64_t> created{0};
+  entry_->creation_order = ++created;
   entry_->op = std::move(op);
   for (const auto& in : inputs) {
     EntryInput e;
@@ -119,7 +111,6 @@ Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& o
       e.record = record_of(in);
       e.requires_grad = in.requires_grad();
       e.producer = in.producer();
-      e.output_index = in.impl()->output_index;
       if (in.requires_grad() && in.is_leaf()) e.leaf = in.impl_ptr();
     }
     entry_->inputs.push_back(std::move(e));

@@ -2,7 +2,7 @@
 // The tape: every differentiable op that sees an input requiring grad appends one Entry, in
 // execution order. backward() walks the entries from last to first (core/backward.h).
 //
-// An Entry is data first: its index, the op's name, its inputs' and outputs' ids and shapes,
+// An Entry is data first: its position on the tape, the op's name, its inputs' and outputs' ids and shapes,
 // its named saved tensors and printable attributes. The backward rule is the only code in it.
 //
 // Ownership: an output tensor owns its producing entry, and an entry owns the entries that
@@ -34,7 +34,6 @@ struct EntryInput {
   TensorRecord record;
   bool requires_grad = false;
   std::shared_ptr<Entry> producer;   // entry that made this input (null for leaves)
-  int output_index = 0;              // which of producer's outputs
   std::shared_ptr<TensorImpl> leaf;  // the leaf whose .grad accumulates (null otherwise)
 };
 
@@ -50,8 +49,12 @@ using TensorList = std::vector<Tensor>;
 using BackwardRule = std::function<TensorList(const BackwardContext&)>;
 
 struct Entry {
-  int64_t index = 0;  // position on the tape since it was last cleared
-  uint64_t seq = 0;   // global execution order (never reset)
+  // Two numbers, for two readers. tape_position is for people: the "#3" of printouts and error
+  // messages, counted on this thread's tape and restarted by tape().clear(). creation_order is
+  // for backward: a process-wide count that is never reset, so that entries of any graphs sort
+  // into execution order (a graph may span a clear(), or be built on several threads).
+  int64_t tape_position = 0;
+  uint64_t creation_order = 0;
   std::string op;
   std::vector<EntryInput> inputs;
   std::vector<TensorRecord> outputs;
@@ -84,16 +87,16 @@ class Tape {
  public:
   // Live entries in execution order.
   std::vector<std::shared_ptr<Entry>> entries() const;
-  void clear();  // forgets the listing (graphs stay valid) and restarts numbering at 0
+  void clear();  // forgets the listing (graphs stay valid) and restarts tape_position at 0
   std::string to_dot() const;  // Graphviz: tensors as boxes, ops as ellipses
 
   // Used by Recorder.
   void append(const std::shared_ptr<Entry>& entry);
-  int64_t next_index() const { return next_index_; }
+  int64_t next_position() const { return next_position_; }
 
  private:
   std::vector<std::weak_ptr<Entry>> entries_;
-  int64_t next_index_ = 0;
+  int64_t next_position_ = 0;
   size_t compact_at_ = 1024;
 };
 

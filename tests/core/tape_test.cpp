@@ -15,7 +15,7 @@ TEST_CASE("tape: entries in execution order with index, op, inputs and outputs")
   auto entries = tape().entries();
   REQUIRE(entries.size() == 2);
   const Entry &add_e = *entries[0], &sum_e = *entries[1];
-  CHECK(add_e.index == 0);
+  CHECK(add_e.tape_position == 0);
   CHECK(add_e.op == "add");
   REQUIRE(add_e.inputs.size() == 2);
   CHECK(add_e.inputs[0].record.id == x.id());
@@ -26,7 +26,7 @@ TEST_CASE("tape: entries in execution order with index, op, inputs and outputs")
   CHECK_FALSE(add_e.inputs[1].requires_grad);
   REQUIRE(add_e.outputs.size() == 1);
   CHECK(add_e.outputs[0].id == y.id());
-  CHECK(sum_e.index == 1);
+  CHECK(sum_e.tape_position == 1);
   CHECK(sum_e.inputs[0].record.id == y.id());
   CHECK(sum_e.inputs[0].producer == entries[0]);
   CHECK(sum_e.outputs[0].shape == Shape{});
@@ -42,7 +42,7 @@ TEST_CASE("tape: entries in execution order with index, op, inputs and outputs")
   tape().clear();  // forgets the listing, not the graph
   CHECK(tape().entries().empty());
   CHECK(fmt::format("{}", tape()) == "(empty tape)\n");
-  CHECK((x + x).producer()->index == 0);
+  CHECK((x + x).producer()->tape_position == 0);
   s.backward();
   require_values(x.grad(), {1, 1, 1, 1, 1, 1});
 }
