@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/io/untrusted_text.h"
 #include "data/random.h"
 #include "data/text.h"
 
@@ -34,26 +35,36 @@ TokenPair parse_tsv_line(std::string_view line, const std::string& where) {
   return {split_spaces(line.substr(0, tab)), split_spaces(line.substr(tab + 1))};
 }
 
+// A line's JSON nests two deep ({"input": [...]}); deeper is refused before parsing, so that
+// nothing recursive ever walks a deeply nested value.
+constexpr int kMaxJsonDepth = 8;
+
 std::vector<std::string> json_tokens(const nlohmann::json& obj, const char* key, const std::string& where) {
-  if (!obj.contains(key) || !obj[key].is_array())
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_array())
     throw Error(kOp, fmt::format("{}: \"{}\" must be an array of tokens", where, key));
   std::vector<std::string> tokens;
-  for (size_t i = 0; i < obj[key].size(); ++i) {
-    const nlohmann::json& t = obj[key][i];
+  for (size_t i = 0; i < it->size(); ++i) {
+    const nlohmann::json& t = (*it)[i];
     if (t.is_string()) tokens.push_back(t.get<std::string>());
     else if (t.is_number()) tokens.push_back(t.dump());
-    else throw Error(kOp, fmt::format("{}: {}[{}] must be a string or a number, got {}", where, key, i, t.dump()));
+    else
+      throw Error(kOp, fmt::format("{}: {}[{}] must be a string or a number, got {}", where, key, i,
+                                   excerpt(t.dump())));
     if (tokens.back().empty()) throw Error(kOp, fmt::format("{}: {}[{}] is an empty string", where, key, i));
   }
   return tokens;
 }
 
 TokenPair parse_jsonl_line(std::string_view line, const std::string& where) {
+  if (auto at = json_too_deep(line, kMaxJsonDepth))
+    throw Error(kOp, fmt::format("{}: arrays and objects nest more than {} deep (at column {})", where, kMaxJsonDepth,
+                                 *at + 1));
   nlohmann::json obj;
   try {
     obj = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(kOp, fmt::format("{}: bad JSON: {}", where, e.what()));
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
+    throw Error(kOp, fmt::format("{}: bad JSON: {}", where, excerpt(e.what(), 160)));
   }
   if (!obj.is_object()) throw Error(kOp, fmt::format("{}: expected a JSON object with \"input\" and \"output\"", where));
   return {json_tokens(obj, "input", where), json_tokens(obj, "output", where)};
@@ -83,6 +94,11 @@ FileFormat format_from_path(const std::string& path) {
 std::vector<TokenPair> parse_labelled(std::string_view content, FileFormat format, std::string_view source) {
   utf8_chars(content, source);  // throws naming the line of any invalid UTF-8
   std::vector<TokenPair> pairs;
+  // Blank lines at the end are allowed (an editor's trailing newline, or a few); one in the
+  // middle is an error.
+  const size_t last_char = content.find_last_not_of(" \t\r\n");
+  if (last_char == std::string_view::npos) return pairs;
+  content = content.substr(0, content.find('\n', last_char));  // to the end of the last line that is not blank
   size_t start = 0;
   for (int64_t line_no = 1; start < content.size(); ++line_no) {
     size_t end = content.find('\n', start);

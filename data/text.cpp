@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/io/input_file.h"
 
 namespace tg::data {
 
@@ -50,12 +49,6 @@ std::vector<std::string> utf8_chars(std::string_view text, std::string_view sour
   return chars;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("read_text_file", fmt::format("cannot open {}", path));
-  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw Error("read_text_file", fmt::format("reading {} failed", path));
-  return text;
-}
+std::string read_text_file(const std::string& path) { return InputFile("read_text_file", path).read_all(); }
 
 }  // namespace tg::data

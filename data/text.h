@@ -13,7 +13,8 @@ namespace tg::data {
 // the byte and its offset; `source` is a file name or a description such as "text".
 std::vector<std::string> utf8_chars(std::string_view text, std::string_view source = "text");
 
-// The bytes of a file; errors name the file.
+// The bytes of a file. Errors name the file and what is wrong: missing, unreadable, or not a
+// regular file (a directory, a FIFO, ...: core/io/input_file.h).
 std::string read_text_file(const std::string& path);
 
 }  // namespace tg::data

@@ -4,7 +4,8 @@
 # when /usr/local/cuda exists the GPU backend is compiled too.
 set -euo pipefail
 
-packages=(cmake g++ ninja-build libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libboost-context-dev)
+packages=(cmake g++ ninja-build libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libboost-context-dev zlib1g-dev
+          clang-14 libclang-rt-14-dev libomp-14-dev)  # clang and its runtimes: the fuzz targets (fuzz/)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -10,8 +10,11 @@
 #include <set>
 #include <utility>
 
+#include <vector>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "core/copy.h"
 #include "core/io/safetensors_detail.h"
@@ -27,6 +30,11 @@ void fail(const char* op, const std::filesystem::path& path, const std::string& 
   throw Error(op, fmt::format("{}: {}", path.string(), what));
 }
 
+std::string crc32_hex(const void* data, size_t nbytes) {
+  uLong crc = crc32_z(0, static_cast<const Bytef*>(data), nbytes);
+  return fmt::format("{:08x}", crc);
+}
+
 void fail_errno(const char* op, const std::filesystem::path& path, const char* what) {
   int err = errno;
   fail(op, path, fmt::format("{}: {}", what, std::strerror(err)));
@@ -38,7 +46,7 @@ namespace {
 
 using namespace safetensors_detail;
 namespace fs = std::filesystem;
-using Json = nlohmann::ordered_json;  // keeps keys in insertion order
+using Json = nlohmann::json;
 
 constexpr const char* kSave = "save_safetensors";
 
@@ -48,30 +56,56 @@ const char* safetensors_dtype(DType dtype) {
   return "?";
 }
 
-// The header JSON for tensors laid out back to back in the order given, padded with spaces
-// to a multiple of 8 bytes so that the data starts 8-byte aligned in the file.
-std::string build_header(const fs::path& path, const NamedTensors& tensors, const SafetensorsMetadata& metadata) {
-  Json header = Json::object();
-  if (!metadata.empty()) header[kMetadataKey] = Json(metadata);
+// The header for tensors laid out back to back in the order given, padded with spaces to a
+// multiple of 8 bytes so that the data starts 8-byte aligned in the file. Written piece by piece
+// (one small JSON value per tensor) so that it takes time linear in the number of tensors.
+std::string build_header(const fs::path& path, const NamedTensors& tensors, const std::vector<Tensor>& host,
+                         SafetensorsMetadata metadata) {
+  for (const auto& [key, value] : metadata)
+    if (key.starts_with(kChecksumPrefix))
+      fail(kSave, path, fmt::format("metadata key '{}' is reserved (\"{}*\" holds checksums)", key, kChecksumPrefix));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const size_t nbytes = static_cast<size_t>(host[i].numel()) * element_size(host[i].dtype());
+    metadata.emplace(std::string(kChecksumPrefix) + tensors[i].first, crc32_hex(host[i].raw_data(), nbytes));
+  }
+  std::string text = "{";
+  try {
+    if (!metadata.empty()) text += fmt::format("\"{}\":{}", kMetadataKey, Json(metadata).dump());
+    uint64_t offset = 0;
+    for (const auto& [name, t] : tensors) {
+      uint64_t nbytes = static_cast<uint64_t>(t.numel()) * element_size(t.dtype());
+      text += fmt::format(R"({}{}:{{"dtype":"{}","shape":{},"data_offsets":[{},{}]}})", text.size() > 1 ? "," : "",
+                          Json(name).dump(), safetensors_dtype(t.dtype()), Json(t.shape()).dump(), offset,
+                          offset + nbytes);
+      offset += nbytes;
+    }
+  } catch (const Json::exception& e) {
+    fail(kSave, path, fmt::format("cannot encode the header (names and metadata must be UTF-8): {}", e.what()));
+  }
+  text += "}";
+  text.resize((text.size() + 7) / 8 * 8, ' ');
+  if (text.size() > kSafetensorsMaxHeaderBytes)
+    fail(kSave, path,
+         fmt::format("the header would be {} bytes ({} tensors), over the limit of {} bytes that "
+                     "load_safetensors reads",
+                     text.size(), tensors.size(), kSafetensorsMaxHeaderBytes));
+  return text;
+}
+
+// Checks the names and gives each tensor's contiguous host copy (the tensor itself when it
+// already is one).
+std::vector<Tensor> host_copies(const fs::path& path, const NamedTensors& tensors) {
   std::set<std::string> names;
-  uint64_t offset = 0;
+  std::vector<Tensor> host;
+  host.reserve(tensors.size());
   for (const auto& [name, t] : tensors) {
     if (!t.defined()) fail(kSave, path, fmt::format("tensor '{}' is undefined", name));
     if (name == kMetadataKey) fail(kSave, path, "'__metadata__' is reserved and cannot name a tensor");
     if (!names.insert(name).second) fail(kSave, path, fmt::format("tensor name '{}' is given twice", name));
-    uint64_t nbytes = static_cast<uint64_t>(t.numel()) * element_size(t.dtype());
-    header[name] = Json{
-        {"dtype", safetensors_dtype(t.dtype())}, {"shape", t.shape()}, {"data_offsets", {offset, offset + nbytes}}};
-    offset += nbytes;
+    Tensor h = to_device_copy(t, kCPU);
+    host.push_back(h.is_contiguous() ? h : contiguous_copy(h));
   }
-  std::string text;
-  try {
-    text = header.dump();
-  } catch (const Json::exception& e) {
-    fail(kSave, path, fmt::format("cannot encode the header (names and metadata must be UTF-8): {}", e.what()));
-  }
-  text.resize((text.size() + 7) / 8 * 8, ' ');
-  return text;
+  return host;
 }
 
 void write_all(int fd, const void* data, size_t nbytes, const fs::path& tmp) {
@@ -106,7 +140,8 @@ void sync_directory(const fs::path& path) {
 }  // namespace
 
 void save_safetensors(const fs::path& path, const NamedTensors& tensors, const SafetensorsMetadata& metadata) {
-  std::string header = build_header(path, tensors, metadata);
+  const std::vector<Tensor> host = host_copies(path, tensors);
+  const std::string header = build_header(path, tensors, host, metadata);
   unsigned char length[8];
   for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(uint64_t{header.size()} >> (8 * i));
 
@@ -116,11 +151,8 @@ void save_safetensors(const fs::path& path, const NamedTensors& tensors, const S
   tmp.created = true;
   write_all(out.fd, length, sizeof length, tmp.path);
   write_all(out.fd, header.data(), header.size(), tmp.path);
-  for (const auto& [name, t] : tensors) {
-    Tensor host = to_device_copy(t, kCPU);
-    if (!host.is_contiguous()) host = contiguous_copy(host);
-    write_all(out.fd, host.raw_data(), static_cast<size_t>(host.numel()) * element_size(host.dtype()), tmp.path);
-  }
+  for (const Tensor& h : host)
+    write_all(out.fd, h.raw_data(), static_cast<size_t>(h.numel()) * element_size(h.dtype()), tmp.path);
   if (::fsync(out.fd) != 0) fail_errno(kSave, tmp.path, "fsync failed");
   if (::close(std::exchange(out.fd, -1)) != 0) fail_errno(kSave, tmp.path, "close failed");
   if (::rename(tmp.path.c_str(), path.c_str()) != 0)

@@ -113,14 +113,17 @@ TEST_CASE("safetensors: the bytes of a tiny file, computed by hand") {
   save_safetensors(path, {{"x", tensor({1, -2}, {2})}, {"m", scalar(1, kBool)}}, {{"fmt", "pt"}});
 
   // Tensors in the order given, each right after the one before: x = 2 x 4 bytes, m = 1 byte.
-  std::string header = R"({"__metadata__":{"fmt":"pt"},)"
+  // The metadata (sorted by key) holds each tensor's CRC-32, as Python's zlib.crc32 gives it:
+  // zlib.crc32(bytes([0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0])) = 0xc3872656, zlib.crc32(b"\x01") = 0xa505df1b.
+  std::string header = R"({"__metadata__":{"fmt":"pt","tapegrad.crc32.m":"a505df1b","tapegrad.crc32.x":"c3872656"},)"
                        R"("x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
                        R"("m":{"dtype":"BOOL","shape":[],"data_offsets":[8,9]}})";
-  REQUIRE(header.size() == 135);  // + 1 space of padding = 136 = 0x88, a multiple of 8
-  std::string length("\x88\0\0\0\0\0\0\0", 8);
+  REQUIRE(header.size() == 195);  // + 5 spaces of padding = 200 = 0xc8, a multiple of 8
+  std::string length("\xc8\0\0\0\0\0\0\0", 8);
   // 1.0f = 0x3f800000, -2.0f = 0xc0000000, little-endian; true = 0x01
   std::string data("\x00\x00\x80\x3f\x00\x00\x00\xc0\x01", 9);
-  CHECK(read_bytes(path) == length + header + " " + data);
+  CHECK(read_bytes(path) == length + header + "     " + data);
+  CHECK(load_safetensors(path).metadata == SafetensorsMetadata{{"fmt", "pt"}});  // the checksums are the reader's
 }
 
 TEST_CASE("safetensors: a file from another writer: padding, any key order, read in data order") {
@@ -196,7 +199,7 @@ TEST_CASE("safetensors: tensors on the GPU are written from the host copy") {
   fs::path path = dir.path / "gpu.safetensors";
   Tensor base = tensor({1, 2, 3, 4, 5, 6}, {2, 3}, kF32, Device::cuda());
   Tensor transposed = make_view(base, {3, 2}, {1, 3}, 0);
-  save_safetensors(path, {{"t", transposed}, {"m", tensor_bool({true, false}, {}, Device::cuda())}});
+  save_safetensors(path, {{"t", transposed}, {"m", tensor_bool({true, false}, {2}, Device::cuda())}});
   SafetensorsFile file = load_safetensors(path);
   REQUIRE(file.tensors.size() == 2);
   CHECK(file.tensors[0].second.is_cpu());

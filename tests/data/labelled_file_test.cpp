@@ -31,7 +31,7 @@ TEST_CASE("labelled files: malformed lines throw naming file and line") {
   CHECK_THROWS_WITH_AS(tsv_error("a b\tX Y\nthe cat sat\tDET NOUN\n"),
                        doctest::Contains("read_labelled_file: tags.tsv:2: input has 3 tokens but output has 2"), Error);
   CHECK_THROWS_WITH_AS(tsv_error("a b\tX Y\n\na\tX\n"), doctest::Contains("tags.tsv:2: empty line"), Error);
-  CHECK_THROWS_WITH_AS(tsv_error("a\tX\n  \t \n"), doctest::Contains("tags.tsv:2: empty line"), Error);
+  CHECK_THROWS_WITH_AS(tsv_error("a\tX\n  \t \nb\tY\n"), doctest::Contains("tags.tsv:2: empty line"), Error);
   CHECK_THROWS_WITH_AS(tsv_error("a b X Y\n"), doctest::Contains("tags.tsv:1: expected input tokens, one tab"), Error);
   CHECK_THROWS_WITH_AS(tsv_error("a\tX\tY\n"), doctest::Contains("tags.tsv:1: expected input tokens, one tab"), Error);
   CHECK_THROWS_WITH_AS(tsv_error("a\tX\n \tX\n"), doctest::Contains("tags.tsv:2: the input has no tokens"), Error);
@@ -113,4 +113,39 @@ TEST_CASE("labelled files: loading from files, split by a seeded fraction or giv
   CHECK_THROWS_WITH_AS(load_labelled_task(bad.path(), 0.5, 0), doctest::Contains("bad.tsv:2: input has 1 tokens"), Error);
   CHECK_THROWS_WITH_AS(load_labelled_task(file.path(), 1.5, 0), doctest::Contains("val_fraction must be in [0, 1)"),
                        Error);
+}
+
+TEST_CASE("labelled files: deep nesting and numbers out of range in a JSONL line are errors naming the line") {
+  auto jsonl_error = [](const std::string& content) { return parse_labelled(content, FileFormat::jsonl, "d.jsonl"); };
+  std::string deep = "{\"input\": [" + std::string(100000, '[') + std::string(100000, ']') + "], \"output\": [\"X\"]}";
+  CHECK_THROWS_WITH_AS(jsonl_error(deep),
+                       doctest::Contains("read_labelled_file: d.jsonl:1: arrays and objects nest more than 8 deep "
+                                         "(at column 18)"),
+                       Error);
+  CHECK_THROWS_WITH_AS(jsonl_error("{\"input\": [1e400], \"output\": [\"X\"]}"),
+                       doctest::Contains("d.jsonl:1: bad JSON: [json.exception.out_of_range.406] number overflow"),
+                       Error);
+  // Six deep passes the scan; the token that is an array is quoted short.
+  std::string six = "{\"input\": [[[[[[\"" + std::string(1000, 'a') + "\"]]]]]], \"output\": [\"X\"]}";
+  try {
+    jsonl_error(six);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("d.jsonl:1: input[0] must be a string or a number, got [[[[[") != std::string::npos);
+    CHECK(std::string(e.what()).size() < 200);
+  }
+}
+
+TEST_CASE("labelled files: blank lines at the end are allowed, in the middle they are an error") {
+  for (const char* content : {"a\tX\n\n", "a\tX\n\n\n", "a\tX\r\n\r\n", "a\tX\n  \n\t\n"}) {
+    CAPTURE(content);
+    CHECK(parse_labelled(content, FileFormat::tsv, "t.tsv") == std::vector<TokenPair>{{{"a"}, {"X"}}});
+  }
+  CHECK(parse_labelled("{\"input\": [\"a\"], \"output\": [\"X\"]}\n\n", FileFormat::jsonl, "t.jsonl").size() == 1);
+  CHECK_THROWS_WITH_AS(parse_labelled("a\tX\n\nb\tY\n\n", FileFormat::tsv, "t.tsv"),
+                       doctest::Contains("t.tsv:2: empty line"), Error);
+  CHECK_THROWS_WITH_AS(parse_labelled("a\tX\t\n\n", FileFormat::tsv, "t.tsv"),
+                       doctest::Contains("t.tsv:1: expected input tokens, one tab"), Error);
+  TempFile blank("blank.tsv", "\n\n");
+  CHECK_THROWS_WITH_AS(read_labelled_file(blank.path()), doctest::Contains("blank.tsv: the file has no examples"), Error);
 }
