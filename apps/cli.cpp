@@ -3,56 +3,74 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
 #include <iterator>
+#include <new>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "apps/commands.h"
 #include "core/error.h"
+#include "train/config.h"
 
 namespace tg::cli {
 
 namespace {
 
-CLI::Validator number_check(bool (*ok)(double), const char* rule) {
+// The whole of `text` as a decimal integer of type T that T holds. A leading zero is refused:
+// CLI11 would read "010" as octal.
+template <class T> bool parse_exactly(const std::string& text, T& value) {
+  const size_t digits = text.starts_with('-') ? 1 : 0;
+  if (text.size() > digits + 1 && text[digits] == '0') return false;
+  const char* last = text.data() + text.size();
+  auto [end, ec] = std::from_chars(text.data(), last, value);
+  return ec == std::errc() && end == last && !text.empty();
+}
+
+bool parse_exactly(const std::string& text, double& value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && errno != ERANGE;
+}
+
+CLI::Validator number_check(double lo, double hi, bool lo_open) {
+  const std::string range = fmt::format("{}{}, {}]", lo_open ? "(" : "[", lo, hi);
   return CLI::Validator(
-      [ok, rule](std::string& value) {
+      [=](std::string& text) {
         double x = 0;
-        if (CLI::detail::lexical_cast(value, x) && ok(x)) return std::string();
-        return fmt::format("must be {}, got {}", rule, value);
+        if (parse_exactly(text, x) && std::isfinite(x) && (lo_open ? x > lo : x >= lo) && x <= hi) return std::string();
+        return fmt::format("must be a finite number in {}, got {}", range, text);
       },
-      rule);
+      range);
 }
 
-}  // namespace
+const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck"};
 
-CLI::Validator positive() {
-  return number_check([](double x) { return x > 0; }, "> 0");
+// Out of memory: while doing what, with the flags that asked for it where the command said.
+void print_out_of_memory(std::FILE* err, const Io& io, const std::string& detail) {
+  fmt::print(err, "tapegrad: error: out of memory while {}{}\n", io.activity.empty() ? "starting" : io.activity,
+             detail.empty() ? "" : ": " + detail);
 }
 
-CLI::Validator non_negative() {
-  return number_check([](double x) { return x >= 0; }, ">= 0");
-}
-
-int set_threads(int threads) {
-  if (threads > 0) omp_set_num_threads(threads);
-  return omp_get_max_threads();
-}
-
-int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err, bool parse_only) {
   CLI::App app("tapegrad: a small tape-based autograd framework that trains toy Transformers", "tapegrad");
   app.require_subcommand(1);
-  auto io = std::make_shared<Io>(Io{out, err});
+  auto io = std::make_shared<Io>(Io{.out = out, .err = err, .status = 0, .parse_only = parse_only, .activity = {}});
   add_train_command(app, io);
   add_eval_command(app, io);
   add_sample_command(app, io);
   add_trace_command(app, io);
   add_gradcheck_command(app, io);
 
-  const char* commands[] = {"train", "eval", "sample", "trace", "gradcheck"};
   if (args.size() > 1 && !args[1].starts_with("-") &&
-      std::find(std::begin(commands), std::end(commands), args[1]) == std::end(commands)) {
+      std::find(std::begin(kCommands), std::end(kCommands), args[1]) == std::end(kCommands)) {
     fmt::print(err, "tapegrad: unknown command '{}' (train, eval, sample, trace or gradcheck)\n", args[1]);
     fmt::print(err, "Run 'tapegrad --help' for the commands.\n");
     return 2;
@@ -69,12 +87,93 @@ int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
     if (code == 0) return 0;  // --help
     fmt::print(err, "Run 'tapegrad --help' or 'tapegrad <command> --help' for the options.\n");
     return 2;
-  } catch (const std::exception& e) {  // tg::Error from a command, or a failed system call
+  } catch (const std::bad_alloc&) {
+    std::fflush(out);
+    print_out_of_memory(err, *io, "");
+    return 1;
+  } catch (const Error& e) {
+    std::fflush(out);
+    if (std::strstr(e.what(), "cannot allocate") != nullptr) print_out_of_memory(err, *io, e.what());
+    else fmt::print(err, "tapegrad: error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {  // a failed system call
     std::fflush(out);
     fmt::print(err, "tapegrad: error: {}\n", e.what());
     return 1;
   }
   return io->status;
+}
+
+}  // namespace
+
+CLI::Validator integer_in(int64_t lo, int64_t hi, const std::string& note) {
+  const std::string range = fmt::format("[{}, {}]", lo, hi);
+  return CLI::Validator(
+      [=](std::string& text) {
+        int64_t x = 0;
+        if (parse_exactly(text, x) && x >= lo && x <= hi) return std::string();
+        return fmt::format("must be an integer in {}{}, got {}", range, note, text);
+      },
+      range);
+}
+
+CLI::Validator number_in(double lo, double hi) { return number_check(lo, hi, false); }
+
+CLI::Validator positive_number(double hi) { return number_check(0, hi, true); }
+
+CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& text) {
+        uint64_t x = 0;
+        if (parse_exactly(text, x)) return std::string();
+        return fmt::format("must be an integer in [0, {}], got {}", UINT64_MAX, text);
+      },
+      "[0, 2^64 - 1]");
+}
+
+CLI::Validator device_name() {
+  return CLI::Validator(
+      [](std::string& text) {
+        try {
+          train::parse_device(text);
+        } catch (const Error&) {
+          return fmt::format("must be cpu, cuda or cuda:N, got {}", text);
+        }
+        return std::string();
+      },
+      "");
+}
+
+int max_threads() {
+  return kThreadsPerCore * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+CLI::Validator thread_count() {
+  return integer_in(0, max_threads(), fmt::format(" ({} per core, {} cores)", kThreadsPerCore,
+                                                  std::max(1u, std::thread::hardware_concurrency())));
+}
+
+int set_threads(int threads) {
+  if (threads > 0) omp_set_num_threads(threads);
+  return omp_get_max_threads();
+}
+
+int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+  int status = run_app(args, out, err, /*parse_only=*/false);
+  // A full disk or a closed pipe may show only here: the output was buffered.
+  errno = 0;
+  const bool flushed = std::fflush(out) == 0;
+  if (!flushed || std::ferror(out)) {
+    fmt::print(err, "tapegrad: error: writing the output failed: {}\n",
+               errno != 0 ? std::strerror(errno) : "a write failed");
+    status = 1;
+  }
+  if (std::fflush(err) != 0 || std::ferror(err)) status = 1;
+  return status;
+}
+
+int parse_only(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+  return run_app(args, out, err, /*parse_only=*/true);
 }
 
 }  // namespace tg::cli

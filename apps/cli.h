@@ -15,7 +15,12 @@ namespace tg::cli {
 // Runs `tapegrad args...` (args[0] is the program's name). Results go to `out`, errors to
 // `err`. Returns the exit status: 0 success, 1 a command failed (the error is printed),
 // 2 bad arguments (CLI11's message and a hint), 130 training interrupted (Ctrl-C) after
-// writing a checkpoint.
+// writing a checkpoint. Output that cannot be written (a full disk) makes the status 1.
 int run(const std::vector<std::string>& args, std::FILE* out = stdout, std::FILE* err = stderr);
+
+// Parses and checks `args` as run() does, every flag's range and the combinations of flags,
+// but runs no command and touches no file: 0 (they are valid, or --help), 2 (bad arguments,
+// the message on `err`). For the argument-parser fuzz target (fuzz/cli_args_fuzz.cpp).
+int parse_only(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);
 
 }  // namespace tg::cli

@@ -1,8 +1,10 @@
 #pragma once
 // What cli.cpp needs of each subcommand: a function that registers it on the app. Internal to
 // the program.
+#include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +14,8 @@ struct Io {
   std::FILE* out;
   std::FILE* err;
   int status = 0;  // a command may set a non-zero exit status without an error (gradcheck failures)
+  bool parse_only = false;  // check the arguments, then return without running the command
+  std::string activity;     // what the command is doing, named in an out-of-memory message
 };
 
 void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io);
@@ -20,9 +24,20 @@ void add_sample_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_trace_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_gradcheck_command(CLI::App& app, const std::shared_ptr<Io>& io);
 
-// Number checks whose messages stay short ("--steps: must be > 0, got -5").
-CLI::Validator positive();
-CLI::Validator non_negative();
+// Number checks whose messages name the range ("--steps: must be an integer in [1, 1099511627776],
+// got 99999999999999999999"): the whole text must be the number, nothing is clamped, and NaN
+// and the infinities are refused.
+CLI::Validator integer_in(int64_t lo, int64_t hi, const std::string& note = "");
+CLI::Validator number_in(double lo, double hi);  // [lo, hi]
+CLI::Validator positive_number(double hi);       // (0, hi]
+CLI::Validator seed_number();                    // an unsigned 64-bit integer
+CLI::Validator device_name();                    // cpu, cuda or cuda:N (train::parse_device)
+
+// --threads: 0 (OpenMP's default) to kThreadsPerCore threads per core. OpenMP itself fails
+// (a crash) when asked for tens of thousands.
+inline constexpr int kThreadsPerCore = 4;
+int max_threads();
+CLI::Validator thread_count();
 
 // Sets the OpenMP thread count (0 leaves OpenMP's default) and returns the count in force.
 int set_threads(int threads);

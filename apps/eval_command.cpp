@@ -12,6 +12,7 @@
 #include "data/vocab.h"
 #include "ops/max/max.h"
 #include "train/checkpoint.h"
+#include "train/config.h"
 #include "train/task_data.h"
 #include "train/trainer.h"
 
@@ -55,16 +56,24 @@ void show_examples(train::TransformerModel& model, const train::TaskData& d, int
 }
 
 void run_eval(const EvalArgs& args, Io& io) {
+  if (io.parse_only) return;
   set_threads(args.threads);
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
+  io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
   train::TrainConfig config = c.config;
-  if (!args.data.empty()) config.data = args.data;
+  if (!args.data.empty()) {
+    if (config.task != "lm" && config.task != "file")
+      throw CLI::ValidationError("--data", fmt::format("{} was trained on task {}, which reads no data file",
+                                                       file.string(), config.task));
+    config.data = args.data;
+  }
   const train::TaskData d = train::make_task_data(config);
   if (train::model_config(config, d) != c.model_config)
     throw Error("eval", fmt::format("{}: the model does not fit the data of task {}{} (its vocabulary or length "
                                     "differs from the training data's)", file.string(), config.task,
                                     config.data.empty() ? "" : " on " + config.data));
+  io.activity = fmt::format("evaluating {} (batches of {})", file.string(), config.batch_size);
   auto model = train::load_model(c);
   data::DataLoader loader(d.val, {.batch_size = config.batch_size, .shuffle = false});
   const train::EvalMetrics m = train::evaluate(*model, loader, args.batches);
@@ -84,12 +93,13 @@ void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   auto args = std::make_shared<EvalArgs>();
   sub->add_option("checkpoint", args->checkpoint, "a checkpoint file or a run directory")->required();
   sub->add_option("--data", args->data, "evaluate on this data file instead of the one trained on");
-  sub->add_option("--batches", args->batches, "validation batches (0: all)")->capture_default_str()->check(
-      non_negative());
+  sub->add_option("--batches", args->batches, "validation batches (0: all)")
+      ->capture_default_str()
+      ->check(integer_in(0, train::kMaxSteps));
   sub->add_option("--show", args->show, "validation examples to print with the model's answers")
       ->capture_default_str()
-      ->check(non_negative());
-  sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(non_negative());
+      ->check(integer_in(0, train::kMaxExamples));
+  sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());
   sub->callback([args, io] { run_eval(*args, *io); });
 }
 

@@ -19,7 +19,8 @@ struct GradcheckArgs {
 void run_gradcheck(const GradcheckArgs& args, Io& io) {
   for (const std::string& op : args.ops)
     if (std::none_of(op_cases().begin(), op_cases().end(), [&](const OpCase& c) { return c.op == op; }))
-      throw Error("gradcheck", fmt::format("no op named \"{}\"", op));
+      throw CLI::ValidationError("ops", fmt::format("no op named \"{}\"", op));
+  if (io.parse_only) return;
   fmt::print(io.out, "{:<14} {:>8}  {:>11}  {}\n", "op", "elements", "worst error", "result");
   int checked = 0, failed = 0;
   for (const OpCase& c : op_cases()) {

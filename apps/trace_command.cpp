@@ -65,6 +65,7 @@ void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
 }
 
 void run_trace(const TraceArgs& args, Io& io) {
+  if (io.parse_only) return;
   std::FILE* out = io.out;
   Generator gen(args.seed);
   Named named;
@@ -130,7 +131,7 @@ void add_trace_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       "trace", "Walk through one attention head: the forward tape with values, backward entry by entry, DOT output");
   auto args = std::make_shared<TraceArgs>();
   sub->add_option("--dot", args->dot, "where to write the tape as Graphviz DOT")->capture_default_str();
-  sub->add_option("--seed", args->seed, "seeds the example's values")->capture_default_str();
+  sub->add_option("--seed", args->seed, "seeds the example's values")->capture_default_str()->check(seed_number());
   sub->callback([args, io] { run_trace(*args, *io); });
 }
 

@@ -1,8 +1,12 @@
 // tapegrad train: flags -> TrainConfig -> Trainer. With --resume the config comes from the
 // checkpoint and only the flags given explicitly change it (the Trainer refuses changes that
-// would alter the steps already taken).
+// would alter the steps already taken); the run writes into the directory --resume names.
+// A fresh run refuses an --out directory that holds a run unless --overwrite is given. A flag
+// that the run's task does not read is refused (--data for reverse, --val-examples for lm).
+#include <algorithm>
 #include <csignal>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -11,6 +15,7 @@
 
 #include "apps/commands.h"
 #include "train/checkpoint.h"
+#include "train/config.h"
 #include "train/trainer.h"
 
 namespace tg::cli {
@@ -35,6 +40,7 @@ class InterruptScope {
 // A flag bound to one TrainConfig field, so that on --resume exactly the flags given can be
 // copied over the checkpoint's config.
 struct Flag {
+  std::string name;  // "--steps"
   CLI::Option* option;
   std::function<void(train::TrainConfig& to, const train::TrainConfig& from)> copy;
 };
@@ -43,6 +49,7 @@ struct TrainArgs {
   train::TrainConfig config;
   std::vector<Flag> flags;
   std::string resume;
+  bool overwrite = false;
   int threads = 0;
 };
 
@@ -50,10 +57,76 @@ template <class T>
 CLI::Option* flag(CLI::App* sub, TrainArgs& args, const std::string& name, T train::TrainConfig::*field,
                   const std::string& help) {
   CLI::Option* option = sub->add_option(name, args.config.*field, help)->capture_default_str();
-  args.flags.push_back({option, [field](train::TrainConfig& to, const train::TrainConfig& from) {
+  args.flags.push_back({name, option, [field](train::TrainConfig& to, const train::TrainConfig& from) {
                           to.*field = from.*field;
                         }});
   return option;
+}
+
+bool given(const TrainArgs& args, const std::string& name) {
+  for (const Flag& f : args.flags)
+    if (f.name == name) return f.option->count() > 0;
+  return false;
+}
+
+// The flags that only some tasks read: one given for another task is refused rather than
+// silently ignored.
+struct TaskFlag {
+  const char* name;
+  std::vector<std::string> tasks;
+};
+const TaskFlag kTaskFlags[] = {{"--data", {"lm", "file"}},
+                               {"--min-len", {"copy", "reverse", "sort"}},
+                               {"--max-len", {"copy", "reverse", "sort"}},
+                               {"--modulus", {"mod_add"}},
+                               {"--block-size", {"lm"}},
+                               {"--val-examples", {"copy", "reverse", "sort", "mod_add"}}};
+
+// The checks that concern more than one flag (each flag's own range is checked as it is
+// parsed), on the run's config: the flags', or with --resume the checkpoint's with the flags.
+void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c) {
+  for (const TaskFlag& f : kTaskFlags)
+    if (given(args, f.name) && std::find(f.tasks.begin(), f.tasks.end(), c.task) == f.tasks.end())
+      throw CLI::ValidationError(f.name, fmt::format("task {} does not read it (tasks that do: {})", c.task,
+                                                     fmt::join(f.tasks, ", ")));
+  if (given(args, "--warmup") && c.warmup >= c.steps)
+    throw CLI::ValidationError("--warmup", fmt::format("must be < --steps ({}), got {}", c.steps, c.warmup));
+  if (c.steps > train::kMaxExamples / c.batch_size / c.grad_accum)
+    throw CLI::ValidationError(
+        "--steps", fmt::format("--steps * --batch-size * --grad-accum must be <= {}, got {} * {} * {}",
+                               train::kMaxExamples, c.steps, c.batch_size, c.grad_accum));
+}
+
+// A fresh run's config: the flags, with the default warmup scaled to a short run.
+train::TrainConfig fresh_config(const TrainArgs& args) {
+  train::TrainConfig c = args.config;
+  if (!given(args, "--warmup")) c.warmup = std::min(c.warmup, c.steps / 10);
+  return c;
+}
+
+// The directory a resumed run writes into: the one named by --resume (a run directory, or
+// the directory of a checkpoint file), never the one the checkpoint recorded.
+std::filesystem::path resumed_run_dir(const TrainArgs& args) {
+  const std::filesystem::path p(args.resume);
+  if (std::filesystem::is_directory(p)) return p;
+  return p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+}
+
+// A fresh run does not mix its files with an earlier run's: it is refused unless --overwrite,
+// which removes them (once the run has been set up).
+const char* const kRunFiles[] = {"checkpoint.safetensors", "metrics.jsonl"};
+
+void refuse_existing_run(const TrainArgs& args, const std::filesystem::path& dir) {
+  if (args.overwrite) return;
+  for (const char* name : kRunFiles)
+    if (std::filesystem::exists(dir / name))
+      throw CLI::ValidationError(
+          "--out", fmt::format("{} already holds a run ({}); continue it with --resume {} or start it afresh with "
+                               "--overwrite", dir.string(), name, dir.string()));
+}
+
+void remove_earlier_run(const std::filesystem::path& dir) {
+  for (const char* name : kRunFiles) std::filesystem::remove(dir / name);
 }
 
 int64_t parameter_count(train::TransformerModel& model) {
@@ -62,16 +135,43 @@ int64_t parameter_count(train::TransformerModel& model) {
   return n;
 }
 
+// The config of a resumed run: the checkpoint's, with the flags given copied over it, writing
+// into the directory --resume names.
+train::TrainConfig resumed_config(const TrainArgs& args) {
+  train::TrainConfig config = train::load_checkpoint(train::checkpoint_file(args.resume)).config;
+  for (const Flag& f : args.flags)
+    if (f.option->count() > 0) f.copy(config, args.config);
+  config.out = resumed_run_dir(args).string();
+  return config;
+}
+
 void run_train(const TrainArgs& args, Io& io) {
+  const bool resuming = !args.resume.empty();
+  if (resuming && args.overwrite)
+    throw CLI::ValidationError("--overwrite", "starts a run afresh; it cannot be combined with --resume");
+  if (resuming && given(args, "--out"))
+    throw CLI::ValidationError("--out", fmt::format("a resumed run writes into the directory --resume names ({}); "
+                                                    "copy the directory first to continue it elsewhere", args.resume));
+  if (resuming && io.parse_only) return;  // the remaining checks need the checkpoint's config
+  train::TrainConfig config = resuming ? resumed_config(args) : fresh_config(args);
+  check_flag_combinations(args, config);
+  if (io.parse_only) return;
+  if (!resuming) refuse_existing_run(args, config.out);
+
   const int threads = set_threads(args.threads);
-  train::TrainConfig config = args.config;
-  if (!args.resume.empty()) {
-    config = train::load_checkpoint(train::checkpoint_file(args.resume)).config;
-    for (const Flag& f : args.flags)
-      if (f.option->count() > 0) f.copy(config, args.config);
-  }
+  io.activity = fmt::format("reading the data and building the model (--d-model {}, --layers {}, --ff {}, "
+                            "--batch-size {})", config.d_model, config.layers, config.ff, config.batch_size);
   train::Trainer trainer(config, {.console = io.out});
-  if (!args.resume.empty()) trainer.resume(args.resume);
+  if (resuming) {
+    trainer.resume(args.resume);
+    if (trainer.step() == config.steps) {
+      fmt::print(io.out, "tapegrad train: {} is already at step {} of its {} steps; nothing to do (give a larger "
+                         "--steps to train further)\n", config.out, trainer.step(), config.steps);
+      return;
+    }
+  } else {
+    remove_earlier_run(config.out);
+  }
 
   const train::ModelConfig& m = trainer.model().config;
   fmt::print(io.out, "tapegrad train: task {}{}, {} parameters (d_model {}, {} heads, {} layers, ff {}, dropout {})\n",
@@ -81,11 +181,13 @@ void run_train(const TrainArgs& args, Io& io) {
              config.steps, config.grad_accum, config.batch_size, config.lr, config.warmup, config.device, threads,
              config.seed);
   fmt::print(io.out, "  run directory {}{}\n", config.out,
-             args.resume.empty() ? "" : fmt::format(" (resumed at step {})", trainer.step()));
+             resuming ? fmt::format(" (resumed at step {})", trainer.step()) : "");
   std::fflush(io.out);
 
   InterruptScope interrupt;
   trainer.stop_requested = [] { return interrupted != 0; };
+  io.activity = fmt::format("training (--batch-size {}, --d-model {}, sequences of up to {} tokens)",
+                            config.batch_size, config.d_model, m.max_len);
   const std::clock_t cpu_start = std::clock();
   const train::FitResult r = trainer.fit();
   const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
@@ -114,37 +216,46 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->check(CLI::IsMember({"copy", "reverse", "sort", "mod_add", "lm", "file"}));
   flag(sub, *args, "--data", &C::data, "lm: a UTF-8 text file (default: the built-in grammar corpus); file: a .tsv "
                                        "or .jsonl labelled file");
-  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort: shortest sequence")->check(positive());
-  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort: longest sequence")->check(positive());
-  flag(sub, *args, "--modulus", &C::modulus, "mod_add: the modulus")->check(CLI::Range(int64_t{2}, int64_t{1} << 40));
-  flag(sub, *args, "--block-size", &C::block_size, "lm: characters per window")->check(positive());
+  const int64_t max_length = train::kMaxSequenceLength;
+  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort: shortest sequence")->check(integer_in(1, max_length));
+  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort: longest sequence")->check(integer_in(1, max_length));
+  flag(sub, *args, "--modulus", &C::modulus, "mod_add: the modulus")->check(integer_in(2, train::kMaxModulus));
+  flag(sub, *args, "--block-size", &C::block_size, "lm: characters per window")->check(integer_in(1, max_length));
   flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add: validation examples")
-      ->check(positive());
-  flag(sub, *args, "--d-model", &C::d_model, "model width")->check(positive());
-  flag(sub, *args, "--heads", &C::heads, "attention heads (must divide --d-model)")->check(positive());
-  flag(sub, *args, "--layers", &C::layers, "encoder layers")->check(positive());
-  flag(sub, *args, "--ff", &C::ff, "feed-forward width")->check(positive());
-  flag(sub, *args, "--dropout", &C::dropout, "dropout probability")->check(CLI::Range(0.0, 0.99));
-  flag(sub, *args, "--steps", &C::steps, "optimizer updates")->check(positive());
-  flag(sub, *args, "--batch-size", &C::batch_size, "examples per micro-batch")->check(positive());
-  flag(sub, *args, "--grad-accum", &C::grad_accum, "micro-batches per update")->check(positive());
-  flag(sub, *args, "--lr", &C::lr, "peak learning rate")->check(positive());
-  flag(sub, *args, "--warmup", &C::warmup, "linear warmup steps (then cosine decay)")->check(non_negative());
-  flag(sub, *args, "--weight-decay", &C::weight_decay, "AdamW weight decay")->check(non_negative());
-  flag(sub, *args, "--clip", &C::clip, "max gradient norm (0: no clipping)")->check(non_negative());
+      ->check(integer_in(1, train::kMaxExamples));
+  flag(sub, *args, "--d-model", &C::d_model, "model width")->check(integer_in(1, train::kMaxDModel));
+  flag(sub, *args, "--heads", &C::heads, "attention heads (must divide --d-model)")
+      ->check(integer_in(1, train::kMaxDModel));
+  flag(sub, *args, "--layers", &C::layers, "encoder layers")->check(integer_in(1, train::kMaxLayers));
+  flag(sub, *args, "--ff", &C::ff, "feed-forward width")->check(integer_in(1, train::kMaxFeedForward));
+  flag(sub, *args, "--dropout", &C::dropout, "dropout probability")->check(number_in(0, 0.99));
+  flag(sub, *args, "--steps", &C::steps, "optimizer updates")->check(integer_in(1, train::kMaxSteps));
+  flag(sub, *args, "--batch-size", &C::batch_size, "examples per micro-batch")
+      ->check(integer_in(1, train::kMaxBatchSize));
+  flag(sub, *args, "--grad-accum", &C::grad_accum, "micro-batches per update")
+      ->check(integer_in(1, train::kMaxBatchSize));
+  flag(sub, *args, "--lr", &C::lr, "peak learning rate")->check(positive_number(train::kMaxLearningRate));
+  flag(sub, *args, "--warmup", &C::warmup, "linear warmup steps, then cosine decay (default: min(50, steps / 10))")
+      ->check(integer_in(0, train::kMaxSteps));
+  flag(sub, *args, "--weight-decay", &C::weight_decay, "AdamW weight decay")
+      ->check(number_in(0, train::kMaxLearningRate));
+  flag(sub, *args, "--clip", &C::clip, "max gradient norm (0: no clipping)")->check(number_in(0, train::kMaxClip));
   flag(sub, *args, "--eval-every", &C::eval_every, "steps between evaluations and checkpoints (0: at the end)")
-      ->check(non_negative());
+      ->check(integer_in(0, train::kMaxSteps));
   flag(sub, *args, "--log-every", &C::log_every, "steps between log lines when not on a terminal")
-      ->check(positive());
+      ->check(integer_in(1, train::kMaxSteps));
   flag(sub, *args, "--eval-batches", &C::eval_batches, "validation batches per evaluation (0: all)")
-      ->check(non_negative());
-  flag(sub, *args, "--device", &C::device, "cpu or cuda[:N]");
-  flag(sub, *args, "--seed", &C::seed, "seeds the data, the initial weights and dropout");
+      ->check(integer_in(0, train::kMaxSteps));
+  flag(sub, *args, "--device", &C::device, "cpu or cuda[:N]")->check(device_name());
+  flag(sub, *args, "--seed", &C::seed, "seeds the data, the initial weights and dropout")->check(seed_number());
   flag(sub, *args, "--out", &C::out, "run directory: checkpoint.safetensors and metrics.jsonl");
-  sub->add_option("--resume", args->resume, "continue the run in this checkpoint (a file or a run directory)");
+  sub->add_option("--resume", args->resume, "continue the run in this directory (or the directory of this "
+                                            "checkpoint file), writing there");
+  sub->add_flag("--overwrite", args->overwrite, "start afresh in an --out directory that holds a run, removing "
+                                                "its checkpoint and metrics");
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")
       ->capture_default_str()
-      ->check(non_negative());
+      ->check(thread_count());
   sub->callback([args, io] { run_train(*args, *io); });
 }
 

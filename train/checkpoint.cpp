@@ -1,5 +1,6 @@
 #include "train/checkpoint.h"
 
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/factories.h"
+#include "data/tasks.h"
 
 namespace tg::train {
 
@@ -45,6 +47,74 @@ Tensor i64_scalar(int64_t v) {
   Tensor t = zeros({}, kI64);
   t.data<int64_t>()[0] = v;
   return t;
+}
+
+// A stored vocabulary (the tokens after the reserved ones): every token a non-empty string,
+// none reserved or repeated, so that the Vocab built from it has exactly these ids.
+data::Vocab vocab_from(const std::filesystem::path& path, const char* key, const std::string& text) {
+  std::vector<std::string> tokens;
+  try {
+    tokens = json::parse(text).get<std::vector<std::string>>();
+  } catch (const json::exception& e) {
+    fail(path, fmt::format("{} should be a JSON array of strings: {}", key, e.what()));
+  }
+  if (std::ssize(tokens) > kMaxVocab - data::kNumReserved)
+    fail(path, fmt::format("{} has {} tokens, more than the limit of {}", key, tokens.size(),
+                           kMaxVocab - data::kNumReserved));
+  data::Vocab vocab;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& token = tokens[i];
+    if (token.empty()) fail(path, fmt::format("{} entry {} is the empty string", key, i));
+    if (vocab.contains(token))
+      fail(path, fmt::format("{} entry {} repeats the token \"{}\" (id {})", key, i, data::escape_token(token),
+                             vocab.id(token)));
+    vocab.add(token);
+  }
+  return vocab;
+}
+
+// The model metadata against the config and the vocabularies stored beside it.
+void check_model_matches(const std::filesystem::path& path, const Checkpoint& c) {
+  const TrainConfig& t = c.config;
+  const ModelConfig& m = c.model_config;
+  std::vector<std::string> wrong;
+  const auto expect = [&](const char* field, const auto& described, const auto& should_be,
+                          const std::string& source) {
+    if (described != should_be) wrong.push_back(fmt::format("{} is {} but {} gives {}", field, described, source,
+                                                            should_be));
+  };
+  expect("d_model", m.d_model, t.d_model, "the config");
+  expect("heads", m.heads, t.heads, "the config");
+  expect("layers", m.layers, t.layers, "the config");
+  expect("ff", m.ff, t.ff, "the config");
+  expect("dropout", m.dropout, t.dropout, "the config");
+  expect("causal", m.causal, t.task == "lm", "task " + t.task);
+  expect("vocab_size", m.vocab_size, c.input_vocab.size(), "input_vocab");
+  expect("num_classes", m.num_classes, c.output_vocab.size(), "output_vocab");
+  if (t.task == "lm") expect("max_len", m.max_len, t.block_size, "the config's block_size");
+  else if (t.task != "file") {
+    const data::SequenceTask task(data::parse_task_kind(t.task),
+                                  {.min_len = t.min_len, .max_len = t.max_len, .modulus = t.modulus});
+    expect("max_len", m.max_len, task.max_length(), "task " + t.task);
+  }
+  if (!wrong.empty()) fail(path, fmt::format("the model metadata does not match: {}", fmt::join(wrong, "; ")));
+}
+
+// The counters against the config: the step within the run, the scheduler at the same step,
+// the loader no further than the batches those steps read, the generator the run's.
+void check_counters(const std::filesystem::path& path, const Checkpoint& c, int64_t stored_rng_offset) {
+  const TrainConfig& t = c.config;
+  if (c.step < 0 || c.step > t.steps)
+    fail(path, fmt::format("trainer.step must be in [0, steps = {}], got {}", t.steps, c.step));
+  if (c.scheduler.size() != 1 || c.scheduler[0].second.numel() != 1 || c.scheduler[0].second.item() != c.step)
+    fail(path, fmt::format("the scheduler's state must be one scheduler.step equal to trainer.step ({})", c.step));
+  const int64_t batches_read = c.step * t.grad_accum;  // validate() bounds the product
+  if (c.loader.epoch < 0 || c.loader.epoch > batches_read || c.loader.batch < 0 || c.loader.batch > batches_read)
+    fail(path, fmt::format("loader.epoch and loader.batch must be in [0, {}] after {} steps of {} batches, got {} "
+                           "and {}", batches_read, c.step, t.grad_accum, c.loader.epoch, c.loader.batch));
+  if (c.rng_seed != t.seed)
+    fail(path, fmt::format("rng.seed must be the config's seed ({}), got {}", t.seed, c.rng_seed));
+  if (stored_rng_offset < 0) fail(path, fmt::format("rng.offset must be >= 0, got {}", stored_rng_offset));
 }
 
 }  // namespace
@@ -84,14 +154,19 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
     fail(path, fmt::format("format is \"{}\", expected \"{}\"", meta("format"), kCheckpointFormat));
 
   Checkpoint c;
-  c.config = config_from_json(meta("config"));
   try {
+    c.config = config_from_json(meta("config"));
+    validate(c.config);
     c.model_config = model_config_from(json::parse(meta("model")));
-    c.input_vocab = data::Vocab(json::parse(meta("input_vocab")).get<std::vector<std::string>>());
-    c.output_vocab = data::Vocab(json::parse(meta("output_vocab")).get<std::vector<std::string>>());
+    check_model_config(c.model_config);
   } catch (const json::exception& e) {
-    fail(path, fmt::format("malformed metadata: {}", e.what()));
+    fail(path, fmt::format("malformed model metadata: {}", e.what()));
+  } catch (const Error& e) {
+    fail(path, e.what());
   }
+  c.input_vocab = vocab_from(path, "input_vocab", meta("input_vocab"));
+  c.output_vocab = vocab_from(path, "output_vocab", meta("output_vocab"));
+  check_model_matches(path, c);
 
   std::map<std::string, Tensor> scalars;
   for (auto& [name, t] : file.tensors) {
@@ -116,6 +191,12 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
     if (name != "trainer.step" && name != "rng.seed" && name != "rng.offset" && name != "loader.epoch" &&
         name != "loader.batch")
       fail(path, fmt::format("has an unexpected entry \"{}\"", name));
+  check_counters(path, c, scalar("rng.offset"));
+  try {
+    check_weights_fit(c.model_config, c.model);
+  } catch (const Error& e) {
+    fail(path, e.what());
+  }
   return c;
 }
 

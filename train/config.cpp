@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -30,6 +31,16 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw Error("config", what);
 }
 
+void require_in(const char* field, int64_t value, int64_t lo, int64_t hi) {
+  require(value >= lo && value <= hi, fmt::format("{} must be in [{}, {}], got {}", field, lo, hi, value));
+}
+
+// NaN and the infinities fail every comparison below but the first.
+void require_finite_in(const char* field, double value, double lo, double hi) {
+  require(std::isfinite(value) && value >= lo && value <= hi,
+          fmt::format("{} must be a finite number in [{}, {}], got {}", field, lo, hi, value));
+}
+
 }  // namespace
 
 void validate(const TrainConfig& c) {
@@ -37,28 +48,34 @@ void validate(const TrainConfig& c) {
   require(std::find(std::begin(tasks), std::end(tasks), c.task) != std::end(tasks),
           fmt::format("unknown task \"{}\" (copy, reverse, sort, mod_add, lm or file)", c.task));
   require(c.task != "file" || !c.data.empty(), "task file needs a data file (--data path.tsv or path.jsonl)");
-  require(c.min_len >= 1 && c.max_len >= c.min_len,
-          fmt::format("need 1 <= min_len <= max_len, got {} and {}", c.min_len, c.max_len));
-  require(c.modulus >= 2, fmt::format("modulus must be >= 2, got {}", c.modulus));
-  require(c.block_size >= 1, fmt::format("block_size must be >= 1, got {}", c.block_size));
-  require(c.val_examples >= 1, fmt::format("val_examples must be >= 1, got {}", c.val_examples));
+  require_in("min_len", c.min_len, 1, kMaxSequenceLength);
+  require_in("max_len", c.max_len, c.min_len, kMaxSequenceLength);
+  require_in("modulus", c.modulus, 2, kMaxModulus);
+  require_in("block_size", c.block_size, 1, kMaxSequenceLength);
+  require_in("val_examples", c.val_examples, 1, kMaxExamples);
   require(c.val_fraction > 0 && c.val_fraction < 1, fmt::format("val_fraction must be in (0, 1), got {}", c.val_fraction));
-  require(c.d_model >= 1 && c.heads >= 1 && c.d_model % c.heads == 0,
+  require_in("d_model", c.d_model, 1, kMaxDModel);
+  require_in("heads", c.heads, 1, c.d_model);
+  require(c.d_model % c.heads == 0,
           fmt::format("d_model ({}) must be a positive multiple of heads ({})", c.d_model, c.heads));
-  require(c.layers >= 1, fmt::format("layers must be >= 1, got {}", c.layers));
-  require(c.ff >= 1, fmt::format("ff must be >= 1, got {}", c.ff));
+  require_in("layers", c.layers, 1, kMaxLayers);
+  require_in("ff", c.ff, 1, kMaxFeedForward);
   require(c.dropout >= 0 && c.dropout < 1, fmt::format("dropout must be in [0, 1), got {}", c.dropout));
-  require(c.steps >= 1, fmt::format("steps must be >= 1, got {}", c.steps));
-  require(c.batch_size >= 1, fmt::format("batch_size must be >= 1, got {}", c.batch_size));
-  require(c.grad_accum >= 1, fmt::format("grad_accum must be >= 1, got {}", c.grad_accum));
-  require(c.lr > 0, fmt::format("lr must be > 0, got {}", c.lr));
+  require_in("steps", c.steps, 1, kMaxSteps);
+  require_in("batch_size", c.batch_size, 1, kMaxBatchSize);
+  require_in("grad_accum", c.grad_accum, 1, kMaxBatchSize);
+  require(c.steps <= kMaxExamples / c.batch_size / c.grad_accum,
+          fmt::format("steps * batch_size * grad_accum must be <= {}, got {} * {} * {}", kMaxExamples, c.steps,
+                      c.batch_size, c.grad_accum));
+  require(std::isfinite(c.lr) && c.lr > 0 && c.lr <= kMaxLearningRate,
+          fmt::format("lr must be a finite number in (0, {}], got {}", kMaxLearningRate, c.lr));
   require(c.warmup >= 0 && c.warmup < c.steps, fmt::format("warmup must be in [0, steps = {}), got {}", c.steps, c.warmup));
-  require(c.min_lr_ratio >= 0 && c.min_lr_ratio <= 1, fmt::format("min_lr_ratio must be in [0, 1], got {}", c.min_lr_ratio));
-  require(c.weight_decay >= 0, fmt::format("weight_decay must be >= 0, got {}", c.weight_decay));
-  require(c.clip >= 0, fmt::format("clip must be >= 0, got {}", c.clip));
-  require(c.eval_every >= 0 && c.log_every >= 1 && c.eval_batches >= 0,
-          fmt::format("need eval_every >= 0, log_every >= 1 and eval_batches >= 0, got {}, {} and {}", c.eval_every,
-                      c.log_every, c.eval_batches));
+  require_finite_in("min_lr_ratio", c.min_lr_ratio, 0, 1);
+  require_finite_in("weight_decay", c.weight_decay, 0, kMaxLearningRate);
+  require_finite_in("clip", c.clip, 0, kMaxClip);
+  require_in("eval_every", c.eval_every, 0, kMaxSteps);
+  require_in("log_every", c.log_every, 1, kMaxSteps);
+  require_in("eval_batches", c.eval_batches, 0, kMaxSteps);
   require(!c.out.empty(), "out (the run directory) must not be empty");
   parse_device(c.device);
 }

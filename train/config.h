@@ -62,7 +62,22 @@ struct TrainConfig {
   bool operator==(const TrainConfig&) const = default;
 };
 
-// Throws tg::Error("config", ...) naming the first field out of range.
+// Upper bounds on a run's sizes, so that no product of them overflows and a checkpoint cannot
+// describe a model or a run larger than any the program makes. validate() enforces them and
+// the train command's flags check them as they are parsed.
+inline constexpr int64_t kMaxSequenceLength = int64_t{1} << 16;  // min_len, max_len, block_size, a model's max_len
+inline constexpr int64_t kMaxDModel = int64_t{1} << 14;
+inline constexpr int64_t kMaxFeedForward = int64_t{1} << 16;
+inline constexpr int64_t kMaxLayers = 1024;
+inline constexpr int64_t kMaxVocab = int64_t{1} << 24;         // tokens of a vocabulary (a model's classes too)
+inline constexpr int64_t kMaxSteps = int64_t{1} << 40;         // steps, warmup, eval_every, log_every, eval_batches
+inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;     // batch_size, grad_accum
+inline constexpr int64_t kMaxExamples = int64_t{1} << 40;      // steps * batch_size * grad_accum, val_examples
+inline constexpr int64_t kMaxModulus = int64_t{1} << 40;
+inline constexpr double kMaxLearningRate = 1e3;               // lr, weight_decay
+inline constexpr double kMaxClip = 1e12;
+
+// Throws tg::Error("config", ...) naming the first field out of range and its limits.
 void validate(const TrainConfig& config);
 
 std::string to_json(const TrainConfig& config);

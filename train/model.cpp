@@ -4,22 +4,73 @@
 
 #include "core/error.h"
 #include "data/vocab.h"
+#include "train/config.h"
 
 namespace tg::train {
 
 namespace {
 
+void require_in(const char* field, int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo || value > hi)
+    throw Error("TransformerModel", fmt::format("{} must be in [{}, {}], got {}", field, lo, hi, value));
+}
+
 ModelConfig checked(const ModelConfig& c) {
-  if (c.vocab_size <= 0 || c.num_classes <= 0 || c.max_len <= 0)
-    throw Error("TransformerModel", fmt::format("vocab_size, num_classes and max_len must be positive, got {}, {} "
-                                                "and {}", c.vocab_size, c.num_classes, c.max_len));
-  if (c.d_model <= 0 || c.heads <= 0 || c.d_model % c.heads != 0)
-    throw Error("TransformerModel", fmt::format("d_model ({}) must be a positive multiple of heads ({})", c.d_model,
-                                                c.heads));
+  check_model_config(c);
   return c;
 }
 
 }  // namespace
+
+void check_model_config(const ModelConfig& c) {
+  require_in("vocab_size", c.vocab_size, 1, kMaxVocab);
+  require_in("num_classes", c.num_classes, 1, kMaxVocab);
+  require_in("max_len", c.max_len, 1, kMaxSequenceLength);
+  require_in("d_model", c.d_model, 1, kMaxDModel);
+  if (c.heads <= 0 || c.d_model % c.heads != 0)
+    throw Error("TransformerModel", fmt::format("d_model ({}) must be a positive multiple of heads ({})", c.d_model,
+                                                c.heads));
+  require_in("layers", c.layers, 1, kMaxLayers);
+  require_in("ff", c.ff, 1, kMaxFeedForward);
+  if (!(c.dropout >= 0 && c.dropout < 1))
+    throw Error("TransformerModel", fmt::format("dropout must be in [0, 1), got {}", c.dropout));
+  if (c.max_len > kMaxPositionTable / c.d_model)
+    throw Error("TransformerModel", fmt::format("max_len * d_model must be <= {}, got {} * {}", kMaxPositionTable,
+                                                c.max_len, c.d_model));
+}
+
+int64_t parameter_count(const ModelConfig& c) {
+  check_model_config(c);  // the limits keep every product below in range
+  const int64_t E = c.d_model, F = c.ff;
+  const int64_t attention = 4 * (E * E + E);        // q, k, v and out projections with biases
+  const int64_t feed_forward = (E * F + F) + (F * E + E);
+  const int64_t layer = attention + feed_forward + 2 * (2 * E);  // and two LayerNorms
+  const int64_t embedding = c.vocab_size * E, final_norm = 2 * E, head = E * c.num_classes + c.num_classes;
+  return embedding + c.layers * layer + final_norm + head;
+}
+
+void check_weights_fit(const ModelConfig& c, const NamedTensors& weights) {
+  const int64_t expected = parameter_count(c);
+  const auto require_shape = [&](const std::string& name, const Shape& shape) {
+    for (const auto& [key, t] : weights)
+      if (key == name) {
+        if (t.shape() != shape)
+          throw Error("TransformerModel", fmt::format("{} should be {} for the described model, got {}", name,
+                                                      shape_str(shape), shape_str(t.shape())));
+        return;
+      }
+    throw Error("TransformerModel", fmt::format("the weights have no {}", name));
+  };
+  require_shape("embedding.weight", {c.vocab_size, c.d_model});
+  require_shape("head.weight", {c.num_classes, c.d_model});
+  int64_t stored = 0;
+  for (const auto& [key, t] : weights) stored += t.numel();
+  if (stored != expected)
+    throw Error("TransformerModel",
+                fmt::format("the described model (d_model {}, {} heads, {} layers, ff {}, vocabulary {}, {} classes) "
+                            "has {} parameters, but the weights hold {} values", c.d_model, c.heads, c.layers, c.ff,
+                            c.vocab_size, c.num_classes, expected, stored));
+}
 
 TransformerModel::TransformerModel(const ModelConfig& c) : Module("TransformerModel"), config(checked(c)) {
   embedding = register_module("embedding", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model, data::kPadId));

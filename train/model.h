@@ -37,6 +37,22 @@ struct ModelConfig {
   bool operator==(const ModelConfig&) const = default;
 };
 
+// The largest positional table (max_len * d_model values) a model may have: it is computed,
+// not stored, so a checkpoint's size does not bound it.
+inline constexpr int64_t kMaxPositionTable = int64_t{1} << 24;
+
+// Throws tg::Error("TransformerModel", ...) naming the first field that is out of range: the
+// sizes must be positive and within the limits of train/config.h and kMaxPositionTable.
+void check_model_config(const ModelConfig& config);
+
+// The number of parameters the model `config` describes, computed without building it.
+int64_t parameter_count(const ModelConfig& config);
+
+// Checks, before any memory is allocated for the model, that `weights` (a state_dict as a
+// checkpoint stores it) are the size of the model `config` describes: the embedding and the
+// head have its shapes, and the weights hold parameter_count(config) values in all.
+void check_weights_fit(const ModelConfig& config, const NamedTensors& weights);
+
 class TransformerModel : public nn::Module {
  public:
   explicit TransformerModel(const ModelConfig& config);  // parameters drawn from the global generator

@@ -47,10 +47,21 @@ void Reporter::open_log(const std::filesystem::path& path, int64_t keep_through_
         kept.push_back(line);
     }
   }
-  log_.open(path, std::ios::out | std::ios::trunc);
+  // The kept records go to a temporary file renamed over the log: a crash meanwhile leaves
+  // the old log whole.
+  std::filesystem::path temp = path;
+  temp += ".tmp";
+  {
+    std::ofstream rewritten(temp, std::ios::out | std::ios::trunc);
+    for (const std::string& line : kept) rewritten << line << '\n';
+    rewritten.flush();
+    if (!rewritten) throw Error("train", fmt::format("cannot write the metrics log {}", temp.string()));
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) throw Error("train", fmt::format("cannot replace the metrics log {}: {}", path.string(), ec.message()));
+  log_.open(path, std::ios::out | std::ios::app);
   if (!log_) throw Error("train", fmt::format("cannot write the metrics log {}", path.string()));
-  for (const std::string& line : kept) log_ << line << '\n';
-  log_.flush();
 }
 
 void Reporter::step(const StepMetrics& m) {

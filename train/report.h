@@ -47,7 +47,8 @@ class Reporter {
   Reporter& operator=(const Reporter&) = delete;
 
   // Appends to `path`, first dropping records after `keep_through_step` (a resumed run rewrites
-  // the steps a crash left behind); a fresh run (keep_through_step 0) starts the file anew.
+  // the steps a crash left behind); a fresh run (keep_through_step 0) starts the file anew. The
+  // old file is replaced atomically (a temporary file renamed over it).
   void open_log(const std::filesystem::path& path, int64_t keep_through_step);
 
   void step(const StepMetrics& m);

@@ -30,6 +30,19 @@ double ms_since(Clock::time_point start) {
 // The config fields a resumed run may change: they do not alter the steps already taken.
 const std::set<std::string> kResumable = {"steps", "eval_every", "log_every", "eval_batches", "out"};
 
+// "vocab_size (checkpoint 30, now 31), max_len (checkpoint 8, now 9)"
+std::string model_differences(const ModelConfig& a, const ModelConfig& b) {
+  std::vector<std::string> out;
+  const auto compare = [&](const char* field, const auto& x, const auto& y) {
+    if (x != y) out.push_back(fmt::format("{} (checkpoint {}, now {})", field, x, y));
+  };
+  compare("vocab_size", a.vocab_size, b.vocab_size), compare("num_classes", a.num_classes, b.num_classes);
+  compare("max_len", a.max_len, b.max_len), compare("d_model", a.d_model, b.d_model);
+  compare("heads", a.heads, b.heads), compare("layers", a.layers, b.layers), compare("ff", a.ff, b.ff);
+  compare("dropout", a.dropout, b.dropout), compare("causal", a.causal, b.causal);
+  return fmt::format("{}", fmt::join(out, ", "));
+}
+
 }  // namespace
 
 EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, int64_t max_batches) {
@@ -64,6 +77,7 @@ Trainer::Trainer(const TrainConfig& config, TaskData data, TrainerOptions option
   device_ = parse_device(config_.device);
   manual_seed(config_.seed);  // the parameters' initial values, then dropout, draw from it
   model_ = std::make_unique<TransformerModel>(model_config(config_, data_));
+  initial_rng_offset_ = default_generator().offset();
   if (!device_.is_cpu()) model_->to_(device_);
   for (auto& [name, t] : model_->named_parameters()) params_.push_back({name, t});
   optimizer_ = std::make_unique<AdamW>(weight_decay_groups(params_),
@@ -92,11 +106,24 @@ void Trainer::resume(const std::filesystem::path& where) {
                                       "change only steps, eval_every, log_every, eval_batches and out",
                                       file.string(), fmt::join(changed, ", ")));
   if (c.model_config != model_->config)
-    throw Error("resume", fmt::format("{}: the checkpoint's model does not fit this run's data (the data file "
-                                      "changed?)", file.string()));
+    throw Error("resume", fmt::format("{}: the checkpoint's model does not fit this run's data: {} (the data file "
+                                      "changed?)", file.string(), model_differences(c.model_config, model_->config)));
   if (c.step > config_.steps)
     throw Error("resume", fmt::format("{}: the checkpoint is at step {}, past this run's steps ({})", file.string(),
                                       c.step, config_.steps));
+  // The loader has read step * grad_accum batches since the start of the run. (The synthetic
+  // tasks size their training set to the run's steps, so a longer run's epochs are longer.)
+  const int64_t batches_read = c.step * config_.grad_accum, per_epoch = train_loader_->batches_per_epoch();
+  const data::LoaderState expected{batches_read / per_epoch, batches_read % per_epoch};
+  const bool same_epochs = c.config.steps == config_.steps || config_.task == "lm" || config_.task == "file";
+  if (same_epochs && (c.loader.epoch != expected.epoch || c.loader.batch != expected.batch))
+    throw Error("resume", fmt::format("{}: the loader is at epoch {}, batch {}, but {} steps of {} batches end at "
+                                      "epoch {}, batch {} ({} batches an epoch)", file.string(), c.loader.epoch,
+                                      c.loader.batch, c.step, config_.grad_accum, expected.epoch, expected.batch,
+                                      per_epoch));
+  if (c.rng_offset < initial_rng_offset_)
+    throw Error("resume", fmt::format("{}: rng.offset is {}, before the {} the initial weights already drew",
+                                      file.string(), c.rng_offset, initial_rng_offset_));
   try {
     model_->load_state_dict(c.model);
     optimizer_->load_state_dict(c.optimizer);

@@ -106,6 +106,7 @@ class Trainer {
   Device device_;  // where the model, the batches and the optimizer state live
   int64_t step_ = 0;
   int64_t last_checkpoint_step_ = 0;  // 0: none written (or resumed from) yet
+  uint64_t initial_rng_offset_ = 0;   // the global generator's offset after the initial weights
 };
 
 }  // namespace tg::train

@@ -1,10 +1,131 @@
-// Bad-input matrix rows: cli. See bad_input_case.h.
+// Bad-input matrix rows: cli. See bad_input_case.h. The rows that need a run share one tiny
+// copy-task run (two steps), made on first use and never written to by a row.
+#include <filesystem>
+#include <fstream>
+
 #include "bad_input/bad_input_case.h"
+#include "core/io/safetensors.h"
+#include "train/train_test_util.h"
 
 namespace tg::test {
 
+namespace {
+
+struct SharedRuns {
+  TempDir dir{"bad_input_cli"};
+  std::string run = (dir.path() / "run").string();              // a finished copy-task run
+  std::string empty = (dir.path() / "empty").string();          // a directory without a checkpoint
+  std::string edited = (dir.path() / "edited").string();        // the run with trainer.step = -5
+  std::string repeated = (dir.path() / "repeated").string();    // the run with a repeated input token
+  std::string not_checkpoint = (dir.path() / "notes.safetensors").string();
+  std::string fresh = (dir.path() / "fresh").string();          // for runs refused before they write
+
+  SharedRuns() {
+    const auto r = cli_outcome({"train", "--task", "copy", "--steps", "2", "--warmup", "1", "--d-model", "16",
+                                "--heads", "2", "--layers", "1", "--ff", "16", "--batch-size", "8", "--val-examples",
+                                "16", "--eval-batches", "1", "--out", run});
+    if (r != "exit 0: ") throw std::runtime_error("the shared run failed: " + r);
+    std::filesystem::create_directories(empty);
+    std::ofstream(not_checkpoint) << "these are notes, not tensors";
+    const std::filesystem::path checkpoint = std::filesystem::path(run) / "checkpoint.safetensors";
+    SafetensorsFile f = load_safetensors(checkpoint);
+    for (auto& [name, t] : f.tensors)
+      if (name == "trainer.step") t.data<int64_t>()[0] = -5;
+    std::filesystem::create_directories(edited);
+    save_safetensors(std::filesystem::path(edited) / "checkpoint.safetensors", f.tensors, f.metadata);
+    f = load_safetensors(checkpoint);
+    f.metadata["input_vocab"] = R"(["0","1","2","3","4","5","6","7","8","9","3"])";
+    std::filesystem::create_directories(repeated);
+    save_safetensors(std::filesystem::path(repeated) / "checkpoint.safetensors", f.tensors, f.metadata);
+  }
+};
+
+const SharedRuns& runs() {
+  static const SharedRuns shared;
+  return shared;
+}
+
+BadInputCase row(std::string name, std::function<std::vector<std::string>()> args, std::vector<std::string> expected) {
+  return {std::move(name), [args] { return cli_outcome(args()); }, std::move(expected)};
+}
+
+BadInputCase row(std::string name, std::vector<std::string> args, std::vector<std::string> expected) {
+  return row(std::move(name), [args] { return args; }, std::move(expected));
+}
+
+}  // namespace
+
 std::vector<BadInputCase> cli_cases() {
-  return {};
+  const std::string steps_range = "[1, 1099511627776]";
+  return {
+      row("unknown command", {"fly"}, {"exit 2", "unknown command 'fly'"}),
+      row("unknown flag", {"train", "--no-such-flag"}, {"exit 2", "--no-such-flag"}),
+      row("flag without its value", {"train", "--steps"}, {"exit 2", "--steps"}),
+      row("unknown task", {"train", "--task", "translate"}, {"exit 2", "--task", "translate"}),
+      row("--steps past int64", {"train", "--steps", "99999999999999999999"},
+          {"exit 2", "--steps", "99999999999999999999", steps_range}),
+      row("--steps not an integer", {"train", "--steps", "1e3"}, {"exit 2", "--steps", "must be an integer", "1e3"}),
+      row("steps * batch * accum overflows",
+          {"train", "--steps", "1099511627776", "--batch-size", "1048576", "--grad-accum", "2"},
+          {"exit 2", "--steps * --batch-size * --grad-accum must be <= 1099511627776", "1099511627776 * 1048576 * 2"}),
+      row("--batch-size 0", {"train", "--batch-size", "0"}, {"exit 2", "--batch-size", "[1, 1048576]", "got 0"}),
+      row("--seed -1", {"train", "--seed", "-1"}, {"exit 2", "--seed", "[0, 18446744073709551615]", "got -1"}),
+      row("--lr inf", {"train", "--lr", "inf"}, {"exit 2", "--lr", "finite", "(0, 1000]", "got inf"}),
+      row("--lr nan", {"train", "--lr", "nan"}, {"exit 2", "--lr", "finite", "got nan"}),
+      row("--dropout 1.5", {"train", "--dropout", "1.5"}, {"exit 2", "--dropout", "[0, 0.99]", "got 1.5"}),
+      row("--d-model past the limit", {"train", "--d-model", "100000"},
+          {"exit 2", "--d-model", "[1, 16384]", "got 100000"}),
+      row("--threads 100000", {"train", "--threads", "100000"}, {"exit 2", "--threads", "per core", "got 100000"}),
+      row("eval --threads 100000", {"eval", "x", "--threads", "100000"}, {"exit 2", "--threads", "got 100000"}),
+      row("unknown device", {"train", "--device", "tpu"}, {"exit 2", "--device", "cpu, cuda or cuda:N", "got tpu"}),
+      row("--warmup not below --steps", {"train", "--steps", "20", "--warmup", "20"},
+          {"exit 2", "--warmup", "must be < --steps (20)", "got 20"}),
+      row("--data for a synthetic task", {"train", "--task", "sort", "--data", "x.tsv"},
+          {"exit 2", "--data", "task sort does not read it", "lm, file"}),
+      row("--val-examples for the lm task", {"train", "--task", "lm", "--val-examples", "8"},
+          {"exit 2", "--val-examples", "task lm does not read it"}),
+      row("--heads not dividing --d-model",
+          [] { return std::vector<std::string>{"train", "--d-model", "30", "--heads", "4", "--out", runs().fresh}; },
+          {"exit 1", "d_model (30) must be a positive multiple of heads (4)"}),
+      row("--min-len above --max-len",
+          [] { return std::vector<std::string>{"train", "--min-len", "5", "--max-len", "3", "--out", runs().fresh}; },
+          {"exit 1", "max_len must be in [5, 65536], got 3"}),
+      row("eval of a missing directory", {"eval", "/no/such/run"}, {"exit 1", "/no/such/run", "no such file"}),
+      row("eval of a file that is no checkpoint", [] { return std::vector<std::string>{"eval", runs().not_checkpoint}; },
+          {"exit 1", "notes.safetensors", "not a readable checkpoint"}),
+      row("eval --data for a synthetic task", [] { return std::vector<std::string>{"eval", runs().run, "--data", "x"}; },
+          {"exit 2", "--data", "trained on task copy, which reads no data file"}),
+      row("eval --batches -1", {"eval", "x", "--batches", "-1"}, {"exit 2", "--batches", "got -1"}),
+      row("sample on a non-LM run", [] { return std::vector<std::string>{"sample", runs().run}; },
+          {"exit 1", "trained on task copy; sample needs a language model"}),
+      row("sample --tokens past the limit", {"sample", "x", "--tokens", "99999999"},
+          {"exit 2", "--tokens", "[0, 1048576]", "got 99999999"}),
+      row("sample --temperature nan", {"sample", "x", "--temperature", "nan"},
+          {"exit 2", "--temperature", "finite", "got nan"}),
+      row("trace --seed -1", {"trace", "--seed", "-1"}, {"exit 2", "--seed", "got -1"}),
+      row("gradcheck of an unknown op", {"gradcheck", "no_such_op"}, {"exit 2", "no op named \"no_such_op\""}),
+      row("resume of a directory without a checkpoint",
+          [] { return std::vector<std::string>{"train", "--resume", runs().empty}; },
+          {"exit 1", "empty", "checkpoint.safetensors", "no such file"}),
+      row("fresh run into a directory holding a run", [] { return std::vector<std::string>{"train", "--out", runs().run}; },
+          {"exit 2", "--out", "already holds a run", "--resume " + runs().run, "--overwrite"}),
+      row("--overwrite with --resume",
+          [] { return std::vector<std::string>{"train", "--resume", runs().run, "--overwrite"}; },
+          {"exit 2", "--overwrite", "cannot be combined with --resume"}),
+      row("--out with --resume",
+          [] { return std::vector<std::string>{"train", "--resume", runs().run, "--out", runs().fresh}; },
+          {"exit 2", "--out", "a resumed run writes into the directory --resume names"}),
+      row("resume changing the model", [] {
+            return std::vector<std::string>{"train", "--resume", runs().run, "--d-model", "32", "--steps", "4"};
+          },
+          {"exit 1", "differs from the checkpoint's in d_model (checkpoint 16, now 32)"}),
+      row("resume of a checkpoint whose step was edited",
+          [] { return std::vector<std::string>{"train", "--resume", runs().edited}; },
+          {"exit 1", "edited", "trainer.step must be in [0, steps = 2], got -5"}),
+      row("eval of a checkpoint with a repeated vocabulary token",
+          [] { return std::vector<std::string>{"eval", runs().repeated}; },
+          {"exit 1", "repeated", "input_vocab entry 10 repeats the token \"3\" (id 8)"}),
+  };
 }
 
 }  // namespace tg::test

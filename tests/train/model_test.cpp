@@ -76,10 +76,41 @@ TEST_CASE("TransformerModel: errors name the model and the problem") {
                        Error);
   bad = small(false);
   bad.num_classes = 0;
-  CHECK_THROWS_WITH_AS(TransformerModel{bad}, doctest::Contains("TransformerModel: vocab_size, num_classes"), Error);
+  CHECK_THROWS_WITH_AS(TransformerModel{bad}, doctest::Contains("TransformerModel: num_classes must be in [1, 16777216], "
+                                                                "got 0"), Error);
   TransformerModel model(small(false));
   CHECK_THROWS_WITH_AS(model.forward(tensor({1, 2}, {1, 2})), doctest::Contains("expected inputs (B,T) int64"), Error);
   // longer than max_len: the positional encoding says so
   CHECK_THROWS_WITH_AS(model.forward(tensor_i64(std::vector<int64_t>(7, 5), {1, 7})), doctest::Contains("max_len=6"),
                        Error);
+}
+
+TEST_CASE("TransformerModel: sizes past the limits are refused before anything is allocated") {
+  ModelConfig huge = small(false);
+  huge.d_model = int64_t{1} << 20, huge.heads = 1;
+  CHECK_THROWS_WITH_AS(TransformerModel{huge}, doctest::Contains("d_model must be in [1, 16384], got 1048576"), Error);
+  huge = small(false);
+  huge.max_len = 4096, huge.d_model = 8192, huge.heads = 1;
+  CHECK_THROWS_WITH_AS(TransformerModel{huge}, doctest::Contains("max_len * d_model must be <= 16777216, got 4096 * "
+                                                                 "8192"), Error);
+}
+
+TEST_CASE("TransformerModel: parameter_count gives the built model's count, and check_weights_fit the model's size") {
+  for (ModelConfig c : {small(false), small(true)}) {
+    c.layers = 3, c.ff = 24;
+    TransformerModel model(c);
+    int64_t built = 0;
+    for (const auto& [name, t] : model.named_parameters()) built += t.numel();
+    CHECK(train::parameter_count(c) == built);
+    CHECK_NOTHROW(train::check_weights_fit(c, model.state_dict()));
+    ModelConfig deeper = c;
+    deeper.layers = 4;
+    CHECK_THROWS_WITH_AS(train::check_weights_fit(deeper, model.state_dict()),
+                         doctest::Contains(fmt::format("has {} parameters, but the weights hold {} values",
+                                                       train::parameter_count(deeper), built).c_str()), Error);
+    ModelConfig wider = c;
+    wider.vocab_size += 1;
+    CHECK_THROWS_WITH_AS(train::check_weights_fit(wider, model.state_dict()),
+                         doctest::Contains("embedding.weight should be"), Error);
+  }
 }

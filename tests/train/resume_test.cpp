@@ -89,3 +89,23 @@ TEST_CASE("resume: a changed model or optimizer setting is refused, a longer run
   train::Trainer fewer(shorter, {.console = nullptr});
   CHECK_THROWS_WITH_AS(fewer.resume(dir.path()), doctest::Contains("past this run's steps (3)"), Error);
 }
+
+TEST_CASE("resume: the metrics log is rewritten through a temporary file, so a failed rewrite leaves it whole") {
+  TempDir dir("resume_metrics");
+  const std::filesystem::path log = dir.path() / "metrics.jsonl";
+  const std::string old = "{\"type\":\"train\",\"step\":1,\"loss\":2}\n{\"type\":\"train\",\"step\":2,\"loss\":1}\n";
+  std::ofstream(log) << old;
+  std::filesystem::create_directories(dir.path() / "metrics.jsonl.tmp" / "blocker");  // the temporary file cannot be made
+  {
+    train::Reporter reporter(nullptr, 1, 4, 1);
+    CHECK_THROWS_WITH_AS(reporter.open_log(log, 1), doctest::Contains("metrics.jsonl.tmp"), Error);
+  }
+  CHECK(test::read_file(log) == old);
+
+  std::filesystem::remove_all(dir.path() / "metrics.jsonl.tmp");
+  train::Reporter reporter(nullptr, 1, 4, 1);
+  reporter.open_log(log, 1);
+  reporter.step({.step = 2, .loss = 0.5});
+  CHECK(test::read_file(log).starts_with("{\"type\":\"train\",\"step\":1,\"loss\":2}\n{\"type\":\"train\",\"step\":2,"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "metrics.jsonl.tmp"));
+}
