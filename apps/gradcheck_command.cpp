@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
-#include "apps/op_cases.h"
 #include "core/error.h"
+#include "ops/op_registry.h"
 
 namespace tg::cli {
 
@@ -14,22 +14,30 @@ namespace {
 
 struct GradcheckArgs {
   std::vector<std::string> ops;  // empty: all
+  bool list = false;             // print each op's summary instead of checking
 };
 
 void run_gradcheck(const GradcheckArgs& args, Io& io) {
   for (const std::string& op : args.ops)
     if (std::none_of(op_cases().begin(), op_cases().end(), [&](const OpCase& c) { return c.op == op; }))
-      throw CLI::ValidationError("ops", fmt::format("no op named \"{}\"", op));
-  if (io.parse_only) return;
+      throw Error("gradcheck", fmt::format("no op named \"{}\"", op));
+  const auto selected = [&](const OpCase& c) {
+    return args.ops.empty() || std::find(args.ops.begin(), args.ops.end(), c.op) != args.ops.end();
+  };
+  if (args.list) {
+    for (const OpCase& c : op_cases())
+      if (selected(c)) fmt::print(io.out, "{:<16} {}\n", c.op, c.summary);
+    return;
+  }
   fmt::print(io.out, "{:<14} {:>8}  {:>11}  {}\n", "op", "elements", "worst error", "result");
   int checked = 0, failed = 0;
   for (const OpCase& c : op_cases()) {
-    if (!args.ops.empty() && std::find(args.ops.begin(), args.ops.end(), c.op) == args.ops.end()) continue;
+    if (!selected(c)) continue;
     const GradcheckResult r = gradcheck(c.fn, c.inputs(), c.options);
-    const bool on_tape = std::find(r.ops.begin(), r.ops.end(), c.tape_op) != r.ops.end();
+    const bool on_tape = std::find(r.ops.begin(), r.ops.end(), c.op) != r.ops.end();
     const bool ok = r.ok && on_tape && r.checked > 0;
     std::string note;
-    if (!on_tape) note = fmt::format("  ('{}' is not on the checked tape)", c.tape_op);
+    if (!on_tape) note = fmt::format("  ('{}' is not on the checked tape)", c.op);
     else if (!r.ok) note = "  " + r.report;
     fmt::print(io.out, "{:<14} {:>8}  {:>11.2e}  {}{}\n", c.op, r.checked, r.error, ok ? "pass" : "FAIL", note);
     ++checked, failed += ok ? 0 : 1;
@@ -44,6 +52,7 @@ void add_gradcheck_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand("gradcheck", "Check every op's gradient against finite differences (float64)");
   auto args = std::make_shared<GradcheckArgs>();
   sub->add_option("ops", args->ops, "only these ops (default: all)");
+  sub->add_flag("--list", args->list, "list the ops, each with a one-line summary, and check nothing");
   sub->callback([args, io] { run_gradcheck(*args, *io); });
 }
 

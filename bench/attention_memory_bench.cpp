@@ -18,8 +18,8 @@
 #include "bench/attention_memory_args.h"
 #include "bench/peak_rss.h"
 #include "core/factories.h"
-#include "ops/attention/attention.h"
-#include "ops/fused_attention/fused_attention.h"
+#include "nn/attention.h"
+#include "ops/fused/fused_attention/fused_attention.h"
 
 int main(int argc, char** argv) try {
   using namespace tg;

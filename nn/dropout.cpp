@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "ops/dropout/dropout.h"
-#include "ops/relu_dropout/relu_dropout.h"
+#include "ops/fused/relu_dropout/relu_dropout.h"
 
 namespace tg::nn {
 
@@ -13,6 +13,6 @@ Dropout::Dropout(double p) : Module("Dropout"), p(p) {
 
 Tensor Dropout::forward(const Tensor& x) const { return dropout(x, p, is_training()); }
 
-Tensor Dropout::forward_after_relu(const Tensor& x) const { return relu_dropout(x, p, is_training()); }
+Tensor Dropout::forward_of_relu(const Tensor& x) const { return relu_dropout(x, p, is_training()); }
 
 }  // namespace tg::nn

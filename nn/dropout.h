@@ -9,8 +9,9 @@ class Dropout : public Module {
  public:
   explicit Dropout(double p = 0.5);
   Tensor forward(const Tensor& x) const;  // draws from the global generator
-  // forward(relu(x)) as one op, relu_dropout (ops/relu_dropout): the same values and draws
-  Tensor forward_after_relu(const Tensor& x) const;
+  // forward(relu(x)): takes x before the relu and runs both as one fused op (ops/fused/relu_dropout),
+  // with the same values and draws as the two ops
+  Tensor forward_of_relu(const Tensor& x) const;
 
   double p;
 };

@@ -10,7 +10,7 @@ Tensor activate(const Tensor& x, Activation activation) {
 }
 
 Tensor activate_and_drop(const Tensor& x, Activation activation, const Dropout& dropout, bool fuse_relu_dropout) {
-  if (activation == Activation::relu && fuse_relu_dropout) return dropout.forward_after_relu(x);
+  if (activation == Activation::relu && fuse_relu_dropout) return dropout.forward_of_relu(x);
   return dropout.forward(activate(x, activation));
 }
 

@@ -4,7 +4,7 @@
 
 #include "core/factories.h"
 #include "nn/init.h"
-#include "ops/linear/linear.h"
+#include "ops/fused/linear/linear.h"
 
 namespace tg::nn {
 

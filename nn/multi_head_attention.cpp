@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "ops/attention/attention.h"
-#include "ops/fused_attention/fused_attention.h"
+#include "nn/attention.h"
+#include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/mean/mean.h"
 #include "ops/reshape/reshape.h"
 #include "ops/transpose/transpose.h"

@@ -1,5 +1,6 @@
 #pragma once
-// Every nn module, one include per module (the nn registry).
+// Every nn module, one include per module (the nn registry), and the composed attention.
+#include "nn/attention.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/encoder_layer.h"

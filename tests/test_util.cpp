@@ -6,15 +6,8 @@
 namespace tg::test {
 
 namespace {
-std::set<std::string>& registry() {
-  static std::set<std::string> ops;
-  return ops;
-}
 int skipped = 0, ran_on_gpu = 0;
 }  // namespace
-
-bool register_gradcheck_test(const std::string& op) { return registry().insert(op).second; }
-const std::set<std::string>& gradcheck_tested_ops() { return registry(); }
 
 void require_gradcheck(const std::string& op, const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                        const GradcheckOptions& options) {

@@ -10,10 +10,6 @@
 
 namespace tg::test {
 
-// Registers `op` as having a gradcheck test (see TG_GRADCHECK_TEST) and returns true.
-bool register_gradcheck_test(const std::string& op);
-const std::set<std::string>& gradcheck_tested_ops();
-
 // Runs gradcheck and requires that it passes and that `op` was on the checked tape.
 void require_gradcheck(const std::string& op, const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                        const GradcheckOptions& options = {});
@@ -56,11 +52,3 @@ int skipped_gpu_cases();
 int gpu_cases_run();
 
 }  // namespace tg::test
-
-#define TG_CONCAT_INNER(a, b) a##b
-#define TG_CONCAT(a, b) TG_CONCAT_INNER(a, b)
-// A doctest case named "gradcheck <op>" that also records, before main runs, that <op> has
-// one. tests/ops/coverage_test.cpp fails for any op folder without such a case.
-#define TG_GRADCHECK_TEST(op)                                                                   \
-  static const bool TG_CONCAT(tg_gradcheck_registered_, __LINE__) = ::tg::test::register_gradcheck_test(op); \
-  TEST_CASE("gradcheck " op)

@@ -2,6 +2,7 @@
 
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
+#include "core/tape.h"
 
 namespace tg {
 
@@ -37,14 +38,22 @@ Tensor unary_forward(const Tensor& x, const char* op, UnaryKernel cpu, [[maybe_u
   return out;
 }
 
-Tensor unary_backward(const Tensor& dout, const Tensor& saved, UnaryBackwardKernel cpu,
-                      [[maybe_unused]] UnaryBackwardKernel cuda) {
-  Tensor dinp = empty_like(dout);
-  if (dinp.is_cuda())
-    TG_CUDA_ONLY(cuda(dinp, dout, saved));
-  else
-    cpu(dinp, dout, saved);
-  return dinp;
+Tensor unary_op(const Tensor& x, const char* op, UnarySaves saves, UnaryKernels cpu,
+                [[maybe_unused]] UnaryKernels cuda) {
+  Tensor out = unary_forward(x, op, cpu.forward, cuda.forward);
+  if (Recorder rec(op, {x}, {out}); rec) {
+    const char* saved = saves == UnarySaves::x ? "x" : "out";
+    rec.save(saved, saves == UnarySaves::x ? x : out);
+    rec.backward([=](const BackwardContext& ctx) -> TensorList {
+      Tensor dinp = empty_like(ctx.grad());
+      if (dinp.is_cuda())
+        TG_CUDA_ONLY(cuda.backward(dinp, ctx.grad(), ctx.saved(saved)));
+      else
+        cpu.backward(dinp, ctx.grad(), ctx.saved(saved));
+      return {dinp};
+    });
+  }
+  return out;
 }
 
 Tensor scalar_like(const Tensor& x, double value) {

@@ -23,7 +23,17 @@ using UnaryBackwardKernel = void (*)(const Tensor& dinp, const Tensor& dout, con
 // (TG_CUDA_KERNEL(...), core/cuda/cuda_only.h) for a tensor on a GPU.
 Tensor binary_forward(const Tensor& a, const Tensor& b, const char* op, BinaryKernel cpu, BinaryKernel cuda);
 Tensor unary_forward(const Tensor& x, const char* op, UnaryKernel cpu, UnaryKernel cuda);
-// dinp, like dout, written by the kernel of dout's device from dout and `saved`.
-Tensor unary_backward(const Tensor& dout, const Tensor& saved, UnaryBackwardKernel cpu, UnaryBackwardKernel cuda);
+
+// A unary op whose backward is one kernel reading the gradient and one saved tensor: exp, log,
+// relu, sigmoid, sqrt, tanh. Its formula and backward rule are its <op>_math.h, which both its
+// CPU and its CUDA kernels call.
+enum class UnarySaves { x, out };  // what the backward kernel reads besides the gradient
+struct UnaryKernels {
+  UnaryKernel forward;           // out = f(x)
+  UnaryBackwardKernel backward;  // dinp = dout * f'(x), from x or out
+};
+// unary_forward, then records `op` with the saved tensor and a backward that runs the backward
+// kernel of the gradient's device.
+Tensor unary_op(const Tensor& x, const char* op, UnarySaves saves, UnaryKernels cpu, UnaryKernels cuda);
 
 }  // namespace tg

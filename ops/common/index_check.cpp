@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/copy.h"
+#include "ops/common/contiguous_input.h"
 
 namespace tg {
 
@@ -11,7 +12,7 @@ int64_t check_indices(const Tensor& idx, int64_t limit, const char* op, const ch
   check_defined(idx, op, what);
   if (idx.dtype() != kI64)
     throw Error(op, fmt::format("{} must be int64, got {} {}", what, dtype_name(idx.dtype()), shape_str(idx.shape())));
-  const Tensor c = idx.is_cuda() ? to_device_copy(idx, kCPU) : idx.is_contiguous() ? idx : contiguous_copy(idx);
+  const Tensor c = idx.is_cuda() ? to_device_copy(idx, kCPU) : contiguous_or_copy(idx);
   const int64_t* p = c.data<int64_t>();
   int64_t kept = 0;
   for (int64_t i = 0; i < c.numel(); ++i) {  // serial: the error names the first bad element

@@ -4,14 +4,15 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
-#include "ops/common/rows.h"
+#include "ops/common/contiguous_input.h"
+#include "ops/common/dim_rows.h"
 
 namespace tg {
 
 Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowKernels cpu, [[maybe_unused]] RowKernels cuda) {
   check_floating(x, op, "x");
   const DimRows rows = dim_rows(x.shape(), dim, op);
-  Tensor inp = x.is_contiguous() ? x : contiguous_copy(x);
+  Tensor inp = contiguous_or_copy(x);
   Tensor out = empty(x.shape(), x.dtype(), x.device());
   if (out.is_cuda())
     TG_CUDA_ONLY(cuda.forward(out, inp, rows.outer, rows.dim_size, rows.inner));
@@ -21,7 +22,7 @@ Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowKernels cpu, 
     rec.attr("dim", rows.dim).save("out", out);
     rec.backward([=](const BackwardContext& ctx) -> TensorList {  // captures rows and the kernels
       const Tensor& out = ctx.saved("out");
-      Tensor dout = ctx.grad().is_contiguous() ? ctx.grad() : contiguous_copy(ctx.grad());
+      Tensor dout = contiguous_or_copy(ctx.grad());
       Tensor dinp = empty(out.shape(), out.dtype(), out.device());
       if (out.is_cuda())
         TG_CUDA_ONLY(cuda.backward(dinp, out, dout, rows.outer, rows.dim_size, rows.inner));

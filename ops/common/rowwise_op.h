@@ -1,5 +1,5 @@
 #pragma once
-// Shared by softmax and log_softmax: ops that map each row along `dim` (ops/common/rows.h) to
+// Shared by softmax and log_softmax: ops that map each row along `dim` (ops/common/dim_rows.h) to
 // a row of the same length, and whose backward needs only the output and the gradient. Each
 // op keeps its formula, kernels and backward rule in its own folder and hands its kernels here.
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/contiguous_input.h"
 #include "ops/common/index_check.h"
 #include "ops/sum/sum.h"
 
@@ -39,8 +40,8 @@ int64_t check_args(const Tensor& logits, const Tensor& target, const CrossEntrop
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOptions opts) {
   const int64_t count = check_args(logits, target, opts);
-  const Tensor x = logits.is_contiguous() ? logits : contiguous_copy(logits);
-  const Tensor t = target.is_contiguous() ? target : contiguous_copy(target);
+  const Tensor x = contiguous_or_copy(logits);
+  const Tensor t = contiguous_or_copy(target);
   Tensor loss = empty(target.shape(), logits.dtype(), logits.device());
   Tensor lse = empty(target.shape(), logits.dtype(), logits.device());
   if (x.is_cuda())
@@ -62,7 +63,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOpt
     rec.backward([opts, scale](const BackwardContext& ctx) -> TensorList {
       const Tensor& grad = ctx.grad();  // () or (...), possibly an expanded view
       Tensor dlogits = empty(ctx.input_shape(0), ctx.input_dtype(0), grad.device());
-      const Tensor dloss = grad.is_contiguous() ? grad : contiguous_copy(grad);
+      const Tensor dloss = contiguous_or_copy(grad);
       const Tensor &lse = ctx.saved("lse"), &x = ctx.saved("logits"), &t = ctx.saved("target");
       if (grad.is_cuda())
         TG_CUDA_ONLY(cross_entropy_backward_cuda(dlogits, dloss, lse, x, t, scale, opts.ignore_index,

@@ -22,7 +22,7 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "ops/common/reduction.h"
+#include "ops/common/loss_reduction.h"
 
 namespace tg {
 

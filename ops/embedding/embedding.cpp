@@ -6,6 +6,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/contiguous_input.h"
 #include "ops/common/index_check.h"
 
 namespace tg {
@@ -20,7 +21,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_id
                                          "or 0..{})", padding_idx, shape_str(weight.shape()), V - 1));
   check_indices(indices, V, "embedding", "index", fmt::format("for weight {}", shape_str(weight.shape())));
   check_same_device(indices, weight, "embedding");
-  const Tensor idx = indices.is_contiguous() ? indices : contiguous_copy(indices);
+  const Tensor idx = contiguous_or_copy(indices);
 
   Shape out_shape = indices.shape();
   out_shape.push_back(C);
@@ -35,7 +36,7 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_id
     rec.backward([padding_idx](const BackwardContext& ctx) -> TensorList {
       const Tensor& grad = ctx.grad();  // (I..., C), possibly an expanded view
       Tensor dweight = zeros(ctx.input_shape(1), ctx.input_dtype(1), grad.device());
-      const Tensor dout = grad.is_contiguous() ? grad : contiguous_copy(grad);
+      const Tensor dout = contiguous_or_copy(grad);
       if (grad.is_cuda())
         TG_CUDA_ONLY(embedding_backward_cuda(dweight, dout, ctx.saved("indices"), padding_idx));
       else

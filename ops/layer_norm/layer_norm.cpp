@@ -6,14 +6,11 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/contiguous_input.h"
 
 namespace tg {
 
 namespace {
-
-Tensor contiguous_or_none(const Tensor& t) {
-  return !t.defined() || t.is_contiguous() ? t : contiguous_copy(t);
-}
 
 void check_affine(const Tensor& t, const char* arg, const Tensor& x, const Shape& normalized_shape) {
   if (!t.defined()) return;
@@ -46,13 +43,13 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight,
   check_args(x, normalized_shape, weight, bias, eps);
   const Shape rows_shape(x.shape().begin(), x.shape().end() - static_cast<int64_t>(normalized_shape.size()));
   const int64_t N = numel(rows_shape), C = numel(normalized_shape);
-  Tensor xc = contiguous_or_none(x), wc = contiguous_or_none(weight);
+  Tensor xc = contiguous_or_copy(x), wc = contiguous_or_copy(weight);
   Tensor out = empty(x.shape(), x.dtype(), x.device());
   Tensor mean = empty(rows_shape, x.dtype(), x.device()), rstd = empty(rows_shape, x.dtype(), x.device());
   if (x.is_cuda())
-    TG_CUDA_ONLY(layer_norm_forward_cuda(out, mean, rstd, xc, wc, contiguous_or_none(bias), N, C, eps));
+    TG_CUDA_ONLY(layer_norm_forward_cuda(out, mean, rstd, xc, wc, contiguous_or_copy(bias), N, C, eps));
   else
-    layer_norm_forward_cpu(out, mean, rstd, xc, wc, contiguous_or_none(bias), N, C, eps);
+    layer_norm_forward_cpu(out, mean, rstd, xc, wc, contiguous_or_copy(bias), N, C, eps);
 
   if (Recorder rec("layer_norm", {x, weight, bias}, {out}); rec) {
     rec.save("x", xc).save("mean", mean).save("rstd", rstd);
@@ -67,7 +64,7 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight,
       };
       Tensor dx = grad_for(0), dweight = grad_for(1), dbias = grad_for(2);
       const Tensor &mean = ctx.saved("mean"), &rstd = ctx.saved("rstd");
-      const Tensor w = has_weight ? ctx.saved("weight") : Tensor(), gc = contiguous_or_none(g);
+      const Tensor w = has_weight ? ctx.saved("weight") : Tensor(), gc = contiguous_or_copy(g);
       if (x.is_cuda())
         TG_CUDA_ONLY(layer_norm_backward_cuda(dx, dweight, dbias, mean, rstd, gc, x, w, N, C));
       else

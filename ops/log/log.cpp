@@ -1,20 +1,13 @@
 #include "ops/log/log.h"
 
 #include "core/cuda/cuda_only.h"
-#include "core/tape.h"
 #include "ops/common/elementwise.h"
 
 namespace tg {
 
 Tensor log(const Tensor& x) {
-  Tensor out = unary_forward(x, "log", log_forward_cpu, TG_CUDA_KERNEL(log_forward_cuda));
-  if (Recorder rec("log", {x}, {out}); rec) {
-    rec.save("x", x);
-    rec.backward([](const BackwardContext& ctx) -> TensorList {
-      return {unary_backward(ctx.grad(), ctx.saved("x"), log_backward_cpu, TG_CUDA_KERNEL(log_backward_cuda))};
-    });
-  }
-  return out;
+  return unary_op(x, "log", UnarySaves::x, {log_forward_cpu, log_backward_cpu},
+                  {TG_CUDA_KERNEL(log_forward_cuda), TG_CUDA_KERNEL(log_backward_cuda)});
 }
 
 }  // namespace tg

@@ -2,7 +2,7 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
-#include "ops/common/rows.h"
+#include "ops/common/dim_rows.h"
 #include "ops/log_softmax/log_softmax.h"
 
 namespace tg {

@@ -3,7 +3,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
-#include "ops/common/reduce.h"
+#include "ops/common/reduce_shape.h"
 #include "ops/expand/expand.h"
 #include "ops/reshape/reshape.h"
 

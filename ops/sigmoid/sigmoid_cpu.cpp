@@ -6,12 +6,12 @@ namespace tg {
 
 // inp (...) -> out (...)
 void sigmoid_forward_cpu(const Tensor& out, const Tensor& inp) {
-  unary_kernel_cpu(out, inp, "sigmoid", [](auto v) { return sigmoid_of(v); });
+  unary_kernel_cpu(out, inp, "sigmoid", [](auto x) { return sigmoid_math::forward(x); });
 }
 
 // dout (...), out (...) -> dinp (...)
 void sigmoid_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& out) {
-  binary_kernel_cpu(dinp, dout, out, "sigmoid", [](auto g, auto y) { return g * y * (1 - y); });
+  binary_kernel_cpu(dinp, dout, out, "sigmoid", [](auto g, auto s) { return sigmoid_math::backward(g, s); });
 }
 
 }  // namespace tg

@@ -22,7 +22,7 @@ namespace tg {
 Tensor softmax(const Tensor& x, int64_t dim = -1);
 
 // Kernels on contiguous (outer, dim_size, inner) tensors, one row per (outer, inner) pair
-// (ops/common/rows.h); OpenMP over rows on the CPU, one block per row on the GPU (_cuda: all
+// (ops/common/dim_rows.h); OpenMP over rows on the CPU, one block per row on the GPU (_cuda: all
 // tensors on one GPU).
 // out = softmax(inp) along dim_size (= writes).
 void softmax_forward_cpu(const Tensor& out, const Tensor& inp, int64_t outer, int64_t dim_size, int64_t inner);

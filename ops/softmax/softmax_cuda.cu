@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "ops/common/block_reduce_cuda.cuh"
-#include "ops/common/row_launch_cuda.cuh"
-#include "ops/common/rows.h"
+#include "ops/common/dim_rows.h"
+#include "ops/common/launch_per_row_cuda.cuh"
 #include "ops/softmax/softmax.h"
 
 namespace tg {

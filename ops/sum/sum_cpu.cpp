@@ -4,7 +4,7 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
-#include "ops/common/reduce.h"
+#include "ops/common/reduce_shape.h"
 #include "ops/sum/sum.h"
 
 namespace tg {

@@ -3,7 +3,7 @@
 #include "core/cuda/cuda_check.h"
 #include "core/cuda/strided_cuda.cuh"
 #include "core/dispatch.h"
-#include "ops/common/reduce.h"
+#include "ops/common/reduce_shape.h"
 #include "ops/sum/sum.h"
 
 namespace tg {

@@ -1,20 +1,66 @@
-// Every op folder has a gradcheck test: each directory under ops/ (except common/) must be
-// registered by a TG_GRADCHECK_TEST("<folder>") somewhere in the test binary.
-#include <algorithm>
+// The op registry covers every op: each op included by ops/ops.h has exactly one record
+// (TG_OP_CASE in its folder, ops/op_registry.h), each record is an op of ops/ops.h, and each op
+// folder's header is in ops/ops.h. The records' gradchecks run in `tapegrad gradcheck`
+// (tests/train/cli_test.cpp).
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
 
+#include "ops/op_registry.h"
 #include "test_util.h"
 
-TEST_CASE("coverage: every op folder has a gradcheck test") {
-  const std::filesystem::path ops_dir = std::filesystem::path(TAPEGRAD_SOURCE_DIR) / "ops";
-  REQUIRE(std::filesystem::is_directory(ops_dir));
-  std::vector<std::string> folders, missing;
-  for (const auto& entry : std::filesystem::directory_iterator(ops_dir))
-    if (entry.is_directory() && entry.path().filename() != "common") folders.push_back(entry.path().filename());
-  std::sort(folders.begin(), folders.end());  // directory order is unspecified
-  for (const auto& op : folders)
-    if (!tg::test::gradcheck_tested_ops().contains(op)) missing.push_back(op);
-  CHECK(folders.size() >= 5);  // add, contiguous, expand, reshape, sum at least
-  INFO("op folders without a TG_GRADCHECK_TEST: ", fmt::format("{}", fmt::join(missing, ", ")));
+namespace {
+
+const std::filesystem::path ops_dir = std::filesystem::path(TAPEGRAD_SOURCE_DIR) / "ops";
+
+// The op of each `#include "ops/.../<op>/<op>.h"` line of ops/ops.h.
+std::vector<std::string> ops_in_ops_h() {
+  std::ifstream in(ops_dir / "ops.h");
+  REQUIRE(in);
+  const std::regex include(R"re(#include "ops/(.*/)?([a-z0-9_]+)/([a-z0-9_]+)\.h")re");
+  std::vector<std::string> ops;
+  std::smatch m;
+  for (std::string line; std::getline(in, line);)
+    if (std::regex_match(line, m, include)) {
+      INFO(line);
+      CHECK(m[2] == m[3]);  // ops/<op>/<op>.h
+      ops.push_back(m[3]);
+    }
+  return ops;
+}
+
+}  // namespace
+
+TEST_CASE("coverage: every op in ops/ops.h has exactly one registry record, and every record is such an op") {
+  const std::vector<std::string> ops = ops_in_ops_h();
+  CHECK(ops.size() >= 5);  // add, contiguous, expand, reshape, sum at least
+  std::map<std::string, int> records;
+  for (const tg::OpCase& c : tg::op_cases()) {
+    ++records[c.op];
+    INFO(c.op);
+    CHECK(!c.summary.empty());
+    CHECK(c.summary.find('\n') == std::string::npos);
+  }
+  for (const std::string& op : ops) {
+    INFO("op ", op, ": a TG_OP_CASE(", op, ") in ops/**/", op, "/", op, "_case.cpp");
+    CHECK(records[op] == 1);
+  }
+  for (const auto& [op, count] : records) {
+    INFO("registry record ", op, " is not an op of ops/ops.h");
+    CHECK(std::find(ops.begin(), ops.end(), op) != ops.end());
+  }
+}
+
+TEST_CASE("coverage: every op folder's header is in ops/ops.h") {
+  const std::vector<std::string> ops = ops_in_ops_h();
+  std::vector<std::string> missing;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(ops_dir)) {
+    const std::string folder = entry.path().filename();
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / (folder + ".h")) &&
+        std::find(ops.begin(), ops.end(), folder) == ops.end())
+      missing.push_back(folder);
+  }
+  INFO("op folders missing from ops/ops.h: ", fmt::format("{}", fmt::join(missing, ", ")));
   CHECK(missing.empty());
 }

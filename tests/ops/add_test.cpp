@@ -10,7 +10,7 @@ TEST_CASE("add: hand-worked forward with broadcasting") {
   require_values(a + 1.5, {2.5, 3.5, 4.5, 5.5, 6.5, 7.5});
 }
 
-TG_GRADCHECK_TEST("add") {
+TEST_CASE("gradcheck add") {
   auto fn = [](const std::vector<Tensor>& in) { return add(in[0], in[1]); };
   require_gradcheck("add", fn, {rand64({2, 3}, 1), rand64({2, 3}, 2)});
   require_gradcheck("add", fn, {rand64({2, 3}, 1), rand64({3}, 2)});

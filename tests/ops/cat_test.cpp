@@ -34,7 +34,7 @@ TEST_CASE("cat: non-contiguous and empty inputs") {
   require_values(cat({t}, 1), {1, 4, 2, 5, 3, 6});
 }
 
-TG_GRADCHECK_TEST("cat") {
+TEST_CASE("gradcheck cat") {
   require_gradcheck("cat", [](const std::vector<Tensor>& in) { return cat(in, 0); },
                     {rand64({2, 3}, 1), rand64({1, 3}, 2)});
   require_gradcheck("cat", [](const std::vector<Tensor>& in) { return cat(in, -1); },

@@ -23,7 +23,7 @@ TEST_CASE("clone: a new contiguous copy, hand-worked backward") {
   CHECK(clone(y).storage() != y.storage());  // even a contiguous x is copied
 }
 
-TG_GRADCHECK_TEST("clone") {
+TEST_CASE("gradcheck clone") {
   auto fn = [](const std::vector<Tensor>& in) { return clone(in[0]); };
   require_gradcheck("clone", fn, {rand64({2, 3}, 1)});
   require_gradcheck("clone", fn, {noncontig64({2, 3, 4}, 2)});

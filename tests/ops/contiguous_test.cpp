@@ -29,7 +29,7 @@ TEST_CASE("contiguous: x itself when already contiguous") {
   require_values(c, std::vector<double>(6, 2));
 }
 
-TG_GRADCHECK_TEST("contiguous") {
+TEST_CASE("gradcheck contiguous") {
   auto fn = [](const std::vector<Tensor>& in) { return contiguous(in[0]); };
   require_gradcheck("contiguous", fn, {noncontig64({2, 3}, 1)});
   require_gradcheck("contiguous", fn, {noncontig64({2, 3, 4}, 2)});

@@ -117,7 +117,7 @@ TEST_CASE("dropout: eval mode and p = 0 are the identity, p = 1 gives zeros and 
   require_values(z.grad(), {0, 0, 0, 0});
 }
 
-TG_GRADCHECK_TEST("dropout") {
+TEST_CASE("gradcheck dropout") {
   // The same generator state at every evaluation, so every evaluation draws the same mask.
   auto fn = [](const std::vector<Tensor>& in) {
     Generator gen(7);

@@ -32,7 +32,7 @@ TEST_CASE("expand: a stride-0 view sharing storage") {
   CHECK(expand(inner, {3, 2}).offset() == 2);
 }
 
-TG_GRADCHECK_TEST("expand") {
+TEST_CASE("gradcheck expand") {
   require_gradcheck("expand", [](const std::vector<Tensor>& in) { return expand(in[0], {3, 4}); }, {rand64({3, 1}, 1)});
   require_gradcheck("expand", [](const std::vector<Tensor>& in) { return expand(in[0], {2, 3, 2}); }, {rand64({2}, 2)});
   require_gradcheck("expand", [](const std::vector<Tensor>& in) { return expand(in[0], {2, 1, 3}); },

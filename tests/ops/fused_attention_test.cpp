@@ -4,8 +4,8 @@
 #include <functional>
 
 #include "cuda_parity_test_util.h"
-#include "ops/fused_attention/fused_attention.h"
-#include "ops/fused_attention/fused_attention_tiles.h"
+#include "ops/fused/fused_attention/fused_attention.h"
+#include "ops/fused/fused_attention/fused_attention_tiles.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -159,7 +159,7 @@ TEST_CASE("fused_attention: no keys (S = 0) gives zero outputs and a zero gradie
   require_close(q.grad(), zeros({1, 2, 3, 4}, kF64), 0, 0);
 }
 
-TG_GRADCHECK_TEST("fused_attention") {
+TEST_CASE("gradcheck fused_attention") {
   auto with = [](AttentionOptions o) {
     return [o](const std::vector<Tensor>& in) { return fused_attention(in[0], in[1], in[2], o); };
   };

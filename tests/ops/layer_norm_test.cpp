@@ -48,7 +48,7 @@ TEST_CASE("layer_norm: rows are independent, mean and rstd have the leading dims
   CHECK(layer_norm(v, {4}).producer()->saved[1].tensor.shape() == Shape{});  // no leading dims
 }
 
-TG_GRADCHECK_TEST("layer_norm") {
+TEST_CASE("gradcheck layer_norm") {
   auto affine = [](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1].shape(), in[1], in[2]); };
   auto plain = [](const Shape& normalized) {
     return [normalized](const std::vector<Tensor>& in) { return layer_norm(in[0], normalized); };

@@ -1,4 +1,4 @@
-#include "ops/linear/linear.h"
+#include "ops/fused/linear/linear.h"
 
 #include "ops/add/add.h"
 #include "ops/matmul/matmul.h"
@@ -19,7 +19,7 @@ TEST_CASE("linear: hand-worked forward") {
   require_values(linear(tensor({1, 2}), w, b), {11, 23, 34});  // a 1-D x: one row
 }
 
-TG_GRADCHECK_TEST("linear") {
+TEST_CASE("gradcheck linear") {
   auto fn = [](const std::vector<Tensor>& in) { return linear(in[0], in[1], in.size() > 2 ? in[2] : Tensor()); };
   require_gradcheck("linear", fn, {rand64({2, 3, 4}, 1), rand64({5, 4}, 2), rand64({5}, 3)});
   require_gradcheck("linear", fn, {rand64({3, 4}, 1), rand64({2, 4}, 2)});  // no bias

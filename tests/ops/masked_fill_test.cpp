@@ -43,7 +43,7 @@ TEST_CASE("masked_fill: backward passes grad where the mask is false, 0 where tr
   require_values(x.grad(), {10, 0, 30, 40, 0, 60});
 }
 
-TG_GRADCHECK_TEST("masked_fill") {
+TEST_CASE("gradcheck masked_fill") {
   auto with = [](const Tensor& mask, double value) {
     return [mask, value](const std::vector<Tensor>& in) { return masked_fill(in[0], mask, value); };
   };

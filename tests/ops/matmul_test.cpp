@@ -118,7 +118,7 @@ TEST_CASE("matmul: blocked kernel against the oracle (f32 and f64)") {
   require_close(matmul(a_cm, contiguous_copy(transposed(bt))), expected, 1e-10);
 }
 
-TG_GRADCHECK_TEST("matmul") {
+TEST_CASE("gradcheck matmul") {
   auto fn = [](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); };
   const std::vector<std::pair<Shape, Shape>> cases = {
       {{2, 3}, {3, 4}},       {{3}, {3}},       {{3}, {3, 4}},       {{2, 3}, {3}},

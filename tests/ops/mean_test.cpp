@@ -48,7 +48,7 @@ TEST_CASE("mean: of zero elements is NaN (as in PyTorch)") {
   CHECK(mean(e, {1}).shape() == Shape{0});  // zero rows: an empty result, no NaN
 }
 
-TG_GRADCHECK_TEST("mean") {
+TEST_CASE("gradcheck mean") {
   require_gradcheck("mean", [](const auto& in) { return mean(in[0], {1}); }, {rand64({2, 3}, 1)});
   require_gradcheck("mean", [](const auto& in) { return mean(in[0], {0, -1}, true); }, {rand64({2, 3, 4}, 2)});
   require_gradcheck("mean", [](const auto& in) { return mean(in[0]); }, {rand64({3, 2}, 3)});

@@ -12,7 +12,7 @@ TEST_CASE("neg: hand-worked forward and backward") {
   require_values(x.grad(), {-1, -1, -1, -1});
 }
 
-TG_GRADCHECK_TEST("neg") {
+TEST_CASE("gradcheck neg") {
   auto fn = [](const std::vector<Tensor>& in) { return neg(in[0]); };
   require_gradcheck("neg", fn, {rand64({2, 3}, 1)});
   require_gradcheck("neg", fn, {rand64({}, 2)});

@@ -44,7 +44,7 @@ TEST_CASE("permute -> contiguous -> reshape: gradient by hand and by gradcheck")
                     {rand64({2, 3, 4}, 1)});
 }
 
-TG_GRADCHECK_TEST("permute") {
+TEST_CASE("gradcheck permute") {
   require_gradcheck("permute", [](const std::vector<Tensor>& in) { return permute(in[0], {1, 0}); },
                     {rand64({2, 3}, 1)});
   require_gradcheck("permute", [](const std::vector<Tensor>& in) { return permute(in[0], {2, 0, 1}); },

@@ -40,7 +40,7 @@ TEST_CASE("view / reshape: share storage when contiguous, reshape copies otherwi
   require_values(copied, {1, 4, 2, 5, 3, 6});
 }
 
-TG_GRADCHECK_TEST("reshape") {
+TEST_CASE("gradcheck reshape") {
   require_gradcheck("reshape", [](const std::vector<Tensor>& in) { return reshape(in[0], {3, 2}); },
                     {rand64({2, 3}, 1)});
   require_gradcheck("view", [](const std::vector<Tensor>& in) { return view(in[0], {-1, 4}); }, {rand64({2, 2, 2}, 2)});

@@ -53,7 +53,7 @@ TEST_CASE("slice: a view sharing storage") {
   require_values(x, {3, 8, 3, 8, 3, 3, 8, 3, 8, 3});
 }
 
-TG_GRADCHECK_TEST("slice") {
+TEST_CASE("gradcheck slice") {
   require_gradcheck("slice", [](const std::vector<Tensor>& in) { return slice(in[0], 1, 1, 5, 2); },
                     {rand64({3, 5}, 1)});
   require_gradcheck("slice", [](const std::vector<Tensor>& in) { return slice(in[0], 0, -2, kEnd); },

@@ -122,7 +122,7 @@ TEST_CASE("softmax: NaN or +inf in a row still gives a NaN row") {
   CHECK(std::isnan(c[0]));
 }
 
-TG_GRADCHECK_TEST("softmax") {
+TEST_CASE("gradcheck softmax") {
   auto along = [](int64_t dim) { return [dim](const std::vector<Tensor>& in) { return softmax(in[0], dim); }; };
   require_gradcheck("softmax", along(-1), {rand64({5}, 1)});
   require_gradcheck("softmax", along(0), {rand64({3, 4}, 2)});

@@ -64,7 +64,7 @@ TEST_CASE("split: backward through only some pieces") {
   require_values(x.grad(), {1, 1, 1, 1, 0, 0, 0, 0, 2, 2});
 }
 
-TG_GRADCHECK_TEST("split") {
+TEST_CASE("gradcheck split") {
   require_gradcheck("split", [](const std::vector<Tensor>& in) { auto p = split(in[0], 2, 0); return add(p[0], p[2]); },
                     {rand64({5, 2}, 1)});
   require_gradcheck("split",

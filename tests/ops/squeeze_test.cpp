@@ -38,7 +38,7 @@ TEST_CASE("squeeze: views sharing storage, one dim or all") {
   CHECK(squeeze(ones({1, 1})).shape() == Shape{});
 }
 
-TG_GRADCHECK_TEST("squeeze") {
+TEST_CASE("gradcheck squeeze") {
   require_gradcheck("squeeze", [](const std::vector<Tensor>& in) { return squeeze(in[0]); },
                     {rand64({2, 1, 3, 1}, 1)});
   require_gradcheck("squeeze", [](const std::vector<Tensor>& in) { return squeeze(in[0], 0); },

@@ -24,7 +24,7 @@ TEST_CASE("to(dtype): hand-worked forward and backward") {
   require_values(back, {4, -1});
 }
 
-TG_GRADCHECK_TEST("to") {
+TEST_CASE("gradcheck to") {
   // float64 -> float32 rounds the values (relative 6e-8): a larger eps keeps the differences clean
   GradcheckOptions coarse;
   coarse.eps = 1e-2;

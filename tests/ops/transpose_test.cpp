@@ -33,7 +33,7 @@ TEST_CASE("transpose: a view sharing storage") {
   CHECK(same.strides() == x.strides());
 }
 
-TG_GRADCHECK_TEST("transpose") {
+TEST_CASE("gradcheck transpose") {
   require_gradcheck("transpose", [](const std::vector<Tensor>& in) { return transpose(in[0], 0, 1); },
                     {rand64({2, 3}, 1)});
   require_gradcheck("transpose", [](const std::vector<Tensor>& in) { return transpose(in[0], 0, 2); },

@@ -37,7 +37,7 @@ TEST_CASE("unsqueeze: a view sharing storage, every position") {
   CHECK(unsqueeze(scalar(2), 0).shape() == Shape{1});
 }
 
-TG_GRADCHECK_TEST("unsqueeze") {
+TEST_CASE("gradcheck unsqueeze") {
   require_gradcheck("unsqueeze", [](const std::vector<Tensor>& in) { return unsqueeze(in[0], 0); },
                     {rand64({3}, 1)});
   require_gradcheck("unsqueeze", [](const std::vector<Tensor>& in) { return unsqueeze(in[0], -1); },

@@ -1,0 +1,8 @@
+#include "ops/contiguous/contiguous.h"
+#include "ops/op_registry.h"
+
+TG_OP_CASE(contiguous) {
+  return {.summary = "x itself when contiguous, else a row-major copy",
+          .inputs = [] { return std::vector<Tensor>{noncontiguous_case_input({2, 3}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return contiguous(in[0]); }};
+}

@@ -1,0 +1,10 @@
+#include "core/factories.h"
+
+#include "ops/embedding/embedding.h"
+#include "ops/op_registry.h"
+
+TG_OP_CASE(embedding) {
+  return {.summary = "rows of a table looked up by integer index",
+          .inputs = [] { return std::vector<Tensor>{case_input({5, 3}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return embedding(tensor_i64({2, 0, 2, 4, 1, 2}, {2, 3}), in[0]); }};
+}

@@ -1,0 +1,6 @@
+#include "ops/exp/exp.h"
+#include "ops/op_registry.h"
+
+TG_OP_CASE(exp) {
+  return unary_case("out = e^x", [](const Tensor& x) { return exp(x); });
+}

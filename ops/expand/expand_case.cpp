@@ -1,0 +1,8 @@
+#include "ops/expand/expand.h"
+#include "ops/op_registry.h"
+
+TG_OP_CASE(expand) {
+  return {.summary = "a broadcast view of x (stride 0 on expanded dims)",
+          .inputs = [] { return std::vector<Tensor>{case_input({3, 1}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return expand(in[0], {3, 4}); }};
+}

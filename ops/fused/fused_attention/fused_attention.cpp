@@ -1,0 +1,161 @@
+#include "ops/fused/fused_attention/fused_attention.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+#include "core/cuda/cuda_only.h"
+#include "core/factories.h"
+#include "core/grad_mode.h"
+#include "core/tape.h"
+
+namespace tg {
+
+namespace {
+
+constexpr const char* kOp = "fused_attention";
+
+std::string shapes(const Tensor& q, const Tensor& k, const Tensor& v) {
+  return fmt::format("q {} k {} v {}", shape_str(q.shape()), shape_str(k.shape()), shape_str(v.shape()));
+}
+
+// A mask that must broadcast to the scores (B,H,T,S).
+void check_mask(const Tensor& mask, const char* name, const Tensor& q, const Shape& scores) {
+  check_same_device(q, mask, kOp);
+  bool fits = mask.dim() <= 4;
+  for (int64_t d = 1; fits && d <= mask.dim(); ++d) fits = mask.size(-d) == 1 || mask.size(-d) == scores[4 - d];
+  if (!fits)
+    throw Error(kOp, fmt::format("{} {} does not broadcast to the scores (B,H,T,S) = {}", name,
+                                 shape_str(mask.shape()), shape_str(scores)));
+}
+
+void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
+  check_floating(q, kOp, "q");
+  check_floating(k, kOp, "k");
+  check_floating(v, kOp, "v");
+  check_same_dtype(q, k, kOp);
+  check_same_dtype(q, v, kOp);
+  check_same_device(q, k, kOp);
+  check_same_device(q, v, kOp);
+  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
+    throw Error(kOp, fmt::format("q, k and v must be 4-D (B,H,T,hs), (B,H,S,hs), (B,H,S,hv), got {}", shapes(q, k, v)));
+  if (k.size(0) != q.size(0) || v.size(0) != q.size(0) || k.size(1) != q.size(1) || v.size(1) != q.size(1))
+    throw Error(kOp, fmt::format("q, k and v must have the same (B,H) (no broadcasting), got {}", shapes(q, k, v)));
+  if (q.size(3) != k.size(3)) throw Error(kOp, fmt::format("q and k head dims differ: {}", shapes(q, k, v)));
+  if (k.size(2) != v.size(2))
+    throw Error(kOp, fmt::format("k and v have different numbers of keys: {}", shapes(q, k, v)));
+  const Shape scores{q.size(0), q.size(1), q.size(2), k.size(2)};
+  if (o.attn_mask.defined()) {
+    if (o.attn_mask.dtype() != kBool)
+      throw Error(kOp, fmt::format("attn_mask must be bool (true = masked out), got {} {}; pass float masks as "
+                                   "additive_mask", dtype_name(o.attn_mask.dtype()), shape_str(o.attn_mask.shape())));
+    check_mask(o.attn_mask, "attn_mask", q, scores);
+  }
+  if (o.key_padding_mask.defined()) {
+    const Tensor& m = o.key_padding_mask;
+    if (m.dtype() != kBool || m.dim() != 2 || m.size(0) != q.size(0) || m.size(1) != k.size(2))
+      throw Error(kOp, fmt::format("key_padding_mask must be bool (B,S) = ({},{}), got {} {}", q.size(0), k.size(2),
+                                   dtype_name(m.dtype()), shape_str(m.shape())));
+    check_same_device(q, m, kOp);
+  }
+  if (o.additive_mask.defined()) {
+    if (o.additive_mask.dtype() != q.dtype())
+      throw Error(kOp, fmt::format("additive_mask must have q's dtype {}, got {} {}", dtype_name(q.dtype()),
+                                   dtype_name(o.additive_mask.dtype()), shape_str(o.additive_mask.shape())));
+    if (o.additive_mask.requires_grad() && GradMode::enabled())
+      throw Error(kOp, fmt::format("additive_mask {} requires grad, but its gradient would be a (T,S) tensor, "
+                                   "which this op never forms: use scaled_dot_product_attention",
+                                   shape_str(o.additive_mask.shape())));
+    check_mask(o.additive_mask, "additive_mask", q, scores);
+  }
+  if (o.scale && !(std::isfinite(*o.scale) && *o.scale > 0))
+    throw Error(kOp, fmt::format("scale must be a positive finite number, got {}", *o.scale));
+  if (o.need_weights)
+    throw Error(kOp, "need_weights: the (T,S) weights are what this op never forms; use "
+                     "scaled_dot_product_attention");
+  if (o.training && !(o.dropout_p >= 0 && o.dropout_p <= 1))
+    throw Error(kOp, fmt::format("dropout_p must be in [0, 1], got {} ({})", o.dropout_p, shapes(q, k, v)));
+}
+
+AttentionMaskView mask_view(const Tensor& mask, const Shape& scores) {
+  const Shape st = broadcast_strides(mask.shape(), mask.strides(), scores);
+  return {mask.raw_data(), st[0], st[1], st[2], st[3]};
+}
+
+// The masks point into the tensors given (forward) or saved (backward).
+void attach_masks(FusedAttentionParams& p, const Tensor& attn_mask, const Tensor& key_padding_mask,
+                  const Tensor& additive_mask) {
+  const Shape scores{p.B, p.H, p.T, p.S};
+  if (attn_mask.defined()) p.attn_mask = mask_view(attn_mask, scores);
+  if (key_padding_mask.defined()) {
+    const Shape& st = key_padding_mask.strides();  // (B,S) seen as (B,1,1,S)
+    p.key_padding_mask = {key_padding_mask.raw_data(), st[0], 0, 0, st[1]};
+  }
+  if (additive_mask.defined()) p.additive_mask = mask_view(additive_mask, scores);
+}
+
+// The kernels read rows through the strides of dims 0..2 but need the last stride to be 1.
+Tensor unit_last_stride(const Tensor& t) { return t.strides().back() == 1 ? t : contiguous_copy(t); }
+
+// An output (out, dq, dk, dv) of `shape` for the input `like` (q, k, v). The CPU kernels write
+// rows through strides, so there it is laid out in like's order: heads split from a (B,T,E)
+// projection by a transpose, as nn::MultiHeadAttention does, then merge back by a view, not a
+// copy, in forward and backward. The CUDA kernels write contiguous ones, dk and dv into zeros
+// (zeroed_on_gpu; the CPU kernel zeroes each head's rows itself, right before it adds to them).
+Tensor fresh(const Shape& shape, const Tensor& like, bool zeroed_on_gpu = false) {
+  if (!like.is_cuda()) return empty_in_order_of(shape, like);
+  return zeroed_on_gpu ? zeros(shape, like.dtype(), like.device()) : empty(shape, like.dtype(), like.device());
+}
+
+}  // namespace
+
+Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
+  check_inputs(q, k, v, o);
+  FusedAttentionParams p;
+  p.B = q.size(0), p.H = q.size(1), p.T = q.size(2), p.S = k.size(2), p.hs = q.size(3), p.hv = v.size(3);
+  p.scale = o.scale.value_or(1.0 / std::sqrt(static_cast<double>(p.hs)));
+  p.is_causal = o.is_causal;
+  attach_masks(p, o.attn_mask, o.key_padding_mask, o.additive_mask);
+  if (o.training && o.dropout_p > 0) {  // reserves exactly what ops/dropout reserves for the weights
+    Generator& gen = o.generator ? *o.generator : default_generator();
+    p.dropout_p = o.dropout_p;
+    p.dropout_scale = o.dropout_p < 1 ? 1 / (1 - o.dropout_p) : 0;
+    p.offset = gen.reserve(static_cast<uint64_t>(p.B * p.H * p.T * p.S), 4);
+    p.seed = gen.seed();
+  }
+  const Tensor qr = unit_last_stride(q), kr = unit_last_stride(k), vr = unit_last_stride(v);
+  Tensor out = fresh({p.B, p.H, p.T, p.hv}, qr);
+  Tensor lse = empty({p.B, p.H, p.T}, q.dtype(), q.device());
+  if (q.is_cuda())
+    TG_CUDA_ONLY(fused_attention_forward_cuda(out, lse, qr, kr, vr, p));
+  else
+    fused_attention_forward_cpu(out, lse, qr, kr, vr, p);
+
+  if (Recorder rec(kOp, {q, k, v}, {out}); rec) {
+    rec.save("q", qr).save("k", kr).save("v", vr).save("out", out).save("lse", lse);
+    if (o.attn_mask.defined()) rec.save("attn_mask", o.attn_mask);
+    if (o.key_padding_mask.defined()) rec.save("key_padding_mask", o.key_padding_mask);
+    if (o.additive_mask.defined()) rec.save("additive_mask", o.additive_mask);
+    rec.attr("scale", p.scale).attr("is_causal", p.is_causal).attr("dropout_p", p.dropout_p);
+    rec.backward([p](const BackwardContext& ctx) -> TensorList {
+      FusedAttentionParams params = p;
+      auto saved_if = [&](bool present, const char* name) { return present ? ctx.saved(name) : Tensor(); };
+      attach_masks(params, saved_if(p.attn_mask.data, "attn_mask"),
+                   saved_if(p.key_padding_mask.data, "key_padding_mask"),
+                   saved_if(p.additive_mask.data, "additive_mask"));
+      const Tensor &q = ctx.saved("q"), &k = ctx.saved("k"), &v = ctx.saved("v");
+      const Tensor dout = unit_last_stride(ctx.grad());
+      Tensor dq = fresh(q.shape(), q), dk = fresh(k.shape(), k, true), dv = fresh(v.shape(), v, true);
+      if (q.is_cuda())
+        TG_CUDA_ONLY(fused_attention_backward_cuda(dq, dk, dv, ctx.saved("out"), ctx.saved("lse"), dout, q, k, v,
+                                                   params));
+      else
+        fused_attention_backward_cpu(dq, dk, dv, ctx.saved("out"), ctx.saved("lse"), dout, q, k, v, params);
+      return {dq, dk, dv};
+    });
+  }
+  return out;
+}
+
+}  // namespace tg

@@ -1,0 +1,87 @@
+#include "ops/fused/linear/linear.h"
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+#include "core/cuda/cuda_only.h"
+#include "core/factories.h"
+#include "core/tape.h"
+#include "ops/common/contiguous_input.h"
+#include "ops/matmul/matmul.h"
+#include "ops/reshape/reshape.h"
+#include "ops/sum/sum.h"
+#include "ops/transpose/transpose.h"
+
+namespace tg {
+
+namespace {
+
+void check_inputs(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  check_floating(x, "linear", "x");
+  check_floating(weight, "linear", "weight");
+  check_same_dtype(x, weight, "linear");
+  check_same_device(x, weight, "linear");
+  if (bias.defined()) {
+    check_floating(bias, "linear", "bias");
+    check_same_dtype(x, bias, "linear");
+    check_same_device(x, bias, "linear");
+  }
+  const bool fits = weight.dim() == 2 && x.dim() >= 1 && x.size(-1) == weight.size(1) &&
+                    (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)));
+  if (!fits)
+    throw Error("linear", fmt::format("expected x (..., in), weight (out, in), bias (out), got x {} weight {} "
+                                      "bias {}", shape_str(x.shape()), shape_str(weight.shape()),
+                                      bias.defined() ? shape_str(bias.shape()) : "none"));
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  check_inputs(x, weight, bias);
+  // The matmul kernel, not the op: only this entry checks the output (anomaly mode) and records.
+  const int64_t in_features = weight.size(1), out_features = weight.size(0);
+  Shape y_shape = x.shape();
+  y_shape.back() = out_features;
+  Tensor y = empty(y_shape, x.dtype(), x.device());
+  const Tensor x_m = x.dim() > 1 ? x : make_view(x, {1, in_features}, {in_features * x.strides()[0], x.strides()[0]},
+                                                   x.offset());  // (in) -> (1, in)
+  const Tensor y_m = y.dim() > 1 ? y : make_view(y, {1, out_features}, {out_features, 1}, 0);
+  const Tensor weight_t = make_view(weight, {in_features, out_features}, {weight.strides()[1], weight.strides()[0]},
+                                    weight.offset());                     // (in, out), read column-major
+  // (..., in) @ (in, out) + bias (out) -> (..., out)
+  if (y.is_cuda()) {
+    TG_CUDA_ONLY(matmul_forward_cuda(y_m, x_m, weight_t));  // then the bias, added to every row
+    if (bias.defined())
+      add_into_(y, make_view(bias, y_shape, broadcast_strides(bias.shape(), bias.strides(), y_shape), bias.offset()));
+  } else {
+    matmul_forward_cpu(y_m, x_m, weight_t, contiguous_or_copy(bias));
+  }
+
+  if (Recorder rec("linear", {x, weight, bias}, {y}); rec) {
+    if (weight.requires_grad()) rec.save("x", x);  // dweight needs x, dx needs weight
+    if (x.requires_grad()) rec.save("weight", weight);
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      const Tensor& grad = ctx.grad();  // (..., out)
+      const int64_t out = grad.size(-1);
+      Tensor dx, dweight, dbias;
+      if (ctx.needs_grad(0)) dx = reshape(matmul(grad, ctx.saved("weight")), ctx.input_shape(0));
+      if (ctx.needs_grad(1) || ctx.needs_grad(2)) {
+        const Tensor grad2d = contiguous_or_copy(reshape(grad, {-1, out}));  // (rows, out)
+        if (ctx.needs_grad(1)) {
+          const Tensor& x = ctx.saved("x");
+          dweight = matmul(transpose(grad2d, 0, 1), reshape(x, {-1, x.size(-1)}));  // (out, rows) @ (rows, in)
+        }
+        if (ctx.needs_grad(2) && grad2d.is_cuda()) {
+          dbias = sum(grad2d, {0});
+        } else if (ctx.needs_grad(2)) {
+          dbias = empty({out}, grad.dtype(), grad.device());
+          linear_bias_backward_cpu(dbias, grad2d, grad2d.size(0), out);
+        }
+      }
+      return {dx, dweight, dbias};
+    });
+  }
+  return y;
+}
+
+}  // namespace tg

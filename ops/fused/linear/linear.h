@@ -1,0 +1,26 @@
+#pragma once
+// linear: y = x @ weight^T + bias (PyTorch's F.linear), one tape entry on every device, for what
+// matmul(x, transpose(weight, 0, 1)) + bias records as three. On the CPU the product and the bias
+// add are one pass (the GEMM's sums start at the bias; no separate sum for the bias gradient); on
+// a GPU the bias is added to the cuBLAS product in place and its gradient is a sum over the rows.
+//   x (..., in), weight (out, in), bias (out) or undefined -> y (..., out)
+//   y[..., o] = sum_i x[..., i] * weight[o, i] + bias[o]
+// Backward (rows = the elements of ..., x read as (rows, in), grad as (rows, out)):
+//   dx      = grad @ weight                 (..., out) @ (out, in) -> (..., in)
+//   dweight = grad^T @ x                    (out, rows) @ (rows, in) -> (out, in)
+//   dbias   = sum over rows of grad         (out)
+// Derivation: y[r, o] = sum_i x[r, i] w[o, i] + b[o], so dL/dx[r, i] = sum_o grad[r, o] w[o, i],
+// dL/dw[o, i] = sum_r grad[r, o] x[r, i], dL/db[o] = sum_r grad[r, o].
+// The products run through matmul's GEMM (weight^T and grad^T are transposed views, not
+// copies).
+#include "core/tensor.h"
+
+namespace tg {
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
+
+// Kernel, on contiguous CPU tensors (the forward adds the bias inside matmul_forward_cpu):
+//   dbias (n) = sum over rows of grad (rows, n)      (= writes)
+void linear_bias_backward_cpu(const Tensor& dbias, const Tensor& grad, int64_t rows, int64_t n);
+
+}  // namespace tg

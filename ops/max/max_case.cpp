@@ -1,0 +1,8 @@
+#include "ops/max/max.h"
+#include "ops/op_registry.h"
+
+TG_OP_CASE(max) {
+  return {.summary = "the largest element over one dim (with its position) or over all",
+          .inputs = [] { return std::vector<Tensor>{case_input({3, 4}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return max(in[0], 1); }};
+}

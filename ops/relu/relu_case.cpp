@@ -1,0 +1,6 @@
+#include "ops/op_registry.h"
+#include "ops/relu/relu.h"
+
+TG_OP_CASE(relu) {
+  return unary_case("out = max(x, 0)", [](const Tensor& x) { return relu(x); });
+}

@@ -1,0 +1,8 @@
+#include "ops/op_registry.h"
+#include "ops/reshape/reshape.h"
+
+TG_OP_CASE(reshape) {
+  return {.summary = "the same elements in a new shape (row-major)",
+          .inputs = [] { return std::vector<Tensor>{case_input({2, 3}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return reshape(in[0], {3, 2}); }};
+}

@@ -1,0 +1,6 @@
+#include "ops/op_registry.h"
+#include "ops/sqrt/sqrt.h"
+
+TG_OP_CASE(sqrt) {
+  return unary_case("out = sqrt(x)", [](const Tensor& x) { return sqrt(x); }, 0.5, 2);
+}

@@ -1,0 +1,6 @@
+#include "ops/op_registry.h"
+#include "ops/sub/sub.h"
+
+TG_OP_CASE(sub) {
+  return binary_case("out = a - b, broadcasting", [](const Tensor& a, const Tensor& b) { return sub(a, b); });
+}

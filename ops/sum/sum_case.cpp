@@ -1,0 +1,8 @@
+#include "ops/op_registry.h"
+#include "ops/sum/sum.h"
+
+TG_OP_CASE(sum) {
+  return {.summary = "adds up the elements over some dims or all",
+          .inputs = [] { return std::vector<Tensor>{case_input({2, 3}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return sum(in[0], {0}); }};
+}

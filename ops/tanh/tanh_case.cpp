@@ -1,0 +1,6 @@
+#include "ops/op_registry.h"
+#include "ops/tanh/tanh.h"
+
+TG_OP_CASE(tanh) {
+  return unary_case("out = tanh(x)", [](const Tensor& x) { return tanh(x); });
+}

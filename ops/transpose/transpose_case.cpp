@@ -1,0 +1,8 @@
+#include "ops/op_registry.h"
+#include "ops/transpose/transpose.h"
+
+TG_OP_CASE(transpose) {
+  return {.summary = "a view with two dims swapped",
+          .inputs = [] { return std::vector<Tensor>{case_input({2, 3}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return transpose(in[0], 0, 1); }};
+}

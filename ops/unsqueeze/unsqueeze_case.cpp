@@ -1,0 +1,8 @@
+#include "ops/op_registry.h"
+#include "ops/unsqueeze/unsqueeze.h"
+
+TG_OP_CASE(unsqueeze) {
+  return {.summary = "a view with a new size-1 dim",
+          .inputs = [] { return std::vector<Tensor>{case_input({2, 3}, 1)}; },
+          .fn = [](const std::vector<Tensor>& in) { return unsqueeze(in[0], 1); }};
+}
