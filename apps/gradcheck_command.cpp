@@ -20,7 +20,8 @@ struct GradcheckArgs {
 void run_gradcheck(const GradcheckArgs& args, Io& io) {
   for (const std::string& op : args.ops)
     if (std::none_of(op_cases().begin(), op_cases().end(), [&](const OpCase& c) { return c.op == op; }))
-      throw Error("gradcheck", fmt::format("no op named \"{}\"", op));
+      throw CLI::ValidationError("ops", fmt::format("no op named \"{}\"", op));
+  if (io.parse_only) return;
   const auto selected = [&](const OpCase& c) {
     return args.ops.empty() || std::find(args.ops.begin(), args.ops.end(), c.op) != args.ops.end();
   };
