@@ -11,6 +11,34 @@ install(DIRECTORY core ops nn optim train data DESTINATION ${CMAKE_INSTALL_INCLU
 install(FILES tapegrad.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad)
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tapegrad)
 
+# CUDA: the layers link CUDA::cudart and CUDA::cublas (and what cuBLAS links); the installed
+# headers include no CUDA header. So a consumer needs those libraries to link, but no CUDA
+# toolkit to configure: the package config defines each such target the consumer lacks from
+# the file this build linked (TAPEGRAD_CUDA_TARGETS, one tapegrad_cuda_library() call each).
+set(TAPEGRAD_CUDA_TARGETS "")
+if(TAPEGRAD_WITH_CUDA AND NOT TAPEGRAD_CUDA_EMULATOR)
+  set(pending CUDA::cudart CUDA::cublas)
+  set(seen "")
+  while(pending)
+    list(POP_FRONT pending lib)
+    if(lib IN_LIST seen OR NOT TARGET ${lib})
+      continue()
+    endif()
+    list(APPEND seen ${lib})
+    get_target_property(location ${lib} IMPORTED_LOCATION)
+    get_target_property(links ${lib} INTERFACE_LINK_LIBRARIES)
+    set(cuda_links "")
+    foreach(link IN LISTS links)
+      if(link MATCHES "^CUDA::")
+        list(APPEND cuda_links ${link})
+        list(APPEND pending ${link})
+      endif()
+    endforeach()
+    list(JOIN cuda_links " " cuda_links)
+    string(APPEND TAPEGRAD_CUDA_TARGETS "tapegrad_cuda_library(${lib} \"${location}\" ${cuda_links})\n")
+  endwhile()
+endif()
+
 configure_package_config_file(cmake/tapegradConfig.cmake.in ${PROJECT_BINARY_DIR}/tapegradConfig.cmake
                               INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tapegrad)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/tapegradConfigVersion.cmake COMPATIBILITY SameMinorVersion)

@@ -111,23 +111,31 @@ Tensor randn(const Shape& shape, DType dtype, Device device, Generator& gen, dou
 }
 
 Tensor tensor(const std::vector<double>& values, const Shape& shape, DType dtype, Device device) {
-  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
+  const Shape& s = shape;  // {}: 0-d
   if (numel(s) != static_cast<int64_t>(values.size()))
-    throw Error("tensor", fmt::format("{} values do not fill shape {} ({} elements)", values.size(),
-                                      shape_str(s), numel(s)));
+    throw Error("tensor", fmt::format("{} values do not fill shape {} ({} elements){}", values.size(),
+                                      shape_str(s), numel(s), s.empty() ? "; leave the shape out for 1-D" : ""));
   return host_filled(s, dtype, device, [&](int64_t i) { return values[i]; });
 }
+Tensor tensor(const std::vector<double>& values) { return tensor(values, {static_cast<int64_t>(values.size())}); }
+Tensor tensor(std::initializer_list<double> values) { return tensor(std::vector<double>(values)); }
 Tensor tensor(std::initializer_list<double> values, const Shape& shape, DType dtype, Device device) {
   return tensor(std::vector<double>(values), shape, dtype, device);
 }
+Tensor tensor_i64(const std::vector<int64_t>& values) {
+  return tensor_i64(values, {static_cast<int64_t>(values.size())});
+}
 Tensor tensor_i64(const std::vector<int64_t>& values, const Shape& shape, Device device) {
-  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
+  const Shape& s = shape;  // {}: 0-d
   if (numel(s) != static_cast<int64_t>(values.size()))
     throw Error("tensor_i64", fmt::format("{} values do not fill shape {}", values.size(), shape_str(s)));
   return host_filled(s, kI64, device, [&](int64_t i) { return values[i]; });
 }
+Tensor tensor_bool(const std::vector<bool>& values) {
+  return tensor_bool(values, {static_cast<int64_t>(values.size())});
+}
 Tensor tensor_bool(const std::vector<bool>& values, const Shape& shape, Device device) {
-  Shape s = shape.empty() ? Shape{static_cast<int64_t>(values.size())} : shape;
+  const Shape& s = shape;  // {}: 0-d
   if (numel(s) != static_cast<int64_t>(values.size()))
     throw Error("tensor_bool", fmt::format("{} values do not fill shape {}", values.size(), shape_str(s)));
   return host_filled(s, kBool, device, [&](int64_t i) { return values[i] ? 1 : 0; });

@@ -6,6 +6,7 @@
 
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "core/typed_tensor.h"
 
 namespace tg {
 
@@ -33,14 +34,17 @@ Tensor rand(const Shape& shape, DType dtype = kF32, Device device = kCPU,
 Tensor randn(const Shape& shape, DType dtype = kF32, Device device = kCPU,
              Generator& gen = default_generator(), double mean = 0, double std = 1);
 
-// From values, row-major; the shape defaults to 1-D and must match the count (an empty
-// shape means 1-D here: a 0-d tensor is scalar()).
-Tensor tensor(const std::vector<double>& values, const Shape& shape = {}, DType dtype = kF32,
-              Device device = kCPU);
-Tensor tensor(std::initializer_list<double> values, const Shape& shape = {}, DType dtype = kF32,
-              Device device = kCPU);
-Tensor tensor_i64(const std::vector<int64_t>& values, const Shape& shape = {}, Device device = kCPU);
-Tensor tensor_bool(const std::vector<bool>& values, const Shape& shape = {}, Device device = kCPU);
+// From values, row-major. Without a shape: 1-D, values.size() elements. With one, the values
+// must fill it exactly; {} is the 0-d shape there, as everywhere else (one value). The values
+// are converted to dtype. Typed spans, raw buffers and uint8 masks: core/typed_tensor.h.
+Tensor tensor(const std::vector<double>& values);
+Tensor tensor(const std::vector<double>& values, const Shape& shape, DType dtype = kF32, Device device = kCPU);
+Tensor tensor(std::initializer_list<double> values);
+Tensor tensor(std::initializer_list<double> values, const Shape& shape, DType dtype = kF32, Device device = kCPU);
+Tensor tensor_i64(const std::vector<int64_t>& values);
+Tensor tensor_i64(const std::vector<int64_t>& values, const Shape& shape, Device device = kCPU);
+Tensor tensor_bool(const std::vector<bool>& values);
+Tensor tensor_bool(const std::vector<bool>& values, const Shape& shape, Device device = kCPU);
 Tensor scalar(double value, DType dtype = kF32, Device device = kCPU);  // shape ()
 
 }  // namespace tg

@@ -44,6 +44,12 @@ void Adam::set_options(const std::map<std::string, double>& values) {
   options_ = o;
 }
 
+AdamState Adam::state(const Tensor& param) const {
+  const ParamState& s = state_of(param);
+  if (s.step == 0) return {};
+  return {s.step, s.buffers[0], s.buffers[1]};
+}
+
 std::vector<std::string> Adam::buffer_names() const { return {"exp_avg", "exp_avg_sq"}; }
 
 void Adam::update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) {

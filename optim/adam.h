@@ -12,6 +12,15 @@
 
 namespace tg {
 
+// One parameter's Adam(W) state: handles on the live buffers (the next step() changes them, as
+// PyTorch's optimizer.state[p]); before the parameter's first update step is 0 and the
+// buffers are undefined.
+struct AdamState {
+  int64_t step = 0;
+  Tensor exp_avg;     // m
+  Tensor exp_avg_sq;  // v
+};
+
 struct AdamOptions {
   double lr = 1e-3;          // default for groups without their own lr
   double beta1 = 0.9;        // in [0, 1)
@@ -26,6 +35,7 @@ class Adam : public Optimizer {
   Adam(std::vector<ParamGroup> groups, const AdamOptions& options = {});
   // The options in force (lr and weight_decay: the defaults; groups() holds the live values).
   const AdamOptions& adam_options() const { return options_; }
+  AdamState state(const Tensor& param) const;  // a tg::Error unless param is one of ours
 
  protected:
   Adam(const char* name, std::vector<ParamGroup> groups, const AdamOptions& options, bool decoupled);

@@ -130,6 +130,14 @@ void Optimizer::set_lr(const std::string& group, double lr) {
   throw Error(name_, fmt::format("set_lr: no parameter group named '{}' (groups: {})", group, fmt::join(names, ", ")));
 }
 
+const ParamState& Optimizer::state_of(const Tensor& param) const {
+  for (size_t g = 0; g < groups_.size(); ++g)
+    for (size_t i = 0; i < groups_[g].params.size(); ++i)
+      if (param.defined() && groups_[g].params[i].tensor.impl() == param.impl()) return state_[g][i];
+  throw Error(name_, fmt::format("state: {} is not one of this optimizer's parameters",
+                                 param.defined() ? param.describe() : "an undefined tensor"));
+}
+
 std::vector<NamedParameter> Optimizer::parameters() const {
   std::vector<NamedParameter> all;
   for (const ParamGroup& group : groups_) all.insert(all.end(), group.params.begin(), group.params.end());

@@ -107,6 +107,10 @@ class Optimizer {
   // kernels take all of a group's GPU parameters in one launch (per device and dtype).
   virtual void update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) = 0;
 
+  // The state of `param`, one of this optimizer's parameters (the same tensor, not an equal
+  // one); a tg::Error otherwise. For the typed state() of each optimizer.
+  const ParamState& state_of(const Tensor& param) const;
+
   // Throws "<optimizer>: <what> must be <rule>, got <value>" unless ok.
   void check_option(bool ok, const char* what, const char* rule, double value) const;
 

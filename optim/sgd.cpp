@@ -33,6 +33,11 @@ void SGD::set_options(const std::map<std::string, double>& values) {
   options_ = o;
 }
 
+SGDState SGD::state(const Tensor& param) const {
+  const ParamState& s = state_of(param);
+  return {s.step, s.buffers.empty() ? Tensor() : s.buffers[0]};
+}
+
 std::vector<std::string> SGD::buffer_names() const {
   if (options_.momentum == 0) return {};
   return {"momentum_buffer"};

@@ -12,6 +12,14 @@
 
 namespace tg {
 
+// One parameter's SGD state: a handle on the live momentum buffer (the next step() changes
+// it, as PyTorch's optimizer.state[p]); undefined without momentum, and before the
+// parameter's first update, when step is 0.
+struct SGDState {
+  int64_t step = 0;
+  Tensor momentum_buffer;
+};
+
 struct SGDOptions {
   double lr = 0.01;          // default for groups without their own lr
   double momentum = 0;       // >= 0
@@ -26,6 +34,7 @@ class SGD : public Optimizer {
   SGD(std::vector<ParamGroup> groups, const SGDOptions& options = {});
   // The options in force (lr and weight_decay: the defaults; groups() holds the live values).
   const SGDOptions& sgd_options() const { return options_; }
+  SGDState state(const Tensor& param) const;  // a tg::Error unless param is one of ours
 
  protected:
   OptionValues options() const override;

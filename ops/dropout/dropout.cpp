@@ -9,6 +9,31 @@
 
 namespace tg {
 
+namespace {
+
+// keep ? t * scale : 0 for contiguous t and keep (bool), into a new contiguous tensor.
+Tensor masked_scaled(const Tensor& t, const Tensor& keep, double scale) {
+  Tensor out = empty(t.shape(), t.dtype(), t.device());
+  if (t.is_cuda())
+    TG_CUDA_ONLY(dropout_backward_cuda(out, keep, t, scale));
+  else
+    dropout_backward_cpu(out, keep, t, scale);
+  return out;
+}
+
+// The tape entry of a dropout that scaled its kept elements by `scale`: dx = keep ? grad * scale : 0.
+void record_dropout(const char* op, const Tensor& x, const Tensor& out, const Tensor& keep, double p, double scale) {
+  if (Recorder rec(op, {x}, {out}); rec) {
+    rec.save("keep", keep).attr("p", p);
+    rec.backward([scale](const BackwardContext& ctx) -> TensorList {
+      const Tensor& g = ctx.grad();
+      return {masked_scaled(g.is_contiguous() ? g : contiguous_copy(g), ctx.saved("keep"), scale)};
+    });
+  }
+}
+
+}  // namespace
+
 void check_dropout_args(const Tensor& x, double p, const char* op) {
   check_floating(x, op, "x");
   if (!(p >= 0 && p <= 1))  // also rejects NaN
@@ -22,7 +47,6 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {
 }
 
 Tensor dropout_drawn(const Tensor& x, double p, Generator& gen, bool relu) {
-  const char* op = relu ? "relu_dropout" : "dropout";
   const double scale = p < 1 ? 1 / (1 - p) : 0;
   const uint64_t offset = gen.reserve(static_cast<uint64_t>(x.numel()), 4);
   Tensor out = empty(x.shape(), x.dtype(), x.device());
@@ -32,20 +56,24 @@ Tensor dropout_drawn(const Tensor& x, double p, Generator& gen, bool relu) {
     TG_CUDA_ONLY(dropout_forward_cuda(out, keep, xc, gen.seed(), offset, p, scale, relu));
   else
     dropout_forward_cpu(out, keep, xc, gen.seed(), offset, p, scale, relu);
+  record_dropout(relu ? "relu_dropout" : "dropout", x, out, keep, p, scale);
+  return out;
+}
 
-  if (Recorder rec(op, {x}, {out}); rec) {
-    rec.save("keep", keep).attr("p", p);
-    rec.backward([scale](const BackwardContext& ctx) -> TensorList {
-      const Tensor& g = ctx.grad();
-      Tensor dx = empty(ctx.input_shape(0), ctx.input_dtype(0), g.device());
-      const Tensor gc = g.is_contiguous() ? g : contiguous_copy(g);
-      if (g.is_cuda())
-        TG_CUDA_ONLY(dropout_backward_cuda(dx, ctx.saved("keep"), gc, scale));
-      else
-        dropout_backward_cpu(dx, ctx.saved("keep"), gc, scale);
-      return {dx};
-    });
-  }
+Tensor dropout(const Tensor& x, const Tensor& keep, double p) {
+  check_dropout_args(x, p, "dropout");
+  check_defined(keep, "dropout", "keep");
+  if (keep.dtype() != kBool || keep.shape() != x.shape() || keep.device() != x.device())
+    throw Error("dropout", fmt::format("the keep mask must be bool, of x's shape and on x's device, but keep is "
+                                       "{} on {} and x is {} on {}", keep.describe(), keep.device().str(),
+                                       x.describe(), x.device().str()));
+  if (p == 1)
+    throw Error("dropout", fmt::format("with a given keep mask p must be in [0, 1) (kept elements are scaled "
+                                       "by 1/(1-p)), got 1 (x {})", x.describe()));
+  const double scale = 1 / (1 - p);
+  const Tensor kc = keep.is_contiguous() ? keep : contiguous_copy(keep);
+  Tensor out = masked_scaled(x.is_contiguous() ? x : contiguous_copy(x), kc, scale);
+  record_dropout("dropout", x, out, kc, p, scale);
   return out;
 }
 

@@ -18,6 +18,12 @@ namespace tg {
 
 Tensor dropout(const Tensor& x, double p, bool training, Generator& gen = default_generator());
 
+// dropout with the keep-mask given, not drawn: to reproduce another framework's draw, or to
+// work an example by hand. Recorded as "dropout" too (saved: keep), with the same backward.
+//   x (...) floating, keep (...) bool, x's shape and device -> out (...) contiguous, x's dtype
+//   out[i] = keep[i] ? x[i] / (1-p) : 0        p in [0, 1): it sets only the scale
+Tensor dropout(const Tensor& x, const Tensor& keep, double p);
+
 // Shared with relu_dropout (ops/relu_dropout): the errors for a bad x or p, naming `op`; and the
 // op itself once it draws (training, p > 0): the mask, the kernels below and the tape entry
 // "dropout", or with relu "relu_dropout".
@@ -33,7 +39,8 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
                          double p, double scale, bool relu);
 void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
                           double p, double scale, bool relu);
-//   dx = keep ? dout * scale : 0   (= writes); dx, keep, dout contiguous
+//   dx = keep ? dout * scale : 0   (= writes); dx, keep, dout contiguous. With a given mask the
+//   forward is the same product: out = keep ? x * scale : 0.
 void dropout_backward_cpu(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale);
 void dropout_backward_cuda(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale);
 

@@ -40,8 +40,8 @@ TEST_CASE("format: int64, bool, 0-d, empty, undefined") {
 TEST_CASE("format: NaN, inf and scientific notation") {
   CHECK(fmt::format("{}", tensor({1.5, NAN, INFINITY, -INFINITY})) ==
         "tensor([1.5000,    nan,    inf,   -inf], dtype=float32)");
-  CHECK(fmt::format("{}", tensor({1e-5, 1}, {}, kF64)) == "tensor([1.0000e-05, 1.0000e+00], dtype=float64)");
-  CHECK(fmt::format("{}", tensor({1e9, 1}, {}, kF64)) == "tensor([1.0000e+09, 1.0000e+00], dtype=float64)");
+  CHECK(fmt::format("{}", tensor({1e-5, 1}, {2}, kF64)) == "tensor([1.0000e-05, 1.0000e+00], dtype=float64)");
+  CHECK(fmt::format("{}", tensor({1e9, 1}, {2}, kF64)) == "tensor([1.0000e+09, 1.0000e+00], dtype=float64)");
 }
 
 TEST_CASE("format: large tensors are summarised with ...") {

@@ -204,3 +204,68 @@ TEST_CASE("dropout: f64 gradcheck on the GPU") {
   require_gradcheck("dropout", fn, on_gpu({rand64({4, 5, 3}, 6)}));
   require_gradcheck("dropout", fn, on_gpu({noncontig64({3, 4}, 7)}));
 }
+
+TEST_CASE("dropout with a given mask: hand-worked forward and backward") {
+  // p = 0.5: kept elements are doubled, the others are 0; so is the gradient.
+  Tensor x = tensor({1, -2, 3, 4, -5, 6}, {2, 3}, kF64).requires_grad_();
+  Tensor keep = tensor_bool({true, false, false, true, true, false}, {2, 3});
+  Tensor y = dropout(x, keep, 0.5);
+  require_values(y, {2, 0, 0, 8, -10, 0}, 0);
+  CHECK(y.producer()->op == "dropout");
+  CHECK(y.producer()->str().find("saved: keep") != std::string::npos);
+  y.backward(tensor({1, 2, 3, 4, 5, 6}, {2, 3}, kF64));
+  require_values(x.grad(), {2, 0, 0, 8, 10, 0}, 0);
+  require_values(dropout(x, keep, 0), {1, 0, 0, 4, -5, 0}, 0);  // p = 0: the mask alone
+
+  // A non-contiguous mask is read by index: the transposed view of a (3,2) mask.
+  Tensor t = make_view(tensor_bool({true, true, false, false, false, true}, {3, 2}), {2, 3}, {1, 2}, 0);
+  require_values(dropout(x, t, 0.5), {2, 0, 0, 8, 0, 12}, 0);
+}
+
+TEST_CASE("dropout with a given mask: the mask a draw saved gives back that draw") {
+  Tensor x = rand64({4, 5}, 1).detach();
+  Generator gen(3);
+  Tensor drawn = dropout(x.requires_grad_(), 0.3, true, gen);
+  const Tensor keep = drawn.producer()->saved.at(0).tensor;
+  REQUIRE(keep.dtype() == kBool);
+  require_close(dropout(x, keep, 0.3), drawn, 0, 0);
+}
+
+TEST_CASE("dropout with a given mask: gradcheck") {
+  auto with = [](double p) { return [p](const std::vector<Tensor>& in) { return dropout(in[0], in[1], p); }; };
+  Tensor mask = tensor_bool({true, false, true, true, false, false}, {2, 3});
+  require_gradcheck("dropout", with(0.4), {rand64({2, 3}, 1), mask});
+  require_gradcheck("dropout", with(0), {rand64({2, 3}, 2), mask});
+  require_gradcheck("dropout", with(0.25), {noncontig64({3, 4}, 3),
+                                            tensor_bool({true, true, false, true, false, true, false, false, true,
+                                                         true, true, false}, {3, 4})});
+}
+
+TEST_CASE("dropout with a given mask: errors name the op, the mask and x") {
+  Tensor x = ones({2, 3});
+  Tensor keep = tensor_bool({true, false, true, false, true, false}, {2, 3});
+  CHECK_THROWS_WITH_AS(dropout(x, ones({2, 3}), 0.5),
+                       doctest::Contains("dropout: the keep mask must be bool, of x's shape and on x's device, "
+                                         "but keep is (2,3) float32 on cpu and x is (2,3) float32 on cpu"), Error);
+  CHECK_THROWS_WITH_AS(dropout(x, tensor_bool({true, false}), 0.5), doctest::Contains("keep is (2,) bool"), Error);
+  CHECK_THROWS_WITH_AS(dropout(x, keep, 1), doctest::Contains("dropout: with a given keep mask p must be in [0, 1)"),
+                       Error);
+  CHECK_THROWS_WITH_AS(dropout(x, keep, -0.5), doctest::Contains("dropout: p must be in [0, 1], got -0.5"), Error);
+  CHECK_THROWS_WITH_AS(dropout(x, Tensor(), 0.5), doctest::Contains("dropout"), Error);
+  CHECK_THROWS_WITH_AS(dropout(tensor_i64({1, 2}), tensor_bool({true, true}), 0.5), doctest::Contains("dropout"),
+                       Error);
+}
+
+TEST_CASE("dropout with a given mask: CUDA matches CPU, and f64 gradcheck on the GPU") {
+  if (!gpu_available_or_skip()) return;
+  auto with = [](double p) { return [p](const std::vector<Tensor>& in) { return dropout(in[0], in[1], p); }; };
+  Tensor mask = tensor_bool({true, false, true, true, false, false}, {2, 3});
+  require_cuda_matches_cpu_with_grads("dropout mask (2,3) p 0.4", with(0.4), {rand64({2, 3}, 1), mask});
+  Tensor mask_t = make_view(tensor_bool({true, true, false, false, true, true, false, true, false, true, false, true},
+                                        {4, 3}), {3, 4}, {1, 3}, 0);
+  require_cuda_matches_cpu_with_grads("dropout non-contiguous x and mask (3,4)", with(0.25),
+                                      {noncontig64({3, 4}, 2), mask_t});
+  require_gradcheck("dropout", with(0.4), on_gpu({rand64({2, 3}, 3), mask}));
+  CHECK_THROWS_WITH_AS(dropout(to_device_copy(ones({2, 3}), Device::cuda()), mask, 0.5),
+                       doctest::Contains("keep is (2,3) bool on cpu and x is (2,3) float32 on cuda:0"), Error);
+}

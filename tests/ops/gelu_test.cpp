@@ -10,7 +10,7 @@ using namespace tg::test;
 // Standard normal table: Phi(1) = 0.8413447461, Phi(2) = 0.9772498681,
 // phi(1) = 0.2419707245, phi(2) = 0.0539909665, and Phi(-x) = 1 - Phi(x).
 TEST_CASE("gelu: hand-worked forward and backward, erf form") {
-  Tensor x = tensor({-1, 0, 1, 2}, {}, kF64).requires_grad_();
+  Tensor x = tensor({-1, 0, 1, 2}, {4}, kF64).requires_grad_();
   Tensor y = gelu(x);
   // x Phi(x): -(1 - 0.8413447461), 0, 0.8413447461, 2 * 0.9772498681
   require_values(y, {-0.1586552539, 0, 0.8413447461, 1.9544997361}, 1e-9);
@@ -24,7 +24,7 @@ TEST_CASE("gelu: hand-worked forward and backward, tanh form") {
   // x = 1: u = sqrt(2/pi) * 1.044715 = 0.8335620, t = tanh(u) = 0.6823840,
   //   out = 0.5 (1 + t) = 0.8411920,
   //   dx = 0.5 (1 + t) + 0.5 (1 - t^2) * sqrt(2/pi) * (1 + 3 * 0.044715) = 0.8411920 + 0.2417721
-  Tensor x = tensor({0, 1}, {}, kF64).requires_grad_();
+  Tensor x = tensor({0, 1}, {2}, kF64).requires_grad_();
   Tensor y = gelu(x, GeluApprox::tanh);
   require_values(y, {0, 0.8411920}, 1e-7);
   sum(y).backward();
@@ -37,7 +37,7 @@ TEST_CASE("gelu: the tanh form stays within 1e-3 of the erf form") {
   require_close(gelu(x, GeluApprox::tanh), gelu(x), 1e-3, 0);
 }
 
-TEST_CASE("gradcheck gelu") {
+TG_GRADCHECK_TEST("gelu") {
   for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh}) {
     auto fn = [approx](const std::vector<Tensor>& in) { return gelu(in[0], approx); };
     require_gradcheck("gelu", fn, {rand64({2, 3}, 1, -3, 3)});

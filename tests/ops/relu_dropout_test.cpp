@@ -7,7 +7,7 @@
 #include "elementwise_test_util.h"
 #include "ops/dropout/dropout.h"
 #include "ops/relu/relu.h"
-#include "ops/fused/relu_dropout/relu_dropout.h"
+#include "ops/relu_dropout/relu_dropout.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -61,7 +61,7 @@ TEST_CASE("relu_dropout: the values, gradients and draws of relu then dropout, e
   for (DType dtype : {kF32, kF64}) {
     CAPTURE(dtype_name(dtype));
     for (const Tensor& x : {rand64({3, 2049}, 1), noncontig64({5, 7}, 2),
-                            tensor({NAN, -NAN, INFINITY, -INFINITY, -0.0, 0.0, 1, -1}, {}, kF64)}) {
+                            tensor({NAN, -NAN, INFINITY, -INFINITY, -0.0, 0.0, 1, -1}, {8}, kF64)}) {
       Tensor a = copy_keeping_strides(x.detach(), dtype, kCPU).requires_grad_();
       Tensor b = copy_keeping_strides(x.detach(), dtype, kCPU).requires_grad_();
       Tensor ya = composed(a, 0.3, 5, 9), yb = fused(b, 0.3, 5, 9);
@@ -92,7 +92,7 @@ TEST_CASE("relu_dropout: eval mode and p = 0 are relu, p = 1 gives zeros and zer
   require_values(x.grad(), {0, 0, 0, 0});
 }
 
-TEST_CASE("gradcheck relu_dropout") {
+TG_GRADCHECK_TEST("relu_dropout") {
   // The same generator state at every evaluation, so every evaluation draws the same mask;
   // finite differences straddling relu's kink would be wrong: inputs away from 0.
   auto fn = [](const std::vector<Tensor>& in) {
@@ -128,7 +128,7 @@ TEST_CASE("relu_dropout: CUDA matches CPU (forward and backward)") {
   // The same values bit for bit, NaN and signed zeros included, for a seed on both devices.
   const Device gpu = Device::cuda();
   for (DType dtype : {kF32, kF64}) {
-    Tensor x = to_dtype_copy(tensor({NAN, -0.0, 0.0, 2, -3, 5, 1, -1, 7}, {}, kF64), dtype);
+    Tensor x = to_dtype_copy(tensor({NAN, -0.0, 0.0, 2, -3, 5, 1, -1, 7}, {9}, kF64), dtype);
     Tensor on_cpu = fused(x, 0.3, 3, 17), on_gpu = fused(to_device_copy(x, gpu), 0.3, 3, 17);
     REQUIRE(on_gpu.is_cuda());
     require_close(to_device_copy(on_gpu, kCPU), on_cpu, 0, 0);

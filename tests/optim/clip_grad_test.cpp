@@ -9,7 +9,7 @@ namespace {
 
 // Gradients [3, 4] and [12]; "c" has none and is skipped.
 std::vector<NamedParameter> three_params(const std::vector<double>& ga, const std::vector<double>& gb) {
-  std::vector<NamedParameter> params = {param("a", {0, 0}), param("b", {0}, {}, kF32), param("c", {0})};
+  std::vector<NamedParameter> params = {param("a", {0, 0}), param("b", {0}, {1}, kF32), param("c", {0})};
   set_grad(params[0], ga);
   set_grad(params[1], gb);
   return params;
@@ -105,7 +105,7 @@ TEST_CASE("clip_grad: CUDA gradients give the CPU's norm and clipped values") {
   const std::vector<double> big = rand({70000}, kF64, kCPU, gen, -1, 1).to_vector<double>();
   auto make = [&](Device device) {
     std::vector<NamedParameter> params = {param_on(param("a", big), device),
-                                          param_on(param("b", {3, -4}, {}, kF32), device)};
+                                          param_on(param("b", {3, -4}, {2}, kF32), device)};
     set_grad(params[0], big);
     set_grad(params[1], {3, -4});
     return params;

@@ -10,11 +10,14 @@
 namespace tg::test {
 
 // A named leaf parameter holding `values` (1-D unless `shape` is given), requiring grad.
-inline NamedParameter param(const std::string& name, const std::vector<double>& values, const Shape& shape = {},
+inline NamedParameter param(const std::string& name, const std::vector<double>& values, const Shape& shape,
                             DType dtype = kF64) {
   Tensor t = tensor(values, shape, dtype);
   t.requires_grad_();
   return {name, t};
+}
+inline NamedParameter param(const std::string& name, const std::vector<double>& values) {
+  return param(name, values, {static_cast<int64_t>(values.size())});
 }
 
 // Replaces p's gradient by `values` (as a backward pass from p itself would leave it), on
@@ -56,7 +59,7 @@ struct F64AndF32Runs {
 };
 template <class Make>
 F64AndF32Runs step_f64_and_f32(Make make) {
-  F64AndF32Runs run{param("p", {1, -2, 0.25}), param("p", {1, -2, 0.25}, {}, kF32), nullptr, nullptr};
+  F64AndF32Runs run{param("p", {1, -2, 0.25}), param("p", {1, -2, 0.25}, {3}, kF32), nullptr, nullptr};
   run.opt64 = make(std::vector<NamedParameter>{run.p64});
   run.opt32 = make(std::vector<NamedParameter>{run.p32});
   for (const std::vector<double>& g : {std::vector<double>{0.5, 1, -3}, {-1, 2, 0.125}, {0.3, -0.7, 1}}) {

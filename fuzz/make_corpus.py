@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets: fuzz/corpus/<target>/, small valid and
+malformed inputs (a few KB at most). Run from anywhere:
+
+    fuzz/make_corpus.py [CHECKPOINT]
+
+CHECKPOINT, a small checkpoint.safetensors, seeds the checkpoint target (without it that
+corpus is left as it is). The committed one (21 KB) comes from
+
+    tapegrad train --d-model 4 --heads 1 --layers 1 --ff 4 --steps 1 --batch-size 2 \
+        --max-len 3 --out /tmp/tiny"""
+import json
+import pathlib
+import struct
+import sys
+import zlib
+
+CORPUS = pathlib.Path(__file__).resolve().parent / "corpus"
+
+
+def safetensors(header, data=b""):
+    text = header if isinstance(header, (str, bytes)) else json.dumps(header, separators=(",", ":"))
+    text = text.encode() if isinstance(text, str) else text
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def entry(dtype, shape, begin, end):
+    return {"dtype": dtype, "shape": shape, "data_offsets": [begin, end]}
+
+
+def with_checksums(tensors, metadata=None):
+    """A file as tapegrad writes it: tensors back to back, each with its CRC-32 in the metadata."""
+    header, data = {}, b""
+    meta = dict(metadata or {})
+    for name, (dtype, shape, raw) in tensors.items():
+        header[name] = entry(dtype, shape, len(data), len(data) + len(raw))
+        meta["tapegrad.crc32." + name] = "%08x" % zlib.crc32(raw)
+        data += raw
+    return safetensors({"__metadata__": meta, **header}, data)
+
+
+def write(target, files):
+    folder = CORPUS / target
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        (folder / name).write_bytes(content if isinstance(content, bytes) else content.encode())
+
+
+def safetensors_corpus():
+    f32 = struct.pack("<4f", 1, -2, 0.5, 3)
+    return {
+        "valid_all_dtypes": with_checksums({
+            "w": ("F32", [2, 2], f32),
+            "d": ("F64", [], struct.pack("<d", 2.5)),
+            "i": ("I64", [1], struct.pack("<q", -7)),
+            "m": ("BOOL", [3], b"\x01\x00\x01"),
+            "e": ("F32", [0, 3], b""),
+        }, {"format": "pt"}),
+        "valid_other_writer": safetensors(
+            '{"b": {"dtype": "I64", "shape": [1], "data_offsets": [8, 16]}, '
+            '"a": {"dtype": "F64", "shape": [], "data_offsets": [0, 8]}}   ',
+            struct.pack("<d", 1.5) + struct.pack("<q", 3)),
+        "empty_header": safetensors("{}"),
+        "bad_checksum": safetensors({"__metadata__": {"tapegrad.crc32.w": "00000000"},
+                                     "w": entry("F32", [1], 0, 4)}, b"\x00\x00\x80\x3f"),
+        "overlap": safetensors({"x": entry("F32", [2], 0, 8), "y": entry("F32", [1], 4, 8)}, bytes(8)),
+        "hole": safetensors({"x": entry("F32", [1], 4, 8)}, bytes(8)),
+        "mismatch": safetensors({"x": entry("F32", [3], 0, 8)}, bytes(8)),
+        "deep": safetensors('{"x":{"dtype":' + "[" * 40 + "]" * 40 + "}}"),
+        "big_number": safetensors('{"x":{"dtype":"F32","shape":[1e400],"data_offsets":[0,4]}}', bytes(4)),
+        "duplicate": safetensors('{"x":{"dtype":"F32","shape":[],"data_offsets":[0,4]},'
+                                 '"x":{"dtype":"F32","shape":[],"data_offsets":[0,4]}}', bytes(4)),
+        "length_past_end": struct.pack("<Q", 1000) + b"{}",
+        "short": b"\x05\x00\x00",
+        "bool_byte": safetensors({"m": entry("BOOL", [2], 0, 2)}, b"\x01\x02"),
+        "bad_utf8": safetensors(b'{"\xff":1}'),
+    }
+
+
+def labelled_corpus(fmt):
+    if fmt == "tsv":
+        return {
+            "valid": "the cat sat\tDET NOUN VERB\na  dog\tDET NOUN\r\nthe dog ran\tDET NOUN VERB\n\n",
+            "mismatch": "a b\tX\n",
+            "columns": "a\tX\tY\n",
+            "blank_middle": "a\tX\n\nb\tY\n",
+            "utf8": "n\xc3\xa9\tX\n\xe6\x97\xa5\tY\n".encode("latin-1"),
+            "bad_utf8": b"a\tX\n\xff\tY\n",
+        }
+    line = lambda i, o: json.dumps({"input": i, "output": o}) + "\n"
+    return {
+        "valid": line(["the", "cat"], ["DET", "NOUN"]) + line([1, 2.5], ["A", "B"]) + line(["x"], ["Y"]) + "\n",
+        "mismatch": line(["a", "b"], ["X"]),
+        "wrong_types": line(["a", None], ["X", {"k": 1}]),
+        "deep": '{"input": [' + "[" * 30 + "]" * 30 + '], "output": ["X"]}\n',
+        "big_number": '{"input": [1e400], "output": ["X"]}\n',
+        "not_object": '["a", "X"]\n',
+        "truncated": '{"input": ["a"], "output": ["X"\n',
+    }
+
+
+def text_corpus():
+    return {
+        "ascii": "the cat sat on the mat. the dog ran after it.\n" * 4,
+        "utf8": "né 日本 😀 ".encode() * 8,
+        "short": "abc",
+        "bad_utf8": b"abc\xc0\xafdef\xed\xa0\x80ghijkl\xf4\x90\x80\x80mnopqrst",
+        "empty": "",
+    }
+
+
+def checkpoint_corpus(path):
+    good = pathlib.Path(path).read_bytes()
+    flipped = bytearray(good)
+    flipped[-3] ^= 0x01
+    return {"valid": good, "bit_flip": bytes(flipped), "truncated": good[:len(good) // 2]}
+
+
+def main():
+    write("safetensors", safetensors_corpus())
+    write("labelled_tsv", labelled_corpus("tsv"))
+    write("labelled_jsonl", labelled_corpus("jsonl"))
+    write("text_corpus", text_corpus())
+    if len(sys.argv) > 1:
+        other = {"not_a_checkpoint": safetensors_corpus()["valid_all_dtypes"]}
+        write("checkpoint", {**checkpoint_corpus(sys.argv[1]), **other})
+
+
+if __name__ == "__main__":
+    main()
