@@ -100,7 +100,7 @@ TEST_CASE("cross_entropy: large enough for the OpenMP path") {
   require_values(x.grad(), expected, 1e-15);
 }
 
-TG_GRADCHECK_TEST("cross_entropy") {
+TEST_CASE("gradcheck cross_entropy") {
   auto ce = [](Tensor target, CrossEntropyOptions opts) {
     return [target, opts](const std::vector<Tensor>& in) { return cross_entropy(in[0], target, opts); };
   };

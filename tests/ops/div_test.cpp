@@ -26,7 +26,7 @@ TEST_CASE("div: hand-worked backward") {
   require_values(b.grad(), {-1.25, -0.4375, -0.140625});
 }
 
-TG_GRADCHECK_TEST("div") {
+TEST_CASE("gradcheck div") {
   auto fn = [](const std::vector<Tensor>& in) { return div(in[0], in[1]); };
   require_gradcheck("div", fn, {rand64({2, 3}, 1), rand64({2, 3}, 2, 0.5, 2)});
   require_gradcheck("div", fn, {rand64({2, 3}, 1), rand64({3}, 2, -2, -0.5)});

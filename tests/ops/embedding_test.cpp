@@ -69,7 +69,7 @@ TEST_CASE("embedding: padding_idx row gets no gradient") {
   require_values(w.grad(), {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1});
 }
 
-TG_GRADCHECK_TEST("embedding") {
+TEST_CASE("gradcheck embedding") {
   // The weight is the differentiable input; the indices are fixed.
   auto with = [](Tensor idx, int64_t padding_idx = -1) {
     return [idx, padding_idx](const std::vector<Tensor>& in) { return embedding(idx, in[0], padding_idx); };

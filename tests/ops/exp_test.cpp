@@ -15,7 +15,7 @@ TEST_CASE("exp: hand-worked forward and backward") {
   require_values(x.grad(), {1, 2, 0.25}, 1e-12);
 }
 
-TG_GRADCHECK_TEST("exp") {
+TEST_CASE("gradcheck exp") {
   auto fn = [](const std::vector<Tensor>& in) { return exp(in[0]); };
   require_gradcheck("exp", fn, {rand64({2, 3}, 1)});
   require_gradcheck("exp", fn, {rand64({}, 2)});

@@ -37,7 +37,7 @@ TEST_CASE("gelu: the tanh form stays within 1e-3 of the erf form") {
   require_close(gelu(x, GeluApprox::tanh), gelu(x), 1e-3, 0);
 }
 
-TG_GRADCHECK_TEST("gelu") {
+TEST_CASE("gradcheck gelu") {
   for (GeluApprox approx : {GeluApprox::none, GeluApprox::tanh}) {
     auto fn = [approx](const std::vector<Tensor>& in) { return gelu(in[0], approx); };
     require_gradcheck("gelu", fn, {rand64({2, 3}, 1, -3, 3)});

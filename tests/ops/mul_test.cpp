@@ -27,7 +27,7 @@ TEST_CASE("mul: a constant factor saves nothing it does not need") {
   CHECK(y.producer()->saved[0].name == "b");
 }
 
-TG_GRADCHECK_TEST("mul") {
+TEST_CASE("gradcheck mul") {
   auto fn = [](const std::vector<Tensor>& in) { return mul(in[0], in[1]); };
   require_gradcheck("mul", fn, {rand64({2, 3}, 1), rand64({2, 3}, 2)});
   require_gradcheck("mul", fn, {rand64({2, 3}, 1), rand64({3}, 2)});

@@ -7,7 +7,7 @@
 #include "elementwise_test_util.h"
 #include "ops/dropout/dropout.h"
 #include "ops/relu/relu.h"
-#include "ops/relu_dropout/relu_dropout.h"
+#include "ops/fused/relu_dropout/relu_dropout.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -92,7 +92,7 @@ TEST_CASE("relu_dropout: eval mode and p = 0 are relu, p = 1 gives zeros and zer
   require_values(x.grad(), {0, 0, 0, 0});
 }
 
-TG_GRADCHECK_TEST("relu_dropout") {
+TEST_CASE("gradcheck relu_dropout") {
   // The same generator state at every evaluation, so every evaluation draws the same mask;
   // finite differences straddling relu's kink would be wrong: inputs away from 0.
   auto fn = [](const std::vector<Tensor>& in) {

@@ -17,7 +17,7 @@ TEST_CASE("tanh: hand-worked forward and backward") {
   require_values(tanh(tensor({-100, 100})), {-1, 1});
 }
 
-TG_GRADCHECK_TEST("tanh") {
+TEST_CASE("gradcheck tanh") {
   auto fn = [](const std::vector<Tensor>& in) { return tanh(in[0]); };
   require_gradcheck("tanh", fn, {rand64({2, 3}, 1, -3, 3)});
   require_gradcheck("tanh", fn, {rand64({}, 2)});
