@@ -1,14 +1,33 @@
 #include "core/shape.h"
 
+#include <algorithm>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
 
 namespace tg {
 
+void check_shape(const Shape& shape, int64_t element_size, const char* op) {
+  if (static_cast<int64_t>(shape.size()) > kMaxDims)
+    throw Error(op, fmt::format("shape {} has {} dims, at most {} are supported", shape_str(shape),
+                                shape.size(), kMaxDims));
+  int64_t bytes = element_size;  // the product of the sizes (a zero counted as one) and element_size
+  for (int64_t d : shape) {
+    if (d < 0) throw Error(op, fmt::format("negative size {} in shape {}", d, shape_str(shape)));
+    if (__builtin_mul_overflow(bytes, std::max<int64_t>(d, 1), &bytes))
+      throw Error(op, fmt::format("shape {} of {}-byte elements needs more than {} bytes (the sizes "
+                                  "multiply past int64's limit)", shape_str(shape), element_size,
+                                  std::numeric_limits<int64_t>::max()));
+  }
+}
+
 int64_t numel(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("numel", fmt::format("the sizes of shape {} multiply past int64's limit", shape_str(shape)));
   return n;
 }
 

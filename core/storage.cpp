@@ -1,11 +1,15 @@
 #include "core/storage.h"
 
+#include <sys/sysinfo.h>
+
 #include <cstdlib>
 #include <cstring>
-#include <new>
+
+#include <fmt/format.h>
 
 #include "core/block_cache.h"
 #include "core/cuda/cuda_runtime.h"
+#include "core/error.h"
 
 namespace tg {
 
@@ -34,15 +38,37 @@ BlockCache<CpuSystem>& cpu_cache() {
   return *cache;
 }
 
+// RAM plus swap: Linux's default overcommit heuristic refuses single requests above it too.
+size_t machine_memory_bytes() {
+  struct sysinfo info {};
+  if (sysinfo(&info) != 0) return SIZE_MAX;
+  return (static_cast<size_t>(info.totalram) + info.totalswap) * info.mem_unit;
+}
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  for (; bytes >= 1024 && u < 6; ++u) bytes /= 1024;
+  return fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
 }  // namespace
 
-Storage::Storage(size_t nbytes, Device device) : nbytes_(nbytes), device_(device) {
+Storage::Storage(size_t nbytes, Device device, const char* op) : nbytes_(nbytes), device_(device) {
   if (device.is_cuda()) {
     data_ = cuda_malloc(nbytes, device.index);
     return;
   }
+  auto cannot = [&](const std::string& why) {
+    return Error(op, fmt::format("cannot allocate {} bytes ({}) on cpu: {}", nbytes,
+                                 human_bytes(static_cast<double>(nbytes)), why));
+  };
+  static const size_t memory = machine_memory_bytes();
+  if (nbytes > memory)
+    throw cannot(fmt::format("more than this machine's memory and swap ({})",
+                             human_bytes(static_cast<double>(memory))));
   data_ = cpu_cache().allocate(nbytes);
-  if (!data_) throw std::bad_alloc();
+  if (!data_) throw cannot("out of memory");
 }
 
 Storage::~Storage() {

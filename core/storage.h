@@ -11,7 +11,10 @@ namespace tg {
 
 class Storage {
  public:
-  Storage(size_t nbytes, Device device);  // uninitialised memory
+  // Uninitialised memory. A request the device cannot meet is a tg::Error naming `op` and the
+  // bytes asked for; on the CPU, one larger than the machine's memory and swap is refused
+  // without asking the system (which could hand out address space it can never back).
+  Storage(size_t nbytes, Device device, const char* op = "storage");
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;

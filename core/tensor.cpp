@@ -99,7 +99,36 @@ void Tensor::zero_grad() { checked(), impl_->grad.reset(); }
 
 Tensor Tensor::detach() const { return make_view(*this, shape(), strides(), offset()); }
 
+namespace {
+
+// Throws unless every element of the view (shape, strides, offset) lies in `storage_elements`.
+void check_view_extent(const Shape& shape, const Shape& strides, int64_t offset, int64_t storage_elements) {
+  if (numel(shape) == 0) return;  // reaches nothing
+  int64_t lo = offset, hi = offset;  // the lowest and highest element reached
+  bool overflow = false;             // then the view reaches past int64, far outside any storage
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t span = 0;
+    overflow |= __builtin_mul_overflow(shape[d] - 1, strides[d], &span);
+    int64_t& end = span < 0 ? lo : hi;
+    overflow |= __builtin_add_overflow(end, span, &end);
+  }
+  if (overflow || lo < 0 || hi >= storage_elements)
+    throw Error("make_view", fmt::format("the view of shape {}, strides {} and offset {} reaches elements {}, "
+                                         "outside the storage of {} elements (0..{})", shape_str(shape),
+                                         shape_str(strides), offset,
+                                         overflow ? "beyond int64's range" : fmt::format("{}..{}", lo, hi),
+                                         storage_elements, storage_elements - 1));
+}
+
+}  // namespace
+
 Tensor make_view(const Tensor& base, Shape shape, Shape strides, int64_t offset) {
+  const int64_t element_bytes = static_cast<int64_t>(element_size(base.dtype()));
+  check_shape(shape, element_bytes, "make_view");
+  if (strides.size() != shape.size())
+    throw Error("make_view", fmt::format("{} strides {} for the {} dims of shape {}", strides.size(),
+                                         shape_str(strides), shape.size(), shape_str(shape)));
+  check_view_extent(shape, strides, offset, static_cast<int64_t>(base.storage()->nbytes()) / element_bytes);
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = base.storage();
   impl->shape = std::move(shape);

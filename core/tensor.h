@@ -94,7 +94,9 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// A new tensor viewing `base`'s storage (no copy, no tape entry: ops/ record views).
+// A new tensor viewing `base`'s storage (no copy, no tape entry: ops/ record views). Checks
+// the shape (check_shape), one stride per dim (any sign, 0 = broadcast) and that every element
+// the view can reach, offset + sum of index * stride, lies inside the storage.
 Tensor make_view(const Tensor& base, Shape shape, Shape strides, int64_t offset);
 
 // Throws "<op>: <arg> is undefined" / "... expected floating dtype" etc.

@@ -17,6 +17,7 @@ Tensor expand(const Tensor& x, Shape shape) {
       throw Error("expand", fmt::format("x {} cannot be expanded to {} (dim {})", shape_str(x.shape()),
                                         shape_str(shape), d));
   }
+  check_shape(shape, static_cast<int64_t>(element_size(x.dtype())), "expand");
   if (shape == x.shape()) return x;
   Tensor out = make_view(x, shape, broadcast_strides(x.shape(), x.strides(), shape), x.offset());
   if (Recorder rec("expand", {x}, {out}); rec) {

@@ -16,8 +16,8 @@ Shape infer_shape(const Tensor& x, Shape shape, const char* op) {
       infer = static_cast<int64_t>(d);
     } else if (shape[d] < 0) {
       throw Error(op, fmt::format("invalid size {} in {}", shape[d], shape_str(shape)));
-    } else {
-      known *= shape[d];
+    } else if (__builtin_mul_overflow(known, shape[d], &known)) {
+      throw Error(op, fmt::format("the sizes of {} multiply past int64's limit", shape_str(shape)));
     }
   }
   if (infer >= 0 && known != 0 && x.numel() % known == 0) shape[infer] = x.numel() / known;

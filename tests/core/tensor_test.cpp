@@ -57,7 +57,7 @@ TEST_CASE("tensor: factories") {
   CHECK(arange(0, 1, 0.25, kF64).to_vector<double>() == std::vector<double>{0, 0.25, 0.5, 0.75});
   CHECK(arange(5, 0, -2).to_vector<float>() == std::vector<float>{5, 3, 1});
   CHECK(arange(3, 1).shape() == Shape{0});
-  CHECK_THROWS_WITH_AS(arange(0, 1, 0), doctest::Contains("arange: invalid range"), Error);
+  CHECK_THROWS_WITH_AS(arange(0, 1, 0), doctest::Contains("arange: start=0 end=1 step=0: each must be finite"), Error);
 
   Tensor t = tensor({1, 2, 3, 4, 5, 6}, {2, 3}, kF64);
   CHECK(t.shape() == Shape{2, 3});
@@ -82,8 +82,8 @@ TEST_CASE("tensor: factories") {
   CHECK(s.numel() == 1);
   CHECK(s.item() == 3.5);
 
-  CHECK_THROWS_WITH_AS(empty({2, -1}), "empty: negative size in shape (2,-1)", Error);
-  CHECK_THROWS_WITH_AS(empty(Shape(17, 1)), doctest::Contains("empty: at most 16 dims"), Error);
+  CHECK_THROWS_WITH_AS(empty({2, -1}), "empty: negative size -1 in shape (2,-1)", Error);
+  CHECK_THROWS_WITH_AS(empty(Shape(17, 1)), doctest::Contains("has 17 dims, at most 16 are supported"), Error);
 }
 
 TEST_CASE("tensor: *_like factories keep shape, dtype and device, not layout") {
