@@ -55,14 +55,18 @@ std::string human_bytes(double bytes) {
 }  // namespace
 
 Storage::Storage(size_t nbytes, Device device, const char* op) : nbytes_(nbytes), device_(device) {
+  auto cannot = [&](const std::string& why) {
+    return Error(op, fmt::format("cannot allocate {} bytes ({}) on {}: {}", nbytes,
+                                 human_bytes(static_cast<double>(nbytes)), device.str(), why));
+  };
   if (device.is_cuda()) {
-    data_ = cuda_malloc(nbytes, device.index);
+    try {
+      data_ = cuda_malloc(nbytes, device.index);
+    } catch (const Error& e) {  // no such GPU, or out of its memory
+      throw cannot(e.what());
+    }
     return;
   }
-  auto cannot = [&](const std::string& why) {
-    return Error(op, fmt::format("cannot allocate {} bytes ({}) on cpu: {}", nbytes,
-                                 human_bytes(static_cast<double>(nbytes)), why));
-  };
   static const size_t memory = machine_memory_bytes();
   if (nbytes > memory)
     throw cannot(fmt::format("more than this machine's memory and swap ({})",

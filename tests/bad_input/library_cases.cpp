@@ -110,7 +110,8 @@ std::vector<BadInputCase> library_cases() {
                                                                      {.label_smoothing = 2}); },
           {"cross_entropy", "label_smoothing", "2"}),
       row("dropout with p = 1.5", [] { dropout(ones({4}), 1.5, true); }, {"dropout", "p", "1.5"}),
-      row("a tensor on a GPU that is not there", [] { zeros({2}, kF32, Device::cuda(7)); }, {"cuda_malloc"}),
+      row("a tensor on a GPU that is not there", [] { zeros({2}, kF32, Device::cuda(7)); },
+          {"zeros", "cannot allocate 8 bytes", "cuda:7", "cuda_malloc"}),
       // ---- values --------------------------------------------------------------------------
       row("item() of a 3-element tensor", [] { ones({3}).item(); }, {"item", "one-element", "(3,)"}),
       row("to_vector<double> of a float32 tensor", [] { ones({3}).to_vector<double>(); },
