@@ -1,10 +1,12 @@
 #include "data/vocab.h"
 
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/io/input_file.h"
 
 namespace tg::data {
 
@@ -89,8 +91,7 @@ void Vocab::save(const std::string& path) const {
 }
 
 Vocab Vocab::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("Vocab::load", fmt::format("cannot open {}", path));
+  std::istringstream in(InputFile("Vocab::load", path).read_all());  // refuses what is not a regular file
   std::string line;
   if (!std::getline(in, line) || line != kHeader)
     throw Error("Vocab::load", fmt::format("{}:1: expected the header \"{}\"", path, kHeader));

@@ -53,8 +53,11 @@ TEST_CASE("vocab: load rejects malformed files naming file and line") {
   CHECK_THROWS_WITH_AS(Vocab::load(dup.path()), doctest::Contains("dup.txt:9: token \"x\" repeats id 5"), Error);
   TempFile escape("escape.txt", "tapegrad-vocab 1\n<pad>\n<unk>\n<bos>\n<sep>\n<mask>\n\\q\n");
   CHECK_THROWS_WITH_AS(Vocab::load(escape.path()), doctest::Contains("escape.txt:7: unknown escape"), Error);
-  CHECK_THROWS_WITH_AS(Vocab::load("/nonexistent/vocab.txt"), doctest::Contains("cannot open /nonexistent/vocab.txt"),
+  CHECK_THROWS_WITH_AS(Vocab::load("/nonexistent/vocab.txt"),
+                       doctest::Contains("Vocab::load: /nonexistent/vocab.txt: cannot open: No such file or directory"),
                        Error);
+  CHECK_THROWS_WITH_AS(Vocab::load(std::filesystem::temp_directory_path().string()),
+                       doctest::Contains("is a directory, not a regular file"), Error);
 }
 
 TEST_CASE("utf8: a character is a code point, not a byte") {
