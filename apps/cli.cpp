@@ -40,13 +40,15 @@ bool parse_exactly(const std::string& text, double& value) {
   return end == text.c_str() + text.size() && errno != ERANGE;
 }
 
+// A finite number in [lo, hi] or (lo, hi]; hi = infinity: any finite number above lo.
 CLI::Validator number_check(double lo, double hi, bool lo_open) {
-  const std::string range = fmt::format("{}{}, {}]", lo_open ? "(" : "[", lo, hi);
+  const std::string range = std::isinf(hi) ? fmt::format("{} {}", lo_open ? ">" : ">=", lo)
+                                           : fmt::format("in {}{}, {}]", lo_open ? "(" : "[", lo, hi);
   return CLI::Validator(
       [=](std::string& text) {
         double x = 0;
         if (parse_exactly(text, x) && std::isfinite(x) && (lo_open ? x > lo : x >= lo) && x <= hi) return std::string();
-        return fmt::format("must be a finite number in {}, got {}", range, text);
+        return fmt::format("must be a finite number {}, got {}", range, text);
       },
       range);
 }
@@ -119,7 +121,9 @@ CLI::Validator integer_in(int64_t lo, int64_t hi, const std::string& note) {
 
 CLI::Validator number_in(double lo, double hi) { return number_check(lo, hi, false); }
 
-CLI::Validator positive_number(double hi) { return number_check(0, hi, true); }
+CLI::Validator positive_number() { return number_check(0, HUGE_VAL, true); }
+
+CLI::Validator non_negative_number() { return number_check(0, HUGE_VAL, false); }
 
 CLI::Validator seed_number() {
   return CLI::Validator(

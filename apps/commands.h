@@ -28,8 +28,9 @@ void add_gradcheck_command(CLI::App& app, const std::shared_ptr<Io>& io);
 // got 99999999999999999999"): the whole text must be the number, nothing is clamped, and NaN
 // and the infinities are refused.
 CLI::Validator integer_in(int64_t lo, int64_t hi, const std::string& note = "");
-CLI::Validator number_in(double lo, double hi);  // [lo, hi]
-CLI::Validator positive_number(double hi);       // (0, hi]
+CLI::Validator number_in(double lo, double hi);  // a finite number in [lo, hi]
+CLI::Validator positive_number();                // a finite number > 0
+CLI::Validator non_negative_number();            // a finite number >= 0
 CLI::Validator seed_number();                    // an unsigned 64-bit integer
 CLI::Validator device_name();                    // cpu, cuda or cuda:N (train::parse_device)
 

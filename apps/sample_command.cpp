@@ -14,7 +14,6 @@ namespace tg::cli {
 namespace {
 
 constexpr int64_t kMaxTokens = int64_t{1} << 20;  // characters one call generates
-constexpr double kMaxTemperature = 1e3;
 
 struct SampleArgs {
   std::string checkpoint;
@@ -53,7 +52,7 @@ void add_sample_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->check(integer_in(0, kMaxTokens));
   sub->add_option("--temperature", args->options.temperature, "0: greedy (the likeliest character); > 0: sample")
       ->capture_default_str()
-      ->check(number_in(0, kMaxTemperature));
+      ->check(non_negative_number());
   sub->add_option("--seed", args->options.seed, "seeds the sampling")->capture_default_str()->check(seed_number());
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());
   sub->callback([args, io] { run_sample(*args, *io); });

@@ -234,12 +234,11 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->check(integer_in(1, train::kMaxBatchSize));
   flag(sub, *args, "--grad-accum", &C::grad_accum, "micro-batches per update")
       ->check(integer_in(1, train::kMaxBatchSize));
-  flag(sub, *args, "--lr", &C::lr, "peak learning rate")->check(positive_number(train::kMaxLearningRate));
+  flag(sub, *args, "--lr", &C::lr, "peak learning rate")->check(positive_number());
   flag(sub, *args, "--warmup", &C::warmup, "linear warmup steps, then cosine decay (default: min(50, steps / 10))")
       ->check(integer_in(0, train::kMaxSteps));
-  flag(sub, *args, "--weight-decay", &C::weight_decay, "AdamW weight decay")
-      ->check(number_in(0, train::kMaxLearningRate));
-  flag(sub, *args, "--clip", &C::clip, "max gradient norm (0: no clipping)")->check(number_in(0, train::kMaxClip));
+  flag(sub, *args, "--weight-decay", &C::weight_decay, "AdamW weight decay")->check(non_negative_number());
+  flag(sub, *args, "--clip", &C::clip, "max gradient norm (0: no clipping)")->check(non_negative_number());
   flag(sub, *args, "--eval-every", &C::eval_every, "steps between evaluations and checkpoints (0: at the end)")
       ->check(integer_in(0, train::kMaxSteps));
   flag(sub, *args, "--log-every", &C::log_every, "steps between log lines when not on a terminal")

@@ -74,10 +74,9 @@ inline constexpr int64_t kMaxSteps = int64_t{1} << 40;         // steps, warmup,
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;     // batch_size, grad_accum
 inline constexpr int64_t kMaxExamples = int64_t{1} << 40;      // steps * batch_size * grad_accum, val_examples
 inline constexpr int64_t kMaxModulus = int64_t{1} << 40;
-inline constexpr double kMaxLearningRate = 1e3;               // lr, weight_decay
-inline constexpr double kMaxClip = 1e12;
 
-// Throws tg::Error("config", ...) naming the first field out of range and its limits.
+// Throws tg::Error("config", ...) naming the first field out of range and its limits (lr,
+// weight_decay and clip need only be finite).
 void validate(const TrainConfig& config);
 
 std::string to_json(const TrainConfig& config);

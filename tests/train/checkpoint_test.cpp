@@ -147,7 +147,7 @@ TEST_CASE("checkpoint: every number and the model it describes are checked befor
       {"config_field", [](auto&, auto& m) { set_json(m, "config", "d_model", 1000000000); },
        "config: d_model must be in [1, 16384], got 1000000000"},
       {"config_lr", [](auto&, auto& m) { set_json(m, "config", "lr", -1); },
-       "lr must be a finite number in (0, 1000], got -1"},
+       "lr must be a finite number > 0, got -1"},
       {"model_field", [](auto&, auto& m) { set_json(m, "model", "d_model", 4096); },
        "the model metadata does not match: d_model is 4096 but the config gives 32"},
       {"model_max_len", [](auto&, auto& m) { set_json(m, "model", "max_len", 99); },
