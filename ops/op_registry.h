@@ -22,7 +22,7 @@ namespace tg {
 
 struct OpCase {
   std::string op = {};  // the op's name (its folder), set by the registry from TG_OP_CASE's argument
-  std::string summary;  // one line: what the op computes
+  std::string summary;  // one line: what the op computes (the op's documentation for readers goes here)
   std::function<std::vector<Tensor>()> inputs;  // fresh float64 inputs; the differentiable ones require grad
   GradcheckFn fn;                               // a function through the op (which must show on its tape)
   GradcheckOptions options = {};
