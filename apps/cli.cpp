@@ -53,6 +53,12 @@ CLI::Validator number_check(double lo, double hi, bool lo_open) {
       range);
 }
 
+// The machine's cores, asked once (each query reads /sys).
+int cores() {
+  static const int count = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return count;
+}
+
 const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck"};
 
 // Out of memory: while doing what, with the flags that asked for it where the command said.
@@ -148,13 +154,10 @@ CLI::Validator device_name() {
       "");
 }
 
-int max_threads() {
-  return kThreadsPerCore * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+int max_threads() { return kThreadsPerCore * cores(); }
 
 CLI::Validator thread_count() {
-  return integer_in(0, max_threads(), fmt::format(" ({} per core, {} cores)", kThreadsPerCore,
-                                                  std::max(1u, std::thread::hardware_concurrency())));
+  return integer_in(0, max_threads(), fmt::format(" ({} per core, {} cores)", kThreadsPerCore, cores()));
 }
 
 int set_threads(int threads) {
