@@ -35,7 +35,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   const int64_t d = check_cat(tensors, dim);
   Shape shape = tensors[0].shape();
   shape[d] = 0;
-  for (const Tensor& t : tensors) shape[d] += t.size(d);
+  for (const Tensor& t : tensors)
+    if (__builtin_add_overflow(shape[d], t.size(d), &shape[d]))
+      throw Error("cat", fmt::format("the sizes along dim {} add up past int64's limit", dim));
   Tensor out = empty(shape, tensors[0].dtype(), tensors[0].device());
   int64_t at = 0;
   for (const Tensor& t : tensors) {

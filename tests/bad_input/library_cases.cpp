@@ -69,6 +69,21 @@ std::vector<BadInputCase> library_cases() {
           {"expand", "(1099511627776,1099511627776)", "int64"}),
       row("reshape whose sizes overflow", [] { reshape(ones({8}), {kHuge, 4, -1}); },
           {"reshape", "(4611686018427387904,4,-1)", "int64"}),
+      row("cat whose joined size overflows",
+          [] {
+            Tensor half = expand(ones({1}, kBool), {kHuge});
+            cat({half, half}, 0);
+          },
+          {"cat", "dim 0", "int64"}),
+      row("add whose broadcast result overflows",
+          [] { add(expand(ones({1, 1}), {int64_t{1} << 40, 1}), expand(ones({1, 1}), {1, int64_t{1} << 40})); },
+          {"(1099511627776,1099511627776)", "9223372036854775807 bytes"}),
+      row("matmul whose broadcast batch overflows",
+          [] {
+            matmul(expand(ones({1, 1, 2, 2}), {int64_t{1} << 40, 1, 2, 2}),
+                   expand(ones({1, 1, 2, 2}), {1, int64_t{1} << 40, 2, 2}));
+          },
+          {"(1099511627776,1099511627776,2,2)", "9223372036854775807 bytes"}),
       row("reshape to a different element count", [] { reshape(ones({2, 3}), {4, 2}); },
           {"reshape", "(4,2)", "(2,3)", "6 elements"}),
       row("view of a transposed tensor", [] { view(transpose(ones({2, 3}), 0, 1), {6}); },
