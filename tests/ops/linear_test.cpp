@@ -62,3 +62,38 @@ TEST_CASE("linear: CUDA matches CPU (forward and backward)") {
   auto fn = [](const std::vector<Tensor>& in) { return linear(in[0], in[1], in[2]); };
   require_cuda_matches_cpu(fn, {rand64({2, 3, 4}, 1), rand64({5, 4}, 2), rand64({5}, 3)});
 }
+
+TEST_CASE("linear: CUDA matches CPU without a bias, for a 1-D x and non-contiguous operands") {
+  if (!gpu_available_or_skip()) return;
+  auto no_bias = [](const std::vector<Tensor>& in) { return linear(in[0], in[1]); };
+  require_cuda_matches_cpu(no_bias, {rand64({3, 4}, 1), rand64({2, 4}, 2)});
+  auto fn = [](const std::vector<Tensor>& in) { return linear(in[0], in[1], in[2]); };
+  require_cuda_matches_cpu(fn, {rand64({4}, 1), rand64({3, 4}, 2), rand64({3}, 3)});
+  require_cuda_matches_cpu(fn, {noncontig64({3, 4}, 1), noncontig64({4, 4}, 2), rand64({4}, 3)});
+}
+
+namespace {
+
+// The ops that linear records on `device`, with every input requiring grad.
+std::vector<std::string> linear_tape(Device device) {
+  tape().clear();
+  Tensor x = to_device_copy(rand64({2, 3, 4}, 1), device).requires_grad_();
+  Tensor w = to_device_copy(rand64({5, 4}, 2), device).requires_grad_();
+  Tensor b = to_device_copy(rand64({5}, 3), device).requires_grad_();
+  const Tensor y = linear(x, w, b);
+  std::vector<std::string> ops;
+  for (const auto& entry : tape().entries()) ops.push_back(entry->op);
+  tape().clear();
+  return ops;
+}
+
+}  // namespace
+
+TEST_CASE("linear: one tape entry on the CPU") {
+  CHECK(linear_tape(kCPU) == std::vector<std::string>{"linear"});
+}
+
+TEST_CASE("linear: one tape entry on a GPU, as on the CPU") {
+  if (!gpu_available_or_skip()) return;
+  CHECK(linear_tape(Device::cuda()) == std::vector<std::string>{"linear"});
+}

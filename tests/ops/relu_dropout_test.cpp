@@ -6,8 +6,8 @@
 #include "cuda_parity_test_util.h"
 #include "elementwise_test_util.h"
 #include "ops/dropout/dropout.h"
-#include "ops/relu/relu.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"
+#include "ops/relu/relu.h"
 
 using namespace tg;
 using namespace tg::test;
