@@ -180,7 +180,7 @@ TEST_CASE("cli: every numeric flag is range-checked as it is parsed, nothing cla
         std::string::npos);
 }
 
-TEST_CASE("cli: the default warmup fits a short run; an explicit one must be shorter than the run") {
+TEST_CASE("cli: the default warmup fits a short run, and an explicit one must be shorter than the run") {
   TempDir dir("cli_warmup");
   auto args = tiny_run(dir.path(), 20);
   args.erase(args.begin() + 5, args.begin() + 7);  // no --warmup: min(50, 20 / 10) = 2
