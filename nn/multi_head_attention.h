@@ -4,7 +4,7 @@
 //   query (B,T,E), key (B,S,E), value (B,S,E)
 //   q = q_proj(query) (B,T,E) -> reshape (B,T,NH,hs) -> transpose(1,2) -> (B,NH,T,hs)
 //   k = k_proj(key)   (B,S,E) -> ... -> (B,NH,S,hs),   v likewise
-//   o = fused_attention(q, k, v, masks) (B,NH,T,hs)                  (ops/fused_attention)
+//   o = fused_attention(q, k, v, masks) (B,NH,T,hs)                  (ops/fused/fused_attention)
 //       or, with fused = false or need_weights, the same from the composed ops step by step:
 //       scaled_dot_product_attention(q, k, v, masks)                 (ops/attention)
 //   o -> transpose(1,2) (B,T,NH,hs) -> reshape (B,T,E) -> out_proj -> output (B,T,E)

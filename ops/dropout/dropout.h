@@ -24,7 +24,7 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& gen = defaul
 //   out[i] = keep[i] ? x[i] / (1-p) : 0        p in [0, 1): it sets only the scale
 Tensor dropout(const Tensor& x, const Tensor& keep, double p);
 
-// Shared with relu_dropout (ops/relu_dropout): the errors for a bad x or p, naming `op`; and the
+// Shared with relu_dropout (ops/fused/relu_dropout): the errors for a bad x or p, naming `op`; and the
 // op itself once it draws (training, p > 0): the mask, the kernels below and the tape entry
 // "dropout", or with relu "relu_dropout".
 void check_dropout_args(const Tensor& x, double p, const char* op);

@@ -3,7 +3,7 @@
 // tile_gemm: c (rows, width) = or += scale * a (rows, depth) . b (depth, width), with a read through
 // strides (a row-major tile, its transpose or rows of q) and b's rows at a stride (rows of k,
 // v, q, dout, or a transposed tile). TransposedTiles keeps k and v transposed for the scores.
-// Internal to ops/fused_attention.
+// Internal to ops/fused/fused_attention.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
