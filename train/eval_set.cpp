@@ -24,7 +24,7 @@ EvalSet labelled_file_set(const Checkpoint& c, const std::string& path) {
       throw Error(kOp, fmt::format("{}:{}: {} tokens, more than the model's maximum of {} (its longest training "
                                    "example)", path, i + 1, pairs[i].input.size(), c.model_config.max_len));
   std::vector<data::Example> examples = data::encode_labelled(pairs, c.input_vocab, c.output_vocab, path);
-  return {std::make_shared<data::ExampleDataset>(std::move(examples)), path, true};
+  return {std::make_shared<data::ExampleDataset>(std::move(examples)), path + " (every line)", true};
 }
 
 // Windows of max_len characters side by side, each predicting the characters one further on.
@@ -46,7 +46,7 @@ EvalSet text_file_set(const Checkpoint& c, const std::string& path) {
   if (windows->size() == 0)
     throw Error(kOp, fmt::format("{}: {} characters are too few for one window of the model's {} (and the character "
                                  "after it)", path, chars.size(), block));
-  return {std::move(windows), path, false};
+  return {std::move(windows), path + " (every window)", false};
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ namespace tg::train {
 
 struct EvalSet {
   std::shared_ptr<const data::Dataset> examples;
-  std::string name;               // "validation set" or the file's path
+  std::string name;               // "validation set", "test.jsonl (every line)", "text.txt (every window)"
   bool numbered_by_line = false;  // example i is line i + 1 of that file
 };
 

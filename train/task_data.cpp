@@ -77,6 +77,18 @@ TaskData make_task_data(const TrainConfig& c) {
   return d;
 }
 
+ModelConfig model_config(const TrainConfig& c, const TaskData& d) {
+  return {.vocab_size = d.input_vocab.size(),
+          .num_classes = d.output_vocab.size(),
+          .max_len = d.max_len,
+          .d_model = c.d_model,
+          .heads = c.heads,
+          .layers = c.layers,
+          .ff = c.ff,
+          .dropout = c.dropout,
+          .causal = d.causal};
+}
+
 std::vector<int64_t> unscored_classes(const std::vector<std::string>& tokens, const data::Vocab& output_vocab) {
   std::vector<int64_t> ids;
   for (const std::string& token : tokens) {
