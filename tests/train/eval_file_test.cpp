@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <random>
 
 #include "test_util.h"
@@ -51,11 +53,12 @@ UpperTask upper_task(const std::string& letters, int lines, uint32_t seed, int b
 
 void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-// A run small and long enough to learn the upper task perfectly.
+// A run small and (unless `more` gives other --steps) long enough to learn the upper task perfectly.
 std::vector<std::string> upper_run(const fs::path& data, const fs::path& out, std::vector<std::string> more = {}) {
-  std::vector<std::string> args = {"train", "--task", "file", "--data", data.string(), "--steps", "120",
-                                   "--d-model", "32", "--heads", "2", "--layers", "1", "--ff", "64",
-                                   "--batch-size", "16", "--lr", "1e-2", "--eval-every", "0", "--out", out.string()};
+  std::vector<std::string> args = {"train", "--task", "file", "--data", data.string(), "--d-model", "32", "--heads",
+                                   "2", "--layers", "1", "--ff", "64", "--batch-size", "16", "--lr", "1e-2",
+                                   "--eval-every", "0", "--out", out.string()};
+  if (std::find(more.begin(), more.end(), "--steps") == more.end()) more.insert(more.end(), {"--steps", "120"});
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
