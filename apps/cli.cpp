@@ -40,14 +40,15 @@ bool parse_exactly(const std::string& text, double& value) {
   return end == text.c_str() + text.size() && errno != ERANGE;
 }
 
-// A finite number in [lo, hi] or (lo, hi]; hi = infinity: any finite number above lo.
-CLI::Validator number_check(double lo, double hi, bool lo_open) {
+// A finite number in [lo, hi], with either end open; hi = infinity: any finite number above lo.
+CLI::Validator number_check(double lo, double hi, bool lo_open, bool hi_open = false) {
   const std::string range = std::isinf(hi) ? fmt::format("{} {}", lo_open ? ">" : ">=", lo)
-                                           : fmt::format("in {}{}, {}]", lo_open ? "(" : "[", lo, hi);
+                                           : fmt::format("in {}{}, {}{}", lo_open ? "(" : "[", lo, hi, hi_open ? ")" : "]");
   return CLI::Validator(
       [=](std::string& text) {
         double x = 0;
-        if (parse_exactly(text, x) && std::isfinite(x) && (lo_open ? x > lo : x >= lo) && x <= hi) return std::string();
+        if (parse_exactly(text, x) && std::isfinite(x) && (lo_open ? x > lo : x >= lo) && (hi_open ? x < hi : x <= hi))
+          return std::string();
         return fmt::format("must be a finite number {}, got {}", range, text);
       },
       range);
@@ -130,6 +131,14 @@ CLI::Validator number_in(double lo, double hi) { return number_check(lo, hi, fal
 CLI::Validator positive_number() { return number_check(0, HUGE_VAL, true); }
 
 CLI::Validator non_negative_number() { return number_check(0, HUGE_VAL, false); }
+
+CLI::Validator open_fraction() { return number_check(0, 1, true, true); }
+
+CLI::Validator token_name() {
+  return CLI::Validator(
+      [](std::string& text) { return text.empty() ? std::string("a token cannot be the empty string") : std::string(); },
+      "");
+}
 
 CLI::Validator seed_number() {
   return CLI::Validator(

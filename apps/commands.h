@@ -33,6 +33,8 @@ CLI::Validator positive_number();                // a finite number > 0
 CLI::Validator non_negative_number();            // a finite number >= 0
 CLI::Validator seed_number();                    // an unsigned 64-bit integer
 CLI::Validator device_name();                    // cpu, cuda or cuda:N (train::parse_device)
+CLI::Validator open_fraction();                  // a finite number in (0, 1)
+CLI::Validator token_name();                     // a non-empty string (a vocabulary's token)
 
 // --threads: 0 (OpenMP's default) to kThreadsPerCore threads per core. OpenMP itself fails
 // (a crash) when asked for tens of thousands.

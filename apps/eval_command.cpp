@@ -1,5 +1,8 @@
-// tapegrad eval: a checkpoint's loss and accuracy on its task's validation set, and a few of
-// its answers side by side with the targets.
+// tapegrad eval: a checkpoint's loss and accuracy on its run's validation set, or with --data on
+// every example of a file, encoded with the checkpoint's vocabularies (train/eval_set.h); a few
+// of its answers beside the targets, and with --predictions every answer as JSONL.
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,8 @@
 #include "ops/max/max.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/eval_set.h"
+#include "train/prediction_log.h"
 #include "train/task_data.h"
 #include "train/trainer.h"
 
@@ -23,33 +28,43 @@ namespace {
 struct EvalArgs {
   std::string checkpoint;
   std::string data;
+  std::string predictions;
+  std::vector<std::string> ignore_tokens;
+  CLI::Option* ignore_option = nullptr;
   int64_t batches = 0;
   int64_t show = 3;
   int threads = 0;
 };
 
+// What the ids of a checkpoint mean, and how to print them.
+struct Tokens {
+  const data::Vocab& input;
+  const data::Vocab& output;
+  bool text;  // lm: characters, shown as they are but for line breaks; else escaped and spaced
+  std::string show(const data::Vocab& vocab, int64_t id) const {
+    const std::string& token = vocab.token(id);
+    return text ? (token == "\n" ? std::string("\\n") : token) : data::escape_token(token);
+  }
+};
+
 // "input   3 1 2 <sep> <mask> <mask> <mask>" / "target  2 1 3" / "model   2 1 3  ok"
-void show_examples(train::TransformerModel& model, const train::TaskData& d, int64_t count, std::FILE* out) {
+void show_examples(train::TransformerModel& model, const data::Dataset& set, const Tokens& tokens, int64_t count,
+                   std::FILE* out) {
   NoGradGuard no_grad;
-  for (int64_t i = 0; i < std::min(count, d.val->size()); ++i) {
-    const data::Example ex = d.val->get(i);
+  for (int64_t i = 0; i < std::min(count, set.size()); ++i) {
+    const data::Example ex = set.get(i);
     data::Batch b = data::collate({ex});
     const std::vector<int64_t> pred = max_with_indices(model.forward(b.inputs, b.padding_mask), -1).indices.to_vector<int64_t>();
-    // Text (the LM) reads best as it is, with only line breaks shown; tokens are escaped and spaced.
-    const auto show = [&](const data::Vocab& vocab, int64_t id) {
-      const std::string& token = vocab.token(id);
-      return d.causal ? (token == "\n" ? std::string("\\n") : token) : data::escape_token(token);
-    };
     std::vector<std::string> in, target, got;
     bool right = true;
     for (size_t t = 0; t < ex.input.size(); ++t) {
-      in.push_back(show(d.input_vocab, ex.input[t]));
+      in.push_back(tokens.show(tokens.input, ex.input[t]));
       if (ex.target[t] == data::kIgnoreIndex) continue;
-      target.push_back(show(d.output_vocab, ex.target[t]));
-      got.push_back(show(d.output_vocab, pred[t]));
+      target.push_back(tokens.show(tokens.output, ex.target[t]));
+      got.push_back(tokens.show(tokens.output, pred[t]));
       right = right && pred[t] == ex.target[t];
     }
-    const char* sep = d.causal ? "" : " ";
+    const char* sep = tokens.text ? "" : " ";
     fmt::print(out, "  input   {}\n  target  {}\n  model   {}   {}\n", fmt::join(in, sep), fmt::join(target, sep),
                fmt::join(got, sep), right ? "right" : "WRONG");
   }
@@ -61,42 +76,62 @@ void run_eval(const EvalArgs& args, Io& io) {
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
-  train::TrainConfig config = c.config;
-  if (!args.data.empty()) {
-    if (config.task != "lm" && config.task != "file")
-      throw CLI::ValidationError("--data", fmt::format("{} was trained on task {}, which reads no data file",
-                                                       file.string(), config.task));
-    config.data = args.data;
-  }
-  const train::TaskData d = train::make_task_data(config);
-  if (train::model_config(config, d) != c.model_config)
-    throw Error("eval", fmt::format("{}: the model does not fit the data of task {}{} (its vocabulary or length "
-                                    "differs from the training data's)", file.string(), config.task,
-                                    config.data.empty() ? "" : " on " + config.data));
+  const train::TrainConfig& config = c.config;
+  if (!args.data.empty() && config.task != "lm" && config.task != "file")
+    throw CLI::ValidationError("--data", fmt::format("{} was trained on task {}, which reads no data file",
+                                                     file.string(), config.task));
+  const std::vector<int64_t> unscored = train::unscored_classes(
+      args.ignore_option->count() > 0 ? args.ignore_tokens : config.ignore_tokens, c.output_vocab);
+  const train::EvalSet set = args.data.empty() ? train::validation_set(c, file.parent_path())
+                                               : train::file_set(c, args.data);
+
   io.activity = fmt::format("evaluating {} (batches of {})", file.string(), config.batch_size);
   auto model = train::load_model(c);
-  data::DataLoader loader(d.val, {.batch_size = config.batch_size, .shuffle = false});
-  const train::EvalMetrics m = train::evaluate(*model, loader, args.batches);
+  const Tokens tokens{c.input_vocab, c.output_vocab, config.task == "lm"};
+  std::optional<train::PredictionLog> log;
+  if (!args.predictions.empty())
+    log.emplace(args.predictions, c.input_vocab, c.output_vocab, set.numbered_by_line, unscored);
+  int64_t sequences = 0;
+  const auto on_batch = [&](const data::Batch& b, const Tensor& predictions) {
+    sequences += std::ssize(b.lengths);
+    if (log) log->add(b, predictions);
+  };
+  data::DataLoader loader(set.examples, {.batch_size = config.batch_size, .shuffle = false});
+  const train::EvalMetrics m =
+      train::evaluate(*model, loader, {.max_batches = args.batches, .unscored_classes = unscored, .on_batch = on_batch});
+  if (log) log->commit();
   fmt::print(io.out, "eval: {} (task {}, step {})\n", file.string(), config.task, c.step);
-  fmt::print(io.out, "validation set, {} sequences: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} ({:.2f} s)\n",
-             m.sequences, m.loss, m.token_accuracy, m.exact_match, m.ms / 1e3);
+  fmt::print(io.out, "{}, {} sequences ({} tokens scored): loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} "
+                     "({:.2f} s)\n", set.name, sequences, m.scored_tokens, m.loss, m.token_accuracy, m.exact_match,
+             m.ms / 1e3);
+  if (log) fmt::print(io.out, "predictions: {}\n", args.predictions);
   if (args.show > 0) {
-    fmt::print(io.out, "first {} validation examples:\n", std::min(args.show, d.val->size()));
-    show_examples(*model, d, args.show, io.out);
+    fmt::print(io.out, "first {} examples:\n", std::min(args.show, set.examples->size()));
+    show_examples(*model, *set.examples, tokens, args.show, io.out);
   }
 }
 
 }  // namespace
 
 void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io) {
-  CLI::App* sub = app.add_subcommand("eval", "Evaluate a checkpoint on its task's validation set");
+  CLI::App* sub = app.add_subcommand(
+      "eval", "Evaluate a checkpoint on its run's validation set, or on every example of a file (--data)");
   auto args = std::make_shared<EvalArgs>();
   sub->add_option("checkpoint", args->checkpoint, "a checkpoint file or a run directory")->required();
-  sub->add_option("--data", args->data, "evaluate on this data file instead of the one trained on");
-  sub->add_option("--batches", args->batches, "validation batches (0: all)")
+  sub->add_option("--data", args->data, "score every example of this file (file: .tsv/.jsonl; lm: a text), encoded "
+                                         "with the checkpoint's vocabularies; an unknown token is an error");
+  sub->add_option("--predictions", args->predictions, "write every example's input, target and prediction to this "
+                                                      "JSONL file");
+  args->ignore_option = sub->add_option("--ignore-tokens", args->ignore_tokens,
+                                        "output tokens whose positions the accuracies leave out, comma-separated "
+                                        "('$' or 'PAD,$'; default: the run's --ignore-tokens)")
+                            ->delimiter(',')
+                            ->allow_extra_args(false)
+                            ->check(token_name());
+  sub->add_option("--batches", args->batches, "batches to evaluate (0: all)")
       ->capture_default_str()
       ->check(integer_in(0, train::kMaxSteps));
-  sub->add_option("--show", args->show, "validation examples to print with the model's answers")
+  sub->add_option("--show", args->show, "examples to print with the model's answers")
       ->capture_default_str()
       ->check(integer_in(0, train::kMaxExamples));
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());

@@ -3,12 +3,15 @@
 // would alter the steps already taken); the run writes into the directory --resume names.
 // A fresh run refuses an --out directory that holds a run unless --overwrite is given. A flag
 // that the run's task does not read is refused (--data for reverse, --val-examples for lm).
+// Data paths are stored as the run directory needs them (train::path_for_run), and
+// --steps +N continues a run for N more steps than its checkpoint has done.
 #include <algorithm>
 #include <csignal>
 #include <ctime>
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -48,6 +51,7 @@ struct Flag {
 struct TrainArgs {
   train::TrainConfig config;
   std::vector<Flag> flags;
+  int64_t more_steps = 0;  // --steps +N
   std::string resume;
   bool overwrite = false;
   int threads = 0;
@@ -63,6 +67,23 @@ CLI::Option* flag(CLI::App* sub, TrainArgs& args, const std::string& name, T tra
   return option;
 }
 
+// --steps: a total, or +N (N more than a resumed checkpoint has done).
+CLI::Validator step_count() {
+  return CLI::Validator(
+      [total = integer_in(1, train::kMaxSteps)](std::string& text) {
+        if (!text.starts_with('+')) return total(text);
+        std::string more = text.substr(1);
+        return total(more).empty() ? std::string()
+                                   : fmt::format("+N must have N an integer in [1, {}], got {}", train::kMaxSteps, text);
+      },
+      fmt::format("[1, {}] or +N", train::kMaxSteps));
+}
+
+void set_steps(const std::string& text, TrainArgs& args) {
+  if (text.starts_with('+')) args.more_steps = std::stoll(text.substr(1));
+  else args.config.steps = std::stoll(text);
+}
+
 bool given(const TrainArgs& args, const std::string& name) {
   for (const Flag& f : args.flags)
     if (f.name == name) return f.option->count() > 0;
@@ -76,6 +97,8 @@ struct TaskFlag {
   std::vector<std::string> tasks;
 };
 const TaskFlag kTaskFlags[] = {{"--data", {"lm", "file"}},
+                               {"--val-data", {"file"}},
+                               {"--val-fraction", {"lm", "file"}},
                                {"--min-len", {"copy", "reverse", "sort"}},
                                {"--max-len", {"copy", "reverse", "sort"}},
                                {"--modulus", {"mod_add"}},
@@ -89,6 +112,9 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
     if (given(args, f.name) && std::find(f.tasks.begin(), f.tasks.end(), c.task) == f.tasks.end())
       throw CLI::ValidationError(f.name, fmt::format("task {} does not read it (tasks that do: {})", c.task,
                                                      fmt::join(f.tasks, ", ")));
+  if (given(args, "--val-fraction") && !c.val_data.empty())
+    throw CLI::ValidationError("--val-fraction", fmt::format("the validation set is the --val-data file ({}), scored "
+                                                             "whole", c.val_data));
   if (given(args, "--warmup") && c.warmup >= c.steps)
     throw CLI::ValidationError("--warmup", fmt::format("must be < --steps ({}), got {}", c.steps, c.warmup));
   if (c.steps > train::kMaxExamples / c.batch_size / c.grad_accum)
@@ -97,10 +123,22 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
                                train::kMaxExamples, c.steps, c.batch_size, c.grad_accum));
 }
 
+// The data paths given on the command line (relative to the working directory), as the run
+// stores them: relative to its directory when inside it, absolute otherwise.
+void store_paths_for_run(const TrainArgs& args, train::TrainConfig& c) {
+  for (auto [flag, path] : {std::pair{"--data", &c.data}, std::pair{"--val-data", &c.val_data}})
+    if (given(args, flag) && !path->empty()) *path = train::path_for_run(*path, c.out);
+}
+
 // A fresh run's config: the flags, with the default warmup scaled to a short run.
 train::TrainConfig fresh_config(const TrainArgs& args) {
+  if (args.more_steps > 0)
+    throw CLI::ValidationError("--steps", fmt::format("+{} counts steps beyond a checkpoint's: it needs --resume (a "
+                                                      "fresh run takes the total, --steps {})", args.more_steps,
+                                                      args.more_steps));
   train::TrainConfig c = args.config;
   if (!given(args, "--warmup")) c.warmup = std::min(c.warmup, c.steps / 10);
+  store_paths_for_run(args, c);
   return c;
 }
 
@@ -136,12 +174,23 @@ int64_t parameter_count(train::TransformerModel& model) {
 }
 
 // The config of a resumed run: the checkpoint's, with the flags given copied over it, writing
-// into the directory --resume names.
+// into the directory --resume names. --steps is a total above the steps done, or +N more.
 train::TrainConfig resumed_config(const TrainArgs& args) {
-  train::TrainConfig config = train::load_checkpoint(train::checkpoint_file(args.resume)).config;
+  const std::filesystem::path file = train::checkpoint_file(args.resume);
+  const train::Checkpoint checkpoint = train::load_checkpoint(file);
+  train::TrainConfig config = checkpoint.config;
   for (const Flag& f : args.flags)
     if (f.option->count() > 0) f.copy(config, args.config);
   config.out = resumed_run_dir(args).string();
+  store_paths_for_run(args, config);
+  if (args.more_steps > train::kMaxSteps - checkpoint.step)
+    throw CLI::ValidationError("--steps", fmt::format("+{} after the {} steps done passes the limit of {} steps",
+                                                      args.more_steps, checkpoint.step, train::kMaxSteps));
+  if (args.more_steps > 0) config.steps = checkpoint.step + args.more_steps;
+  if (config.steps < checkpoint.step)
+    throw CLI::ValidationError("--steps", fmt::format("{} has done {} steps already, more than {}: give a larger total, "
+                                                      "or +N for N more steps", file.string(), checkpoint.step,
+                                                      config.steps));
   return config;
 }
 
@@ -165,8 +214,8 @@ void run_train(const TrainArgs& args, Io& io) {
   if (resuming) {
     trainer.resume(args.resume);
     if (trainer.step() == config.steps) {
-      fmt::print(io.out, "tapegrad train: {} is already at step {} of its {} steps; nothing to do (give a larger "
-                         "--steps to train further)\n", config.out, trainer.step(), config.steps);
+      fmt::print(io.out, "tapegrad train: {} is already at step {} of its {} steps; nothing to do (give --steps +N "
+                         "for N more steps, or a larger total)\n", config.out, trainer.step(), config.steps);
       return;
     }
   } else {
@@ -223,13 +272,26 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--block-size", &C::block_size, "lm: characters per window")->check(integer_in(1, max_length));
   flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add: validation examples")
       ->check(integer_in(1, train::kMaxExamples));
+  flag(sub, *args, "--val-fraction", &C::val_fraction, "lm/file: the share of --data held out for validation")
+      ->check(open_fraction());
+  flag(sub, *args, "--val-data", &C::val_data, "file: a separate validation file (.tsv/.jsonl), scored whole; its "
+                                               "tokens must all be in --data");
+  flag(sub, *args, "--ignore-tokens", &C::ignore_tokens, "output tokens whose positions the accuracies leave out, "
+                                                         "comma-separated ('$' or 'PAD,$'); eval uses them too")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(token_name());
   flag(sub, *args, "--d-model", &C::d_model, "model width")->check(integer_in(1, train::kMaxDModel));
   flag(sub, *args, "--heads", &C::heads, "attention heads (must divide --d-model)")
       ->check(integer_in(1, train::kMaxDModel));
   flag(sub, *args, "--layers", &C::layers, "encoder layers")->check(integer_in(1, train::kMaxLayers));
   flag(sub, *args, "--ff", &C::ff, "feed-forward width")->check(integer_in(1, train::kMaxFeedForward));
   flag(sub, *args, "--dropout", &C::dropout, "dropout probability")->check(number_in(0, 0.99));
-  flag(sub, *args, "--steps", &C::steps, "optimizer updates")->check(integer_in(1, train::kMaxSteps));
+  CLI::Option* steps = sub->add_option_function<std::string>(
+      "--steps", [to = args.get()](const std::string& text) { set_steps(text, *to); },
+      "optimizer updates; with --resume also +N: N more than the checkpoint has done");
+  steps->default_str(std::to_string(C{}.steps))->check(step_count());
+  args->flags.push_back({"--steps", steps, [](C& to, const C& from) { to.steps = from.steps; }});
   flag(sub, *args, "--batch-size", &C::batch_size, "examples per micro-batch")
       ->check(integer_in(1, train::kMaxBatchSize));
   flag(sub, *args, "--grad-accum", &C::grad_accum, "micro-batches per update")

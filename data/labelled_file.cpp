@@ -76,11 +76,30 @@ Vocab vocab_of(const std::vector<TokenPair>& pairs, std::vector<std::string> Tok
   return Vocab(std::vector<std::string>(tokens.begin(), tokens.end()));
 }
 
+// Ids for the tokens; the <bos> position's target is not scored.
+Example encoded(const TokenPair& p, const Vocab& in, const Vocab& out) {
+  Example ex{in.encode(p.input), out.encode(p.output)};
+  for (size_t t = 0; t < ex.input.size(); ++t)
+    if (ex.input[t] == kBosId) ex.target[t] = kIgnoreIndex;
+  return ex;
+}
+
 std::vector<Example> encode_all(const std::vector<TokenPair>& pairs, const Vocab& in, const Vocab& out) {
   std::vector<Example> examples;
   examples.reserve(pairs.size());
-  for (const TokenPair& p : pairs) examples.push_back({in.encode(p.input), out.encode(p.output)});
+  for (const TokenPair& p : pairs) examples.push_back(encoded(p, in, out));
   return examples;
+}
+
+// The first token of `tokens` that `vocab` lacks, if any: throws naming where it is.
+void require_known(const std::vector<std::string>& tokens, const Vocab& vocab, const char* side, std::string_view source,
+                   size_t line) {
+  for (size_t t = 0; t < tokens.size(); ++t)
+    if (!vocab.contains(tokens[t]))
+      throw Error("encode_labelled",
+                  fmt::format("{}:{}: {} token \"{}\" (position {}) is not in the model's {} vocabulary (the {} "
+                              "tokens of its training data)", source, line, side, escape_token(tokens[t]), t + 1, side,
+                              vocab.size() - kNumReserved));
 }
 
 }  // namespace
@@ -140,7 +159,18 @@ LabelledTask load_labelled_task(const std::string& path, double val_fraction, ui
 }
 
 LabelledTask load_labelled_task(const std::string& train_path, const std::string& val_path) {
-  return labelled_task(read_labelled_file(train_path), read_labelled_file(val_path));
+  LabelledTask task = labelled_task(read_labelled_file(train_path), {});
+  task.val = encode_labelled(read_labelled_file(val_path), task.input_vocab, task.output_vocab, val_path);
+  return task;
+}
+
+std::vector<Example> encode_labelled(const std::vector<TokenPair>& pairs, const Vocab& input_vocab,
+                                     const Vocab& output_vocab, std::string_view source) {
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    require_known(pairs[i].input, input_vocab, "input", source, i + 1);
+    require_known(pairs[i].output, output_vocab, "output", source, i + 1);
+  }
+  return encode_all(pairs, input_vocab, output_vocab);
 }
 
 }  // namespace tg::data

@@ -11,8 +11,14 @@
 // and line: "read_labelled_file: tags.tsv:3: input has 3 tokens but output has 2".
 //
 // Vocabularies are built from the training examples only (input and output separately, each
-// token sorted, after the reserved tokens of data/vocab.h); a validation token never seen in
-// training becomes <unk>.
+// token sorted, after the reserved tokens of data/vocab.h). In a file split at random, a
+// validation token never seen in training becomes <unk>; a file encoded whole with a model's
+// vocabularies (a separate validation file, a test file) must hold only tokens they have: an
+// unknown token throws naming the file, the line and the token, since the model has no
+// embedding for an unknown input and cannot predict an unknown output.
+//
+// The reserved token <bos> as an input token marks the start of a sequence: its position's
+// target is kIgnoreIndex (neither trained on nor scored), whatever the output token there.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -45,11 +51,19 @@ struct LabelledTask {
   std::vector<Example> val;
 };
 
-// Vocabularies from `train`, then both parts encoded.
+// Vocabularies from `train`, then both parts encoded (unknown tokens become <unk>).
 LabelledTask labelled_task(const std::vector<TokenPair>& train, const std::vector<TokenPair>& val);
 // One file split at random: round(val_fraction * examples) go to val, chosen by `seed`.
 LabelledTask load_labelled_task(const std::string& path, double val_fraction, uint64_t seed);
-// Separate training and validation files.
+// Separate training and validation files: vocabularies from the training file, the
+// validation file encoded whole with them (encode_labelled).
 LabelledTask load_labelled_task(const std::string& train_path, const std::string& val_path);
+
+// Every pair of a file (pair i read from line i + 1 of `source`) with fixed vocabularies. A
+// token either vocabulary lacks throws tg::Error naming the file, the line and the token:
+//   "encode_labelled: test.jsonl:7: input token "f" (position 3) is not in the model's input
+//    vocabulary (the 26 tokens of its training data)"
+std::vector<Example> encode_labelled(const std::vector<TokenPair>& pairs, const Vocab& input_vocab,
+                                     const Vocab& output_vocab, std::string_view source);
 
 }  // namespace tg::data

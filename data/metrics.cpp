@@ -1,5 +1,7 @@
 #include "data/metrics.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -20,10 +22,12 @@ Accuracy& Accuracy::operator+=(const Accuracy& other) {
   scored_tokens += other.scored_tokens;
   correct_sequences += other.correct_sequences;
   scored_sequences += other.scored_sequences;
+  labelled_tokens += other.labelled_tokens;
   return *this;
 }
 
-Accuracy accuracy(const Tensor& predictions, const Tensor& targets, int64_t ignore_index) {
+Accuracy accuracy(const Tensor& predictions, const Tensor& targets, int64_t ignore_index,
+                  const std::vector<int64_t>& unscored_classes) {
   check_defined(predictions, "accuracy", "predictions");
   check_defined(targets, "accuracy", "targets");
   if (predictions.dtype() != kI64 || targets.dtype() != kI64)
@@ -39,6 +43,8 @@ Accuracy accuracy(const Tensor& predictions, const Tensor& targets, int64_t igno
     int64_t scored = 0, correct = 0;
     for (size_t t = start; t < start + static_cast<size_t>(T); ++t) {
       if (tgt[t] == ignore_index) continue;
+      ++acc.labelled_tokens;
+      if (std::find(unscored_classes.begin(), unscored_classes.end(), tgt[t]) != unscored_classes.end()) continue;
       ++scored;
       correct += pred[t] == tgt[t];
     }

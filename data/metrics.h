@@ -6,7 +6,10 @@
 // A sequence is one row along the last dim. Token accuracy = correct scored positions /
 // scored positions; exact match = sequences with every scored position correct / sequences
 // with at least one scored position. Counts add up over batches with +=.
+// unscored_classes: labels whose positions are left out of both (a padding or separator
+// token of the user's data, `--ignore-tokens`), though a loss still counts them.
 #include <cstdint>
+#include <vector>
 
 #include "core/tensor.h"
 #include "data/example.h"
@@ -18,6 +21,7 @@ struct Accuracy {
   int64_t scored_tokens = 0;
   int64_t correct_sequences = 0;
   int64_t scored_sequences = 0;
+  int64_t labelled_tokens = 0;  // positions with a label, unscored classes included: a loss's count
 
   double token_accuracy() const;  // 0 when nothing was scored
   double exact_match() const;     // 0 when no sequence was scored
@@ -25,6 +29,7 @@ struct Accuracy {
 };
 
 // Any device and strides; predictions and targets of the same shape, int64, dim >= 1.
-Accuracy accuracy(const Tensor& predictions, const Tensor& targets, int64_t ignore_index = kIgnoreIndex);
+Accuracy accuracy(const Tensor& predictions, const Tensor& targets, int64_t ignore_index = kIgnoreIndex,
+                  const std::vector<int64_t>& unscored_classes = {});
 
 }  // namespace tg::data

@@ -18,7 +18,7 @@ namespace {
 template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("task", c.task), f("data", c.data), f("min_len", c.min_len), f("max_len", c.max_len);
   f("modulus", c.modulus), f("block_size", c.block_size), f("val_examples", c.val_examples);
-  f("val_fraction", c.val_fraction);
+  f("val_fraction", c.val_fraction), f("val_data", c.val_data), f("ignore_tokens", c.ignore_tokens);
   f("d_model", c.d_model), f("heads", c.heads), f("layers", c.layers), f("ff", c.ff), f("dropout", c.dropout);
   f("steps", c.steps), f("batch_size", c.batch_size), f("grad_accum", c.grad_accum), f("lr", c.lr);
   f("warmup", c.warmup), f("min_lr_ratio", c.min_lr_ratio), f("weight_decay", c.weight_decay);
@@ -54,6 +54,8 @@ void validate(const TrainConfig& c) {
   require_in("block_size", c.block_size, 1, kMaxSequenceLength);
   require_in("val_examples", c.val_examples, 1, kMaxExamples);
   require(c.val_fraction > 0 && c.val_fraction < 1, fmt::format("val_fraction must be in (0, 1), got {}", c.val_fraction));
+  require(c.val_data.empty() || c.task == "file", fmt::format("val_data is read by task file only, not {}", c.task));
+  for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
   require_in("d_model", c.d_model, 1, kMaxDModel);
   require_in("heads", c.heads, 1, c.d_model);
   require(c.d_model % c.heads == 0,
@@ -112,6 +114,21 @@ TrainConfig config_from_json(const std::string& text) {
     }
   });
   return c;
+}
+
+std::string path_for_run(const std::string& path, const std::filesystem::path& run_dir) {
+  namespace fs = std::filesystem;
+  const fs::path file = fs::absolute(path).lexically_normal();
+  fs::path dir = fs::absolute(run_dir).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "runs/x/" -> "runs/x"
+  const fs::path inside = file.lexically_relative(dir);
+  const bool is_inside = !inside.empty() && *inside.begin() != ".." && inside != ".";
+  return (is_inside ? inside : file).string();
+}
+
+std::filesystem::path path_in_run(const std::string& stored, const std::filesystem::path& run_dir) {
+  const std::filesystem::path p(stored);
+  return p.is_absolute() ? p : run_dir / p;
 }
 
 Device parse_device(const std::string& name) {

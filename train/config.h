@@ -7,15 +7,21 @@
 //   mod_add               "a+b=" -> (a + b) mod modulus
 //   lm                    character language model on `data` (a UTF-8 text file), or on the
 //                         built-in grammar corpus when `data` is empty; windows of block_size
-//   file                  per-position labelling from `data` (a .tsv or .jsonl file)
+//   file                  per-position labelling from `data` (a .tsv or .jsonl file); validation
+//                         on `val_data` when given, else on a val_fraction share of `data`
 // The synthetic tasks draw a fresh example for every index of the training set (seeded), so the
 // model rarely sees the same one twice; their validation set is val_examples examples from a
 // different seed; the lm task's validation windows do not overlap.
+//
+// Data paths (data, val_data) are absolute or relative to the run directory (out), so that a
+// run directory can be evaluated from any working directory, or copied: path_for_run() makes
+// them so.
 //
 // The defaults train reverse (sequences of 1-8 digits) with a 2-layer, d_model 64 model for
 // 600 steps of 64 examples: 9.4-26 s of CPU time depending on the CPU (4.7-13 s on 2 idle
 // cores), and 100% token accuracy and exact match on the 512 validation sequences (seed 0).
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,6 +39,10 @@ struct TrainConfig {
   int64_t block_size = 64;     // lm: characters per window
   int64_t val_examples = 512;  // synthetic tasks: validation set size
   double val_fraction = 0.1;   // lm / file: the share held out for validation (lm: the text's end)
+  std::string val_data;        // file: a separate validation file, scored whole ("" = the share above)
+  // Output tokens whose positions are left out of the token accuracy and exact match (a filler
+  // such as "$"); the loss still counts them. Every task; each must be an output token.
+  std::vector<std::string> ignore_tokens;
 
   // ---- model -----------------------------------------------------------------------------
   int64_t d_model = 64;
@@ -88,6 +98,12 @@ std::vector<FieldDifference> differing_fields(const TrainConfig& a, const TrainC
 // Fields missing from the JSON keep their defaults; a wrongly typed field or invalid JSON
 // throws tg::Error("config", ...).
 TrainConfig config_from_json(const std::string& json);
+
+// A data path given relative to the working directory (or absolute), as a run in run_dir
+// stores it: relative to run_dir when the file is inside it, absolute otherwise.
+std::string path_for_run(const std::string& path, const std::filesystem::path& run_dir);
+// The file a stored data path names for the run in run_dir.
+std::filesystem::path path_in_run(const std::string& stored, const std::filesystem::path& run_dir);
 
 // "cpu", "cuda", "cuda:N"; anything else throws tg::Error("device", ...).
 Device parse_device(const std::string& name);

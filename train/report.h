@@ -36,6 +36,7 @@ struct EvalMetrics {
   double exact_match = 0;
   int64_t sequences = 0;
   double ms = 0;
+  int64_t scored_tokens = 0;    // positions counted in the token accuracy
 };
 
 class Reporter {

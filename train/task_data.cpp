@@ -36,12 +36,13 @@ data::Example SyntheticDataset::get(int64_t index) const {
 
 TaskData make_task_data(const TrainConfig& c) {
   validate(c);
+  const auto in_run = [&](const std::string& stored) { return path_in_run(stored, c.out).string(); };
   TaskData d;
   if (c.task == "lm") {
     // Training windows start at every character; validation windows do not overlap, so that
     // an evaluation reads each held-out character once.
-    const std::string text = c.data.empty() ? data::grammar_corpus() : data::read_text_file(c.data);
-    const std::string source = c.data.empty() ? "grammar corpus" : c.data;
+    const std::string source = c.data.empty() ? "grammar corpus" : in_run(c.data);
+    const std::string text = c.data.empty() ? data::grammar_corpus() : data::read_text_file(source);
     data::CharLMCorpus corpus = data::char_lm_corpus(text, c.block_size, c.val_fraction, 1, source);
     d.train = corpus.train;
     d.val = data::char_lm_corpus(text, c.block_size, c.val_fraction, c.block_size, source).val;
@@ -49,10 +50,11 @@ TaskData make_task_data(const TrainConfig& c) {
     d.max_len = c.block_size;
     d.causal = true;
   } else if (c.task == "file") {
-    data::LabelledTask task = data::load_labelled_task(c.data, c.val_fraction, c.seed);
+    data::LabelledTask task = c.val_data.empty() ? data::load_labelled_task(in_run(c.data), c.val_fraction, c.seed)
+                                                 : data::load_labelled_task(in_run(c.data), in_run(c.val_data));
     if (task.val.empty())
-      throw Error("config", fmt::format("{}: too few examples to hold out a validation set (val_fraction {})", c.data,
-                                        c.val_fraction));
+      throw Error("config", fmt::format("{}: too few examples to hold out a validation set (val_fraction {})",
+                                        in_run(c.data), c.val_fraction));
     for (const auto* part : {&task.train, &task.val})
       for (const data::Example& ex : *part) d.max_len = std::max<int64_t>(d.max_len, std::ssize(ex.input));
     d.train = std::make_shared<data::ExampleDataset>(std::move(task.train));
@@ -71,6 +73,7 @@ TaskData make_task_data(const TrainConfig& c) {
   }
   if (d.train->size() == 0 || d.val->size() == 0)
     throw Error("config", fmt::format("task {}: the training or validation set is empty", c.task));
+  d.unscored_classes = unscored_classes(c.ignore_tokens, d.output_vocab);
   return d;
 }
 
@@ -84,6 +87,24 @@ ModelConfig model_config(const TrainConfig& c, const TaskData& d) {
           .ff = c.ff,
           .dropout = c.dropout,
           .causal = d.causal};
+}
+
+std::vector<int64_t> unscored_classes(const std::vector<std::string>& tokens, const data::Vocab& output_vocab) {
+  std::vector<int64_t> ids;
+  for (const std::string& token : tokens) {
+    if (!output_vocab.contains(token)) {
+      constexpr int64_t kShown = 8;
+      std::vector<std::string> known;
+      for (int64_t id = data::kNumReserved; id < std::min(output_vocab.size(), data::kNumReserved + kShown); ++id)
+        known.push_back(data::escape_token(output_vocab.token(id)));
+      throw Error("ignore_tokens", fmt::format("\"{}\" is not an output token of the model (its {} output tokens: "
+                                               "{}{})", data::escape_token(token), output_vocab.size() - data::kNumReserved,
+                                               fmt::join(known, " "),
+                                               output_vocab.size() > data::kNumReserved + kShown ? " ..." : ""));
+    }
+    ids.push_back(output_vocab.id(token));
+  }
+  return ids;
 }
 
 }  // namespace tg::train

@@ -3,6 +3,8 @@
 // the ids mean, and what the model must be shaped like.
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "data/example.h"
 #include "data/tasks.h"
@@ -20,6 +22,7 @@ struct TaskData {
   int64_t max_len = 0;       // the longest example
   bool causal = false;       // lm: a position sees only the positions before it
   bool shuffle = true;       // false where every training example is already a fresh draw
+  std::vector<int64_t> unscored_classes;  // the config's ignore_tokens as output ids
 };
 
 // Synthetic examples made on demand: example i is task.sample() from Generator(seed) at
@@ -36,8 +39,13 @@ class SyntheticDataset : public data::Dataset {
   uint64_t seed_;
 };
 
-// Reads the data files the config names; errors name the file.
+// Reads the data files the config names (relative paths: in the run directory, config.out);
+// errors name the file as looked for.
 TaskData make_task_data(const TrainConfig& config);
+
+// The ids of `tokens` (TrainConfig::ignore_tokens) in `output_vocab`; a token it lacks throws
+// naming it, since no target could ever be that token.
+std::vector<int64_t> unscored_classes(const std::vector<std::string>& tokens, const data::Vocab& output_vocab);
 
 // The model for this data and config.
 ModelConfig model_config(const TrainConfig& config, const TaskData& data);

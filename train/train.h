@@ -3,6 +3,7 @@
 // checkpoints, resume and NaN guard, and text generation.
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/eval_set.h"
 #include "train/generate.h"
 #include "train/model.h"
 #include "train/report.h"

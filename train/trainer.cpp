@@ -28,7 +28,7 @@ double ms_since(Clock::time_point start) {
 }
 
 // The config fields a resumed run may change: they do not alter the steps already taken.
-const std::set<std::string> kResumable = {"steps", "eval_every", "log_every", "eval_batches", "out"};
+const std::set<std::string> kResumable = {"steps", "eval_every", "log_every", "eval_batches", "out", "ignore_tokens"};
 
 // "vocab_size (checkpoint 30, now 31), max_len (checkpoint 8, now 9)"
 std::string model_differences(const ModelConfig& a, const ModelConfig& b) {
@@ -45,27 +45,30 @@ std::string model_differences(const ModelConfig& a, const ModelConfig& b) {
 
 }  // namespace
 
-EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, int64_t max_batches) {
+EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const EvalOptions& options) {
   const auto start = Clock::now();
   NoGradGuard no_grad;
   const bool was_training = model.is_training();
   model.eval();
   int64_t batches = loader.batches_per_epoch();
-  if (max_batches > 0) batches = std::min(batches, max_batches);
+  if (options.max_batches > 0) batches = std::min(batches, options.max_batches);
   double loss_sum = 0;
   data::Accuracy acc;
   for (int64_t i = 0; i < batches; ++i) {
     data::Batch b = loader.batch(0, i);
     Tensor logits = model.forward(b.inputs, b.padding_mask);  // (B,T,C)
     loss_sum += cross_entropy(logits, b.targets, {.reduction = Reduction::sum}).item();
-    acc += data::accuracy(max_with_indices(logits, -1).indices, b.targets);
+    const Tensor predictions = max_with_indices(logits, -1).indices;  // (B,T)
+    acc += data::accuracy(predictions, b.targets, data::kIgnoreIndex, options.unscored_classes);
+    if (options.on_batch) options.on_batch(b, predictions);
   }
   model.train(was_training);
-  return {.loss = loss_sum / static_cast<double>(std::max<int64_t>(acc.scored_tokens, 1)),
+  return {.loss = loss_sum / static_cast<double>(std::max<int64_t>(acc.labelled_tokens, 1)),
           .token_accuracy = acc.token_accuracy(),
           .exact_match = acc.exact_match(),
           .sequences = acc.scored_sequences,
-          .ms = ms_since(start)};
+          .ms = ms_since(start),
+          .scored_tokens = acc.scored_tokens};
 }
 
 Trainer::Trainer(const TrainConfig& config, TrainerOptions options)
@@ -103,7 +106,7 @@ void Trainer::resume(const std::filesystem::path& where) {
     if (!kResumable.contains(d.field)) changed.push_back(fmt::format("{} (checkpoint {}, now {})", d.field, d.a, d.b));
   if (!changed.empty())
     throw Error("resume", fmt::format("{}: this run's config differs from the checkpoint's in {}; a resumed run may "
-                                      "change only steps, eval_every, log_every, eval_batches and out",
+                                      "change only steps, eval_every, log_every, eval_batches, out and ignore_tokens",
                                       file.string(), fmt::join(changed, ", ")));
   if (c.model_config != model_->config)
     throw Error("resume", fmt::format("{}: the checkpoint's model does not fit this run's data: {} (the data file "
@@ -163,7 +166,8 @@ Trainer::Pass Trainer::forward_backward() {
     loss.backward(config_.grad_accum > 1 ? full({}, 1 / accum, loss.dtype(), loss.device()) : Tensor());
     p.loss += loss.item() / accum;
     NoGradGuard no_grad;
-    p.accuracy += data::accuracy(max_with_indices(logits, -1).indices, b.targets);
+    p.accuracy += data::accuracy(max_with_indices(logits, -1).indices, b.targets, data::kIgnoreIndex,
+                                 data_.unscored_classes);
     for (int64_t len : b.lengths) p.tokens += len;
   }
   return p;
@@ -212,7 +216,9 @@ void Trainer::stop_non_finite(const StepMetrics& m, data::LoaderState loader, Ge
 }
 
 EvalMetrics Trainer::evaluate() {
-  EvalMetrics m = train::evaluate(*model_, *val_loader_, config_.eval_batches);
+  EvalMetrics m = train::evaluate(
+      *model_, *val_loader_,
+      {.max_batches = config_.eval_batches, .unscored_classes = data_.unscored_classes, .on_batch = nullptr});
   m.step = step_;
   return m;
 }

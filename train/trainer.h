@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "data/dataloader.h"
 #include "data/metrics.h"
@@ -54,10 +55,16 @@ struct FitResult {
   double tokens_per_s = 0;   // input tokens per second of update time
 };
 
-// The model's loss, token accuracy and exact match on the first max_batches batches of epoch 0
-// of `loader` (0 = all), in evaluation mode (no dropout) and without recording; `step` is
-// left 0 for the caller to fill in.
-EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, int64_t max_batches = 0);
+struct EvalOptions {
+  int64_t max_batches = 0;                // the first max_batches batches of epoch 0 (0: all)
+  std::vector<int64_t> unscored_classes;  // labels left out of the accuracies (TaskData::unscored_classes)
+  // Called with every batch in order and the model's predicted classes for it, (B,T) int64.
+  std::function<void(const data::Batch& batch, const Tensor& predictions)> on_batch;
+};
+
+// The model's loss, token accuracy and exact match on epoch 0 of `loader`, in evaluation mode
+// (no dropout) and without recording; `step` is left 0 for the caller to fill in.
+EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const EvalOptions& options = {});
 
 class Trainer {
  public:
@@ -65,7 +72,7 @@ class Trainer {
   Trainer(const TrainConfig& config, TaskData data, TrainerOptions options = {});
 
   // Loads a checkpoint (a file or a run directory) written by a run with the same config; only
-  // steps, eval_every, log_every, eval_batches and out may differ (other differences are an
+  // steps, eval_every, log_every, eval_batches, out and ignore_tokens may differ (others are an
   // error naming them). A changed `steps` stretches the LR schedule to the new total. A failed
   // resume writes nothing, but may leave this Trainer half restored: build a new one.
   void resume(const std::filesystem::path& checkpoint);

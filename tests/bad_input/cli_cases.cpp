@@ -19,12 +19,23 @@ struct SharedRuns {
   std::string repeated = (dir.path() / "repeated").string();    // the run with a repeated input token
   std::string not_checkpoint = (dir.path() / "notes.safetensors").string();
   std::string fresh = (dir.path() / "fresh").string();          // for runs refused before they write
+  std::string labelled = (dir.path() / "upper.tsv").string();   // a per-position task of a, b, c
+  std::string file_run = (dir.path() / "file_run").string();    // a finished run on it
+  std::string unknown = (dir.path() / "unknown.tsv").string();  // line 2 holds "d", which it never saw
+  std::string too_long = (dir.path() / "long.tsv").string();    // line 1 is 4 tokens, its model's maximum 3
 
   SharedRuns() {
     const auto r = cli_outcome({"train", "--task", "copy", "--steps", "2", "--warmup", "1", "--d-model", "16",
                                 "--heads", "2", "--layers", "1", "--ff", "16", "--batch-size", "8", "--val-examples",
                                 "16", "--eval-batches", "1", "--out", run});
     if (r != "exit 0: ") throw std::runtime_error("the shared run failed: " + r);
+    std::ofstream(labelled) << "a b\tA B\nb c a\tB C A\nc\tC\na a\tA A\nb\tB\n";
+    std::ofstream(unknown) << "a\tA\nb d\tB D\n";
+    std::ofstream(too_long) << "a b c a\tA B C A\n";
+    const auto trained = cli_outcome({"train", "--task", "file", "--data", labelled, "--val-fraction", "0.2", "--steps", "2",
+                                "--warmup", "1", "--d-model", "16", "--heads", "2", "--layers", "1", "--ff", "16",
+                                "--out", file_run});
+    if (trained != "exit 0: ") throw std::runtime_error("the shared file run failed: " + trained);
     std::filesystem::create_directories(empty);
     std::ofstream(not_checkpoint) << "these are notes, not tensors";
     const std::filesystem::path checkpoint = std::filesystem::path(run) / "checkpoint.safetensors";
@@ -122,6 +133,38 @@ std::vector<BadInputCase> cli_cases() {
       row("resume of a checkpoint whose step was edited",
           [] { return std::vector<std::string>{"train", "--resume", runs().edited}; },
           {"exit 1", "edited", "trainer.step must be in [0, steps = 2], got -5"}),
+      row("eval --data with a token the model never saw",
+          [] { return std::vector<std::string>{"eval", runs().file_run, "--data", runs().unknown}; },
+          {"exit 1", "unknown.tsv:2: input token \"d\" (position 2) is not in the model's input vocabulary"}),
+      row("eval --data with a line longer than the model's maximum",
+          [] { return std::vector<std::string>{"eval", runs().file_run, "--data", runs().too_long}; },
+          {"exit 1", "long.tsv:1: 4 tokens, more than the model's maximum of 3"}),
+      row("eval --ignore-tokens naming no output token",
+          [] { return std::vector<std::string>{"eval", runs().file_run, "--ignore-tokens", "Z"}; },
+          {"exit 1", "ignore_tokens: \"Z\" is not an output token of the model"}),
+      row("--ignore-tokens with an empty token", {"eval", "x", "--ignore-tokens", ""},
+          {"exit 2", "--ignore-tokens", "a token cannot be the empty string"}),
+      row("train --val-data with a token training never saw",
+          [] {
+            return std::vector<std::string>{"train", "--task", "file", "--data", runs().labelled, "--val-data",
+                                            runs().unknown, "--out", runs().fresh};
+          },
+          {"exit 1", "unknown.tsv:2: input token \"d\""}),
+      row("--val-fraction 1", {"train", "--task", "file", "--val-fraction", "1"},
+          {"exit 2", "--val-fraction", "must be a finite number in (0, 1)", "got 1"}),
+      row("--val-fraction for a synthetic task", {"train", "--task", "copy", "--val-fraction", "0.2"},
+          {"exit 2", "--val-fraction", "task copy does not read it"}),
+      row("--val-data for a synthetic task", {"train", "--val-data", "v.tsv"},
+          {"exit 2", "--val-data", "task reverse does not read it (tasks that do: file)"}),
+      row("--steps +N without --resume", {"train", "--steps", "+5"},
+          {"exit 2", "--steps", "+5 counts steps beyond a checkpoint's: it needs --resume"}),
+      row("--steps +0", {"train", "--steps", "+0"}, {"exit 2", "--steps", "+N must have N an integer in", "got +0"}),
+      row("--steps +N past the limit",
+          [] { return std::vector<std::string>{"train", "--resume", runs().run, "--steps", "+1099511627776"}; },
+          {"exit 2", "--steps", "+1099511627776 after the 2 steps done passes the limit of 1099511627776 steps"}),
+      row("resume with --steps below the steps done",
+          [] { return std::vector<std::string>{"train", "--resume", runs().run, "--steps", "1"}; },
+          {"exit 2", "--steps", "has done 2 steps already, more than 1", "+N for N more steps"}),
       row("eval of a checkpoint with a repeated vocabulary token",
           [] { return std::vector<std::string>{"eval", runs().repeated}; },
           {"exit 1", "repeated", "input_vocab entry 10 repeats the token \"3\" (id 8)"}),

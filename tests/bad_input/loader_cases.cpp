@@ -210,6 +210,19 @@ std::vector<BadInputCase> loader_cases() {
       {"text corpus: too short for the block size",
        [path = file("short.txt", "abc")] { return outcome_of([&] { data::char_lm_corpus_from_file(path, 8); }); },
        {(scratch() / "short.txt").string(), "too few for block_size 8"}},
+      {"labelled file: a validation file with a token training never saw",
+       [train = file("known.tsv", "a b\tX Y\n"), val = file("val_unknown.tsv", "a\tX\nb z\tY X\n")] {
+         return outcome_of([&] { data::load_labelled_task(train, val); });
+       },
+       {"encode_labelled: " + (scratch() / "val_unknown.tsv").string() + ":2: input token \"z\" (position 2)",
+        "not in the model's input vocabulary"}},
+      {"labelled file: a test file with an output the model cannot predict",
+       [test = file("test_unknown.jsonl", "{\"input\": [\"a\"], \"output\": [\"W\"]}\n")] {
+         return outcome_of([&] {
+           data::encode_labelled(data::read_labelled_file(test), data::Vocab({"a"}), data::Vocab({"X"}), test);
+         });
+       },
+       {(scratch() / "test_unknown.jsonl").string() + ":1: output token \"W\"", "model's output vocabulary"}},
   };
 }
 

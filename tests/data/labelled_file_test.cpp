@@ -100,10 +100,17 @@ TEST_CASE("labelled files: loading from files, split by a seeded fraction or giv
   }
 
   TempFile train("train.jsonl", "{\"input\": [\"a\", \"b\"], \"output\": [\"X\", \"Y\"]}\n");
-  TempFile val("val.jsonl", "{\"input\": [\"b\", \"c\"], \"output\": [\"Y\", \"X\"]}\n");
+  TempFile val("val.jsonl", "{\"input\": [\"b\", \"a\"], \"output\": [\"Y\", \"X\"]}\n");
   LabelledTask two = load_labelled_task(train.path(), val.path());
   CHECK(two.train == std::vector<Example>{{{5, 6}, {5, 6}}});
-  CHECK(two.val == std::vector<Example>{{{6, kUnkId}, {6, 5}}});
+  CHECK(two.val == std::vector<Example>{{{6, 5}, {6, 5}}});
+  // A separate validation file is encoded whole with training's vocabularies: no <unk>.
+  TempFile unknown("unknown.jsonl", "{\"input\": [\"b\"], \"output\": [\"Y\"]}\n"
+                                    "{\"input\": [\"b\", \"c\"], \"output\": [\"Y\", \"X\"]}\n");
+  CHECK_THROWS_WITH_AS(load_labelled_task(train.path(), unknown.path()),
+                       doctest::Contains("unknown.jsonl:2: input token \"c\" (position 2) is not in the model's input "
+                                         "vocabulary (the 2 tokens of its training data)"),
+                       Error);
 
   TempFile empty("empty.tsv", "");
   CHECK_THROWS_WITH_AS(read_labelled_file(empty.path()), doctest::Contains("empty.tsv: the file has no examples"), Error);
@@ -148,4 +155,31 @@ TEST_CASE("labelled files: blank lines at the end are allowed, in the middle the
                        doctest::Contains("t.tsv:1: expected input tokens, one tab"), Error);
   TempFile blank("blank.tsv", "\n\n");
   CHECK_THROWS_WITH_AS(read_labelled_file(blank.path()), doctest::Contains("blank.tsv: the file has no examples"), Error);
+}
+
+TEST_CASE("labelled files: encode_labelled keeps the vocabularies' ids and names an unknown token's line") {
+  const Vocab in({"a", "b", "c"}), out({"X", "Y"});
+  const std::vector<TokenPair> pairs = parse_labelled("a b\tX Y\nc\tY\nc a\tY Z\n", FileFormat::tsv, "test.tsv");
+  CHECK_THROWS_WITH_AS(encode_labelled(pairs, in, out, "test.tsv"),
+                       doctest::Contains("encode_labelled: test.tsv:3: output token \"Z\" (position 2) is not in the "
+                                         "model's output vocabulary (the 2 tokens of its training data)"),
+                       Error);
+  const std::vector<Example> two = encode_labelled({pairs[0], pairs[1]}, in, out, "test.tsv");
+  CHECK(two == std::vector<Example>{{{5, 6}, {5, 6}}, {{7}, {6}}});
+  // A subset of the vocabulary keeps its ids (they are not renumbered from the file).
+  CHECK(encode_labelled({pairs[1]}, in, out, "test.tsv") == std::vector<Example>{{{7}, {6}}});
+  CHECK_THROWS_WITH_AS(encode_labelled({{{"a b"}, {"X"}}}, in, out, "s.jsonl"),
+                       doctest::Contains("s.jsonl:1: input token \"a\\sb\" (position 1)"), Error);
+}
+
+TEST_CASE("labelled files: the <bos> position is not scored") {
+  const std::vector<TokenPair> pairs =
+      parse_labelled("<bos> a b\tBOS X Y\n<bos> b\t<bos> Y\n", FileFormat::tsv, "bos.tsv");
+  const LabelledTask task = labelled_task(pairs, pairs);
+  CHECK(task.input_vocab.id("<bos>") == kBosId);
+  REQUIRE(task.train.size() == 2);
+  CHECK(task.train[0].target[0] == kIgnoreIndex);
+  CHECK(task.train[0].target[1] == task.output_vocab.id("X"));
+  CHECK(task.train[1].target == std::vector<int64_t>{kIgnoreIndex, task.output_vocab.id("Y")});
+  CHECK(encode_labelled(pairs, task.input_vocab, task.output_vocab, "bos.tsv") == task.train);
 }

@@ -37,6 +37,25 @@ TEST_CASE("metrics: token accuracy and exact match, hand-worked") {
   CHECK(none.exact_match() == 0);
 }
 
+TEST_CASE("metrics: unscored classes leave accuracy and exact match, but not the labelled count") {
+  constexpr int64_t I = kIgnoreIndex;
+  // class 9 is a "$" filler: its positions are wrong here but not scored
+  // row 0: 1 2 $ -> scored 2, correct 2, exact     row 1: $ $ -> nothing scored
+  // row 2: 3 $ I -> scored 1, correct 0
+  Tensor targets = tensor_i64({1, 2, 9, 9, 9, I, 3, 9, I}, {3, 3});
+  Tensor predictions = tensor_i64({1, 2, 0, 0, 0, 0, 4, 0, 0}, {3, 3});
+  const Accuracy acc = accuracy(predictions, targets, kIgnoreIndex, {9});
+  CHECK(acc.scored_tokens == 3);
+  CHECK(acc.correct_tokens == 2);
+  CHECK(acc.scored_sequences == 2);
+  CHECK(acc.correct_sequences == 1);
+  CHECK(acc.labelled_tokens == 7);
+  const Accuracy all = accuracy(predictions, targets);
+  CHECK(all.scored_tokens == 7);
+  CHECK(all.labelled_tokens == 7);
+  CHECK(all.correct_sequences == 0);
+}
+
 TEST_CASE("metrics: bad arguments") {
   Tensor i = tensor_i64({1, 2}, {1, 2});
   CHECK_THROWS_WITH_AS(accuracy(tensor({1, 2}, {1, 2}), i), doctest::Contains("accuracy: predictions and targets must be int64"),

@@ -107,7 +107,8 @@ TEST_CASE("cli: a resumed run that is already done says so") {
   const auto before = snapshot(dir.path());
   const auto r = run_cli({"train", "--resume", dir.str()});
   CHECK(r.status == 0);
-  CHECK(r.out.find("is already at step 2 of its 2 steps; nothing to do (give a larger --steps") != std::string::npos);
+  CHECK(r.out.find("is already at step 2 of its 2 steps; nothing to do (give --steps +N for N more steps, or a "
+                   "larger total)") != std::string::npos);
   CHECK(snapshot(dir.path()) == before);
 }
 
