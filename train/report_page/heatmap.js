@@ -23,7 +23,7 @@ function tokenLabel(token) {
 // weights: T*T numbers, row-major (query, key).
 function drawHeatmap(canvas, tokens, weights, tooltip) {
   const T = tokens.length;
-  const cell = Math.max(5, Math.min(24, Math.floor(320 / T)));
+  const cell = Math.max(5, Math.min(24, Math.floor(240 / T)));
   const fontSize = Math.max(8, Math.min(12, cell - 2));
   const every = Math.ceil((fontSize + 2) / cell);  // label every n-th token when the squares are small
   const labels = tokens.map(tokenLabel);

@@ -47,7 +47,7 @@ function lineChart(id, title, yTitle, datasets, yType = 'linear', yRange = {}) {
       maintainAspectRatio: false,
       interaction: { mode: 'nearest', axis: 'x', intersect: false },
       scales: {
-        x: { type: 'linear', title: { display: true, text: 'step' } },
+        x: { type: 'linear', min: 0, title: { display: true, text: 'step' } },
         y: { type: yType, title: { display: true, text: yTitle }, ...yRange },
       },
       plugins: {
@@ -75,7 +75,7 @@ function drawCharts() {
   lineChart('chart-lr', 'Learning rate', 'learning rate', trainOnly((run) => run.train.lr));
   lineChart('chart-grad-norm', 'Gradient norm (before clipping)', 'norm (log scale)',
             trainOnly((run) => run.train.grad_norm), 'logarithmic');
-  lineChart('chart-tokens-per-s', 'Training speed', 'tokens / s', trainOnly(tokensPerSecond), 'linear', { min: 0 });
+  lineChart('chart-tokens-per-s', 'Training speed', 'tokens / s', trainOnly((run) => tokensPerSecond(run.train)), 'linear', { min: 0 });
 }
 
 function cell(row, text, className) {
