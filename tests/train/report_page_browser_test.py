@@ -148,7 +148,7 @@ def check_heatmaps(heatmaps, run_index, run_dir, layers, heads, tokens):
 
 
 def main():
-    program, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    program, work = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     os.chdir(work)  # the runs are named by relative paths, as a user would
