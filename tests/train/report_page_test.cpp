@@ -64,7 +64,7 @@ TEST_CASE("metrics_log: malformed content is an error naming the file, the line 
                         Case{R"({"type":"train","step":-2})", "\"step\" must be an integer in [0, 1099511627776], got -2"},
                         Case{R"({"type":"eval","step":1.5})", "\"step\" must be an integer"},
                         Case{R"({"type":"train","step":1,"loss":"low"})", "\"loss\" must be a number, got \"low\""},
-                        Case{R"({"type":"train","step":1,"x":[[[[[1]]]]]})", "nest more than 4 deep"}}) {
+                        Case{R"({"type":"train","step":1,"x":[[[[[1]]]]]})", "arrays and objects nest more than 4 deep"}}) {
     CAPTURE(c.line);
     std::ofstream(path) << good << "\n" << c.line << "\n";
     CHECK_THROWS_WITH_AS(train::read_metrics_log(path),
@@ -132,8 +132,8 @@ TEST_CASE("Trainer: report.html and metrics.csv at every evaluation, with valida
   std::vector<int64_t> evals_on_page_at_step_6;
   trainer.on_step = [&](const train::StepMetrics& m) {
     if (m.step != 6) return;
-    for (const auto& step : page_data(test::read_file(dir.path() / "report.html"))["runs"][0]["eval"]["step"])
-      evals_on_page_at_step_6.push_back(step);
+    const nlohmann::json page = page_data(test::read_file(dir.path() / "report.html"));
+    for (const auto& step : page["runs"][0]["eval"]["step"]) evals_on_page_at_step_6.push_back(step);
   };
   trainer.fit();
   CHECK(evals_on_page_at_step_6 == std::vector<int64_t>{5});
