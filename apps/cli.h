@@ -6,6 +6,7 @@
 //   trace      the forward tape of a tiny attention, entry by entry with values, then backward
 //              one entry at a time with every gradient, and the tape as Graphviz DOT
 //   gradcheck  tg::gradcheck over every op on small float64 inputs, as a table
+//   report     report.html (curves, attention maps, config) from run directories, overlaid
 #include <cstdio>
 #include <string>
 #include <vector>

@@ -152,7 +152,7 @@ std::filesystem::path resumed_run_dir(const TrainArgs& args) {
 
 // A fresh run does not mix its files with an earlier run's: it is refused unless --overwrite,
 // which removes them (once the run has been set up).
-const char* const kRunFiles[] = {"checkpoint.safetensors", "metrics.jsonl"};
+const char* const kRunFiles[] = {"checkpoint.safetensors", "metrics.jsonl", "metrics.csv", "report.html"};
 
 void refuse_existing_run(const TrainArgs& args, const std::filesystem::path& dir) {
   if (args.overwrite) return;
@@ -309,7 +309,7 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->check(integer_in(0, train::kMaxSteps));
   flag(sub, *args, "--device", &C::device, "cpu or cuda[:N]")->check(device_name());
   flag(sub, *args, "--seed", &C::seed, "seeds the data, the initial weights and dropout")->check(seed_number());
-  flag(sub, *args, "--out", &C::out, "run directory: checkpoint.safetensors and metrics.jsonl");
+  flag(sub, *args, "--out", &C::out, "run directory: checkpoint.safetensors, metrics.jsonl, metrics.csv, report.html");
   sub->add_option("--resume", args->resume, "continue the run in this directory (or the directory of this "
                                             "checkpoint file), writing there");
   sub->add_flag("--overwrite", args->overwrite, "start afresh in an --out directory that holds a run, removing "

@@ -49,4 +49,11 @@ Tensor EncoderLayer::forward(const Tensor& src, const MhaOptions& masks) const {
   return x;
 }
 
+Tensor EncoderLayer::self_attention_weights(const Tensor& src, const MhaOptions& masks) const {
+  const Tensor x = config.norm_first ? norm1->forward(src) : src;
+  MhaOptions options = masks;
+  options.need_weights = true;
+  return self_attn->forward(x, x, x, options).weights;
+}
+
 }  // namespace tg::nn

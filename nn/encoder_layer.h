@@ -42,6 +42,9 @@ class EncoderLayer : public Module {
                Activation activation = Activation::relu, double layer_norm_eps = 1e-5, bool norm_first = false);
   // The masks of `masks` apply to the self-attention; its need_weights is ignored.
   Tensor forward(const Tensor& src, const MhaOptions& masks = {}) const;
+  // The self-attention's weights for `src` (B,T,E): (B,NH,T,T), the softmax before dropout,
+  // as forward() computes them (after norm1 when norm_first).
+  Tensor self_attention_weights(const Tensor& src, const MhaOptions& masks = {}) const;
 
   EncoderLayerConfig config;
   std::shared_ptr<MultiHeadAttention> self_attn;

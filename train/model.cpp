@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/grad_mode.h"
 #include "data/vocab.h"
+#include "ops/squeeze/squeeze.h"
+#include "ops/unsqueeze/unsqueeze.h"
 #include "train/config.h"
 
 namespace tg::train {
@@ -89,6 +92,24 @@ Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mas
   Tensor x = pos_encoding->forward(embedding->forward(inputs));  // (B,T,E)
   x = encoder->forward(x, nn::MhaOptions{.key_padding_mask = padding_mask, .is_causal = config.causal});
   return head->forward(x);  // (B,T,C)
+}
+
+std::vector<Tensor> TransformerModel::attention_maps(const Tensor& tokens) {
+  if (!tokens.defined() || tokens.dim() != 1 || tokens.dtype() != kI64 || tokens.numel() == 0)
+    throw Error("TransformerModel", fmt::format("attention_maps: expected tokens (T,) int64 with T >= 1, got {}",
+                                                tokens.defined() ? tokens.describe() : "undefined"));
+  NoGradGuard no_grad;
+  const bool was_training = is_training();
+  eval();
+  const nn::MhaOptions masks{.is_causal = config.causal};
+  Tensor x = pos_encoding->forward(embedding->forward(unsqueeze(tokens, 0)));  // (1,T,E)
+  std::vector<Tensor> maps;
+  for (const auto& layer : encoder->layers) {
+    maps.push_back(squeeze(layer->self_attention_weights(x, masks), 0));  // (NH,T,T)
+    x = layer->forward(x, masks);
+  }
+  train(was_training);
+  return maps;
 }
 
 }  // namespace tg::train

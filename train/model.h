@@ -15,6 +15,7 @@
 // (encoder.layers.N.*, encoder.norm), head.
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "nn/embedding.h"
 #include "nn/linear.h"
@@ -57,6 +58,10 @@ class TransformerModel : public nn::Module {
  public:
   explicit TransformerModel(const ModelConfig& config);  // parameters drawn from the global generator
   Tensor forward(const Tensor& inputs, const Tensor& padding_mask = {}) const;
+  // Every layer's self-attention weights for one sequence `tokens` (T,) int64: a (NH,T,T) tensor
+  // per layer (query rows, key columns; each row sums to 1), computed in evaluation mode (no
+  // dropout) without recording. The model's training mode is left as it was.
+  std::vector<Tensor> attention_maps(const Tensor& tokens);
 
   ModelConfig config;
   std::shared_ptr<nn::Embedding> embedding;

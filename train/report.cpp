@@ -6,9 +6,9 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/io/input_file.h"
 
 namespace tg::train {
 
@@ -38,14 +38,28 @@ Reporter::Reporter(std::FILE* console, int64_t first_step, int64_t steps, int64_
 Reporter::~Reporter() { finish(); }
 
 void Reporter::open_log(const std::filesystem::path& path, int64_t keep_through_step) {
-  std::vector<std::string> kept;
-  if (keep_through_step > 0) {
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) {
-      nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-      if (j.is_object() && j.value("step", int64_t{-1}) >= 0 && j.value("step", int64_t{-1}) <= keep_through_step)
-        kept.push_back(line);
+  std::vector<std::string_view> kept;
+  records_ = {};
+  const std::string text = keep_through_step > 0 && std::filesystem::exists(path)
+                               ? InputFile("metrics_log", path).read_all() : std::string();
+  size_t start = 0;
+  for (int64_t line_no = 1; start < text.size(); ++line_no) {
+    const size_t newline = text.find('\n', start);
+    const std::string_view line = std::string_view(text).substr(start, newline - start);
+    start = newline == std::string::npos ? text.size() : newline + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    MetricsLog record;
+    try {
+      add_json_line(record, line, fmt::format("{}:{}", path.string(), line_no));
+    } catch (const Error&) {
+      if (newline == std::string::npos) break;  // the last line, cut short by a crash
+      throw;
     }
+    const int64_t step = !record.steps.empty() ? record.steps[0].step : !record.evals.empty() ? record.evals[0].step : -1;
+    if (step < 0 || step > keep_through_step) continue;
+    kept.push_back(line);
+    records_.steps.insert(records_.steps.end(), record.steps.begin(), record.steps.end());
+    records_.evals.insert(records_.evals.end(), record.evals.begin(), record.evals.end());
   }
   // The kept records go to a temporary file renamed over the log: a crash meanwhile leaves
   // the old log whole.
@@ -53,7 +67,7 @@ void Reporter::open_log(const std::filesystem::path& path, int64_t keep_through_
   temp += ".tmp";
   {
     std::ofstream rewritten(temp, std::ios::out | std::ios::trunc);
-    for (const std::string& line : kept) rewritten << line << '\n';
+    for (const std::string_view line : kept) rewritten << line << '\n';
     rewritten.flush();
     if (!rewritten) throw Error("train", fmt::format("cannot write the metrics log {}", temp.string()));
   }
@@ -65,12 +79,8 @@ void Reporter::open_log(const std::filesystem::path& path, int64_t keep_through_
 }
 
 void Reporter::step(const StepMetrics& m) {
-  if (log_.is_open()) {
-    nlohmann::ordered_json j{{"type", "train"}, {"step", m.step},   {"loss", m.loss},
-                             {"lr", m.lr},      {"grad_norm", m.grad_norm}, {"token_acc", m.token_accuracy},
-                             {"tokens", m.tokens}, {"ms", m.ms}};
-    log_ << j.dump() << '\n' << std::flush;
-  }
+  records_.steps.push_back(m);
+  if (log_.is_open()) log_ << json_line(m) << '\n' << std::flush;
   const int64_t done = m.step - first_step_;
   loss_avg_ = done == 1 ? m.loss : 0.9 * loss_avg_ + 0.1 * m.loss;
   ms_total_ += m.ms;
@@ -98,12 +108,8 @@ void Reporter::step(const StepMetrics& m) {
 }
 
 void Reporter::eval(const EvalMetrics& m) {
-  if (log_.is_open()) {
-    nlohmann::ordered_json j{{"type", "eval"},         {"step", m.step},   {"loss", m.loss},
-                             {"token_acc", m.token_accuracy}, {"exact_match", m.exact_match},
-                             {"sequences", m.sequences}, {"ms", m.ms}};
-    log_ << j.dump() << '\n' << std::flush;
-  }
+  records_.evals.push_back(m);
+  if (log_.is_open()) log_ << json_line(m) << '\n' << std::flush;
   message(fmt::format("eval at step {}: loss {:.4f}  token accuracy {:.4f}  exact match {:.4f}  ({} sequences, "
                       "{:.2f} s)", m.step, m.loss, m.token_accuracy, m.exact_match, m.sequences, m.ms / 1e3));
 }

@@ -5,11 +5,9 @@
 //   [#########...........]  450/1500  loss 0.4121  acc 0.872  3.1 ms/step  20.6k tok/s  ETA 0:03
 // with evaluations printed above it; otherwise (a file, a pipe, CI) a plain line every
 // log_every steps and at every evaluation.
-// Metrics log: one JSON object per line, every training step and every evaluation:
-//   {"type":"train","step":12,"loss":1.93,"lr":0.00036,"grad_norm":0.81,"token_acc":0.31,
-//    "tokens":1088,"ms":3.4}
-//   {"type":"eval","step":250,"loss":0.21,"token_acc":0.95,"exact_match":0.71,"sequences":512}
-// Numbers are written in their shortest exact form, so a log can be compared bit for bit.
+// Metrics log: metrics.jsonl, one JSON object per line, every training step and every
+// evaluation (the format: train/metrics_log.h). The records are also kept in memory (log()),
+// for the report page and metrics.csv (train/report_page.h).
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -17,27 +15,9 @@
 #include <fstream>
 #include <string>
 
+#include "train/metrics_log.h"
+
 namespace tg::train {
-
-struct StepMetrics {  // one optimizer update
-  int64_t step = 0;             // 1, 2, ...
-  double loss = 0;              // mean over the update's micro-batches
-  double lr = 0;                // the learning rate the update used
-  double grad_norm = 0;         // before clipping
-  double token_accuracy = 0;    // on the training batch
-  int64_t tokens = 0;           // input tokens (not pads) processed
-  double ms = 0;                // wall time of the update
-};
-
-struct EvalMetrics {
-  int64_t step = 0;
-  double loss = 0;              // mean cross entropy per scored token
-  double token_accuracy = 0;
-  double exact_match = 0;
-  int64_t sequences = 0;
-  double ms = 0;
-  int64_t scored_tokens = 0;    // positions counted in the token accuracy
-};
 
 class Reporter {
  public:
@@ -49,13 +29,16 @@ class Reporter {
 
   // Appends to `path`, first dropping records after `keep_through_step` (a resumed run rewrites
   // the steps a crash left behind); a fresh run (keep_through_step 0) starts the file anew. The
-  // old file is replaced atomically (a temporary file renamed over it).
+  // old file is replaced atomically (a temporary file renamed over it). The kept records are
+  // read as untrusted input: a last line cut short (a crash while writing it) is dropped, any
+  // other malformed line is an error naming the file and line.
   void open_log(const std::filesystem::path& path, int64_t keep_through_step);
 
   void step(const StepMetrics& m);
   void eval(const EvalMetrics& m);
   void message(const std::string& line);  // printed on its own line (above the bar)
   void finish();                          // ends the bar's line
+  const MetricsLog& log() const { return records_; }  // the kept records and every one since
 
  private:
   void clear_bar();
@@ -71,6 +54,7 @@ class Reporter {
   int64_t tok_total_ = 0;
   double ms_total_ = 0;
   std::ofstream log_;
+  MetricsLog records_;
 };
 
 }  // namespace tg::train

@@ -16,6 +16,7 @@
 #include "ops/max/max.h"
 #include "optim/clip_grad.h"
 #include "train/checkpoint.h"
+#include "train/report_page.h"
 
 namespace tg::train {
 
@@ -156,6 +157,12 @@ void Trainer::save_checkpoint(const std::filesystem::path& path) {
   last_checkpoint_step_ = step_;
 }
 
+void Trainer::write_report(const MetricsLog& metrics) {
+  RunReport run{.name = config_.out, .config_json = to_json(config_), .metrics = metrics, .attention = {}};
+  if (data_.val->size() > 0) run.attention = attention_example(*model_, data_.val->get(0), data_.input_vocab, step_);
+  write_run_report(config_.out, run);
+}
+
 Trainer::Pass Trainer::forward_backward() {
   Pass p;
   const auto accum = static_cast<double>(config_.grad_accum);
@@ -247,8 +254,10 @@ FitResult Trainer::fit(int64_t until) {
       r.eval = evaluate();
       reporter.eval(r.eval);
     }
-    if (options_.write_files && (r.stopped || step_ == until || r.eval.step == step_))
+    if (options_.write_files && (r.stopped || step_ == until || r.eval.step == step_)) {
       save_checkpoint(checkpoint_path());
+      write_report(reporter.log());
+    }
     if (r.stopped) break;
   }
   if (r.steps_run == 0) r.eval = evaluate();

@@ -12,7 +12,8 @@
 //   NaN guard: a non-finite loss or grad_norm stops the run (below)
 //   lr = scheduler.step(); optimizer.step(); optimizer.zero_grad()
 // Every eval_every steps and at the end: evaluate on the validation set, then write the
-// checkpoint (train/checkpoint.h) to <out>/checkpoint.safetensors.
+// checkpoint (train/checkpoint.h) to <out>/checkpoint.safetensors, and report.html (with the
+// attention maps of validation example 0) and metrics.csv (train/report_page.h).
 //
 // Exact resume: the checkpoint holds the weights, the optimizer and scheduler state, the
 // global generator (dropout) and the data loader's position, so N steps + resume + N steps
@@ -43,7 +44,7 @@ namespace tg::train {
 
 struct TrainerOptions {
   std::FILE* console = stdout;  // progress and log lines; nullptr = silent
-  bool write_files = true;      // the checkpoint and metrics.jsonl in config.out
+  bool write_files = true;      // the checkpoint, metrics.jsonl, metrics.csv and report.html in config.out
 };
 
 struct FitResult {
@@ -81,6 +82,8 @@ class Trainer {
   FitResult fit(int64_t until = -1);
   EvalMetrics evaluate();
   void save_checkpoint(const std::filesystem::path& path);
+  // report.html and metrics.csv in config.out, from `metrics` and the model as it is now.
+  void write_report(const MetricsLog& metrics);
   std::filesystem::path checkpoint_path() const;  // <out>/checkpoint.safetensors
 
   std::function<void(const StepMetrics&)> on_step;  // after every update

@@ -23,6 +23,7 @@ struct SharedRuns {
   std::string file_run = (dir.path() / "file_run").string();    // a finished run on it
   std::string unknown = (dir.path() / "unknown.tsv").string();  // line 2 holds "d", which it never saw
   std::string too_long = (dir.path() / "long.tsv").string();    // line 1 is 4 tokens, its model's maximum 3
+  std::string bad_log = (dir.path() / "bad_log").string();      // a metrics.jsonl whose line 2 is cut
 
   SharedRuns() {
     const auto r = cli_outcome({"train", "--task", "copy", "--steps", "2", "--warmup", "1", "--d-model", "16",
@@ -37,6 +38,9 @@ struct SharedRuns {
                                 "--out", file_run});
     if (trained != "exit 0: ") throw std::runtime_error("the shared file run failed: " + trained);
     std::filesystem::create_directories(empty);
+    std::filesystem::create_directories(bad_log);
+    std::ofstream(std::filesystem::path(bad_log) / "metrics.jsonl") << R"({"type":"train","step":1,"loss":2})" << "\n"
+                                                                     << R"({"type":"train","st)" << "\n";
     std::ofstream(not_checkpoint) << "these are notes, not tensors";
     const std::filesystem::path checkpoint = std::filesystem::path(run) / "checkpoint.safetensors";
     SafetensorsFile f = load_safetensors(checkpoint);
@@ -168,6 +172,15 @@ std::vector<BadInputCase> cli_cases() {
       row("eval of a checkpoint with a repeated vocabulary token",
           [] { return std::vector<std::string>{"eval", runs().repeated}; },
           {"exit 1", "repeated", "input_vocab entry 10 repeats the token \"3\" (id 8)"}),
+      row("report without a run directory", {"report"}, {"exit 2", "runs", "required"}),
+      row("report of a missing directory", {"report", "/no/such/run"}, {"exit 1", "/no/such/run", "no such directory"}),
+      row("report of a file", [] { return std::vector<std::string>{"report", runs().not_checkpoint}; },
+          {"exit 1", "notes.safetensors", "not a directory"}),
+      row("report of a directory that is not a run", [] { return std::vector<std::string>{"report", runs().empty}; },
+          {"exit 1", "empty", "not a run directory", "metrics.jsonl"}),
+      row("report of a run with a malformed metrics.jsonl",
+          [] { return std::vector<std::string>{"report", runs().bad_log, "--out", runs().fresh + ".html"}; },
+          {"exit 1", "bad_log/metrics.jsonl:2", "bad JSON"}),
   };
 }
 

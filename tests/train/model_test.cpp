@@ -114,3 +114,43 @@ TEST_CASE("TransformerModel: parameter_count gives the built model's count, and 
                          doctest::Contains("embedding.weight should be"), Error);
   }
 }
+
+TEST_CASE("TransformerModel: attention_maps gives every layer's (NH,T,T) self-attention weights, in eval mode") {
+  for (bool causal : {false, true}) {
+    CAPTURE(causal);
+    manual_seed(4);
+    ModelConfig config = small(causal);
+    config.dropout = 0.5;
+    TransformerModel model(config);
+    const Tensor tokens = tensor_i64({5, 6, 7, 8, 3}, {5});
+    const std::vector<Tensor> maps = model.attention_maps(tokens);
+    CHECK(model.is_training());  // left as it was
+    REQUIRE(maps.size() == 2);
+
+    // The same weights layer by layer from the encoder's parts: layer l attends over norm1 of
+    // what the layers before it made (pre-LN), without dropout.
+    model.eval();
+    Tensor x = model.pos_encoding->forward(model.embedding->forward(tensor_i64({5, 6, 7, 8, 3}, {1, 5})));
+    for (size_t l = 0; l < maps.size(); ++l) {
+      CAPTURE(l);
+      const auto& layer = model.encoder->layers[l];
+      const Tensor normed = layer->norm1->forward(x);
+      const Tensor expected =
+          layer->self_attn->forward(normed, normed, normed, {.is_causal = causal, .need_weights = true}).weights;
+      CHECK(maps[l].shape() == Shape{2, 5, 5});
+      CHECK(maps[l].to_vector<float>() == expected.to_vector<float>());
+      const std::vector<float> w = maps[l].to_vector<float>();
+      for (int64_t row = 0; row < 2 * 5; ++row) {
+        float sum = 0;
+        for (int64_t k = 0; k < 5; ++k) sum += w[row * 5 + k];
+        CHECK(sum == doctest::Approx(1).epsilon(1e-5));
+        if (causal)
+          for (int64_t k = row % 5 + 1; k < 5; ++k) CHECK(w[row * 5 + k] == 0);  // no later key
+      }
+      x = layer->forward(x, {.is_causal = causal});
+    }
+  }
+  TransformerModel model(small(false));
+  CHECK_THROWS_WITH_AS(model.attention_maps(tensor_i64({5, 6}, {1, 2})),
+                       doctest::Contains("attention_maps: expected tokens (T,) int64"), Error);
+}

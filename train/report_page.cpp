@@ -1,0 +1,143 @@
+#include "train/report_page.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/factories.h"
+#include "train/report_page/assets.h"
+
+namespace tg::train {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json count_or_null(int64_t n) { return n < 0 ? Json(nullptr) : Json(n); }
+
+Json train_columns(const std::vector<StepMetrics>& steps) {
+  Json step = Json::array(), loss = Json::array(), lr = Json::array(), grad_norm = Json::array(),
+       token_acc = Json::array(), tokens = Json::array(), ms = Json::array();
+  for (const StepMetrics& m : steps) {
+    step.push_back(m.step), loss.push_back(m.loss), lr.push_back(m.lr), grad_norm.push_back(m.grad_norm);
+    token_acc.push_back(m.token_accuracy), tokens.push_back(count_or_null(m.tokens)), ms.push_back(m.ms);
+  }
+  return {{"step", step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm},
+          {"token_acc", token_acc}, {"tokens", tokens}, {"ms", ms}};
+}
+
+Json eval_columns(const std::vector<EvalMetrics>& evals) {
+  Json step = Json::array(), loss = Json::array(), token_acc = Json::array(), exact_match = Json::array(),
+       sequences = Json::array(), ms = Json::array();
+  for (const EvalMetrics& m : evals) {
+    step.push_back(m.step), loss.push_back(m.loss), token_acc.push_back(m.token_accuracy);
+    exact_match.push_back(m.exact_match), sequences.push_back(count_or_null(m.sequences)), ms.push_back(m.ms);
+  }
+  return {{"step", step}, {"loss", loss}, {"token_acc", token_acc}, {"exact_match", exact_match},
+          {"sequences", sequences}, {"ms", ms}};
+}
+
+Json attention_json(const AttentionExample& a) {
+  Json layers = Json::array();
+  for (const std::vector<float>& weights : a.layers) {
+    Json rounded = Json::array();
+    for (float w : weights) rounded.push_back(std::round(static_cast<double>(w) * 1e4) / 1e4);
+    layers.push_back(std::move(rounded));
+  }
+  return {{"step", a.step}, {"example", a.example}, {"tokens", a.tokens}, {"heads", a.heads}, {"layers", layers}};
+}
+
+// JSON inside a <script> element: no "<" at all (only strings can hold one), so that no token
+// can close the element ("</script>") or open a comment.
+std::string script_safe(const Json& j) {
+  std::string text = j.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
+  return out;
+}
+
+std::string html_escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+AttentionExample attention_example(TransformerModel& model, const data::Example& example, const data::Vocab& vocab,
+                                   int64_t step, int64_t index) {
+  const auto T = std::min<int64_t>(static_cast<int64_t>(example.input.size()), kMaxAttentionTokens);
+  const std::vector<int64_t> ids(example.input.begin(), example.input.begin() + T);
+  AttentionExample a{.step = step, .example = index, .tokens = {}, .heads = model.config.heads, .layers = {}};
+  for (int64_t id : ids) a.tokens.push_back(vocab.token(id));
+  for (const Tensor& map : model.attention_maps(tensor_i64(ids, {T}, model.embedding->weight.device())))
+    a.layers.push_back(map.to_vector<float>());  // (NH,T,T)
+  return a;
+}
+
+std::string report_html(const std::vector<RunReport>& runs) {
+  Json data_runs = Json::array();
+  for (const RunReport& run : runs)
+    data_runs.push_back({{"name", run.name},
+                         {"config", run.config_json.empty() ? Json(nullptr) : Json::parse(run.config_json)},
+                         {"train", train_columns(run.metrics.steps)},
+                         {"eval", eval_columns(run.metrics.evals)},
+                         {"attention", run.attention ? attention_json(*run.attention) : Json(nullptr)}});
+  const std::string title = runs.size() == 1 ? fmt::format("tapegrad: {}", runs[0].name)
+                                             : fmt::format("tapegrad: {} runs", runs.size());
+  const std::string scripts = fmt::format("<script>{}</script>\n<script>{}</script>\n<script>{}</script>",
+                                          report_page::chart_js(), report_page::heatmap_js(), report_page::report_js());
+  const std::pair<std::string_view, std::string> fills[] = {
+      {"@TITLE@", html_escaped(title)},
+      {"@STYLE@", std::string(report_page::page_css())},
+      {"@DATA@", script_safe({{"title", title}, {"runs", data_runs}})},
+      {"@SCRIPTS@", scripts}};
+  // Each placeholder is filled where it stands in the template, never inside what was filled in.
+  std::string html;
+  std::string_view page = report_page::page_html();
+  while (!page.empty()) {
+    size_t at = page.size();
+    const std::pair<std::string_view, std::string>* next = nullptr;
+    for (const auto& fill : fills)
+      if (size_t p = page.find(fill.first); p < at) at = p, next = &fill;
+    html.append(page.substr(0, at));
+    if (next == nullptr) break;
+    html += next->second;
+    page.remove_prefix(at + next->first.size());
+  }
+  return html;
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content, const char* op) {
+  std::filesystem::path temp = path;
+  temp += ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) throw Error(op, fmt::format("{}: cannot write the file", temp.string()));
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) throw Error(op, fmt::format("{}: cannot replace it with {}: {}", path.string(), temp.string(), ec.message()));
+}
+
+void write_run_report(const std::filesystem::path& dir, const RunReport& run) {
+  write_file_atomically(dir / "metrics.csv", metrics_csv(run.metrics), "report");
+  write_file_atomically(dir / "report.html", report_html({run}), "report");
+}
+
+}  // namespace tg::train

@@ -1,0 +1,71 @@
+#pragma once
+// report.html: a run's training as pictures, in one self-contained file that opens from disk
+// with nothing else (no server, nothing fetched: Chart.js, the page's script and style and
+// the data are all inlined; train/report_page/ holds the page's own files).
+//
+//   charts      loss (train and validation), token accuracy (train and validation), exact match
+//               (validation), learning rate, gradient norm and tokens/s, against steps; several
+//               runs are overlaid, one colour per run
+//   attention   every layer's and head's attention weights for one validation example, as
+//               heatmaps with its tokens on both axes (the value on hover)
+//   config      the runs' TrainConfig side by side, and a summary of each run
+//
+// The trainer rewrites report.html and metrics.csv (train/metrics_log.h) in its run directory at
+// every evaluation and at the end; `tapegrad report DIR...` makes the page from run directories.
+// The data is JSON in the page (<script id="report-data" type="application/json">):
+//   {"title": ..., "runs": [{"name", "config": {...} | null,
+//     "train": {"step": [...], "loss", "lr", "grad_norm", "token_acc", "tokens", "ms"},
+//     "eval": {"step": [...], "loss", "token_acc", "exact_match", "sequences", "ms"},
+//     "attention": {"step", "example", "tokens": [T], "heads", "layers": [[NH*T*T row-major]]} | null}]}
+// Metric values are written exactly as metrics.jsonl has them (missing ones as null); attention
+// weights are rounded to 4 decimals.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "data/example.h"
+#include "data/vocab.h"
+#include "train/metrics_log.h"
+#include "train/model.h"
+
+namespace tg::train {
+
+// The heatmaps show at most this many tokens of the example: its first kMaxAttentionTokens, run
+// through the model on their own (for a causal model, exactly the maps of the whole example's
+// first positions).
+inline constexpr int64_t kMaxAttentionTokens = 64;
+
+struct AttentionExample {
+  int64_t step = 0;                        // the weights' training step
+  int64_t example = 0;                     // its index in the validation set
+  std::vector<std::string> tokens;         // T input tokens
+  int64_t heads = 0;                       // NH
+  std::vector<std::vector<float>> layers;  // per layer (NH,T,T) row-major: head, query, key
+};
+
+// `model`'s attention maps (TransformerModel::attention_maps) for `example`'s input, its tokens
+// named by `vocab`.
+AttentionExample attention_example(TransformerModel& model, const data::Example& example, const data::Vocab& vocab,
+                                   int64_t step, int64_t index = 0);
+
+struct RunReport {
+  std::string name;         // the run directory, as named
+  std::string config_json;  // its TrainConfig as JSON (train/config.h); "" when unknown
+  MetricsLog metrics;
+  std::optional<AttentionExample> attention;
+};
+
+// The page for one or more runs.
+std::string report_html(const std::vector<RunReport>& runs);
+
+// Writes `content` to a temporary file next to `path`, then renames it over `path`, so a reader
+// never sees half a file. Errors are tg::Error(op, "<path>: ...").
+void write_file_atomically(const std::filesystem::path& path, std::string_view content, const char* op);
+
+// <dir>/report.html (the page of `run` alone) and <dir>/metrics.csv, each written atomically.
+void write_run_report(const std::filesystem::path& dir, const RunReport& run);
+
+}  // namespace tg::train
