@@ -6,6 +6,8 @@
 //   trace      the forward tape of a tiny attention, entry by entry with values, then backward
 //              one entry at a time with every gradient, and the tape as Graphviz DOT
 //   gradcheck  tg::gradcheck over every op on small float64 inputs, as a table
+//   export     a run's model for PyTorch: state_dict, model.py, vocabularies (train/pytorch_export.h)
+//   import     a run with its weights replaced by a PyTorch state_dict
 #include <cstdio>
 #include <string>
 #include <vector>
