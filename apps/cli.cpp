@@ -11,8 +11,10 @@
 #include <new>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "apps/commands.h"
 #include "core/error.h"
@@ -60,8 +62,6 @@ int cores() {
   return count;
 }
 
-const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck", "report"};
-
 // Out of memory: while doing what, with the flags that asked for it where the command said.
 void print_out_of_memory(std::FILE* err, const Io& io, const std::string& detail) {
   fmt::print(err, "tapegrad: error: out of memory while {}{}\n", io.activity.empty() ? "starting" : io.activity,
@@ -78,10 +78,17 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   add_trace_command(app, io);
   add_gradcheck_command(app, io);
   add_report_command(app, io);
+  add_export_command(app, io);
+  add_import_command(app, io);
 
+  const std::vector<const CLI::App*> commands =
+      std::as_const(app).get_subcommands([](const CLI::App*) { return true; });
   if (args.size() > 1 && !args[1].starts_with("-") &&
-      std::find(std::begin(kCommands), std::end(kCommands), args[1]) == std::end(kCommands)) {
-    fmt::print(err, "tapegrad: unknown command '{}' (train, eval, sample, trace, gradcheck or report)\n", args[1]);
+      std::none_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->check_name(args[1]); })) {
+    std::vector<std::string> names;
+    for (const CLI::App* command : commands) names.push_back(command->get_name());
+    fmt::print(err, "tapegrad: unknown command '{}' ({})
+", args[1], fmt::join(names, ", "));
     fmt::print(err, "Run 'tapegrad --help' for the commands.\n");
     return 2;
   }

@@ -7,6 +7,8 @@
 //              one entry at a time with every gradient, and the tape as Graphviz DOT
 //   gradcheck  tg::gradcheck over every op on small float64 inputs, as a table
 //   report     report.html (curves, attention maps, config) from run directories, overlaid
+//   export     a run's model for PyTorch: state_dict, model.py, vocabularies (train/pytorch_export.h)
+//   import     a run with its weights replaced by a PyTorch state_dict
 #include <cstdio>
 #include <string>
 #include <vector>

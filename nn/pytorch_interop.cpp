@@ -42,6 +42,20 @@ void check_unique(const NamedTensors& out, const char* op) {
                                 "{}", fmt::join(twice, ", ")));
 }
 
+// The file's entries against the module's own in PyTorch's names, so that a wrong shape is named
+// as the file has it (in_proj_weight (3E,E), not the q_proj piece cut from it).
+void check_shapes(const Module& module, const NamedTensors& given, const std::filesystem::path& path) {
+  std::map<std::string, Shape> expected;
+  for (const auto& [name, t] : to_pytorch_state_dict(module.state_dict())) expected.emplace(name, t.shape());
+  std::vector<std::string> wrong;
+  for (const auto& [name, t] : given)
+    if (auto it = expected.find(name); it != expected.end() && t.defined() && t.shape() != it->second)
+      wrong.push_back(fmt::format("{} (expected {}, got {})", name, shape_str(it->second), shape_str(t.shape())));
+  if (!wrong.empty())
+    throw Error("load_pytorch_safetensors", fmt::format("{}: into {}: wrong shapes: {}", path.string(), module.type(),
+                                                        fmt::join(wrong, ", ")));
+}
+
 }  // namespace
 
 NamedTensors from_pytorch_state_dict(const NamedTensors& state) {
@@ -136,6 +150,7 @@ NamedTensors to_pytorch_state_dict(const NamedTensors& state) {
 
 LoadResult load_pytorch_safetensors(Module& module, const std::filesystem::path& path, bool strict) {
   SafetensorsFile file = load_safetensors(path);
+  check_shapes(module, file.tensors, path);
   try {
     return module.load_state_dict(from_pytorch_state_dict(file.tensors), strict);
   } catch (const Error& e) {

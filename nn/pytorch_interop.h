@@ -44,7 +44,8 @@ NamedTensors to_pytorch_state_dict(const NamedTensors& state);
 // from_pytorch_state_dict and Module::load_state_dict (values converted to the module's dtype).
 // Strict by default: every missing and unknown name is an error. A bad file throws
 // load_safetensors' errors; a state that does not fit throws tg::Error("load_pytorch_safetensors",
-// ...) naming the file and every wrong, missing and unknown entry.
+// ...) naming the file and every wrong, missing and unknown entry (wrong shapes in the file's
+// names: "in_proj_weight (expected (12,4), got (24,8))").
 LoadResult load_pytorch_safetensors(Module& module, const std::filesystem::path& path, bool strict = true);
 
 // Saves module.state_dict() in PyTorch's names and layout (atomically, as save_safetensors).

@@ -207,6 +207,8 @@ std::unique_ptr<TransformerModel> load_model(const Checkpoint& c) {
   return model;
 }
 
+std::string to_json(const ModelConfig& config) { return model_config_json(config).dump(); }
+
 std::filesystem::path checkpoint_file(const std::filesystem::path& p) {
   return std::filesystem::is_directory(p) ? p / "checkpoint.safetensors" : p;
 }

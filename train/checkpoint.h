@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "core/io/safetensors.h"
 #include "data/dataloader.h"
@@ -48,6 +49,9 @@ Checkpoint load_checkpoint(const std::filesystem::path& path);
 
 // The model the checkpoint describes, with its weights (in evaluation mode).
 std::unique_ptr<TransformerModel> load_model(const Checkpoint& checkpoint);
+
+// The ModelConfig as the "model" metadata stores it: a JSON object of its fields.
+std::string to_json(const ModelConfig& config);
 
 // A checkpoint file, or a run directory holding checkpoint.safetensors.
 std::filesystem::path checkpoint_file(const std::filesystem::path& file_or_run_dir);

@@ -2,9 +2,13 @@
 // copy-task run (two steps), made on first use and never written to by a row.
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "bad_input/bad_input_case.h"
+#include "core/factories.h"
 #include "core/io/safetensors.h"
+#include "nn/pytorch_interop.h"
+#include "train/checkpoint.h"
 #include "train/train_test_util.h"
 
 namespace tg::test {
@@ -66,6 +70,21 @@ BadInputCase row(std::string name, std::function<std::vector<std::string>()> arg
 
 BadInputCase row(std::string name, std::vector<std::string> args, std::vector<std::string> expected) {
   return row(std::move(name), [args] { return args; }, std::move(expected));
+}
+
+// The shared run's weights in PyTorch's names (as export writes them), edited, saved as
+// <name>.safetensors beside the run.
+std::string pytorch_weights(const std::string& name, const std::function<void(NamedTensors&)>& edit) {
+  const auto model = train::load_model(train::load_checkpoint(train::checkpoint_file(runs().run)));
+  NamedTensors state = nn::to_pytorch_state_dict(model->state_dict());
+  edit(state);
+  const std::filesystem::path path = runs().dir.path() / (name + ".safetensors");
+  save_safetensors(path, state);
+  return path.string();
+}
+
+std::vector<std::string> import_args(const std::string& weights) {
+  return {"import", runs().run, weights, "--out", runs().fresh};
 }
 
 }  // namespace
@@ -181,6 +200,37 @@ std::vector<BadInputCase> cli_cases() {
       row("report of a run with a malformed metrics.jsonl",
           [] { return std::vector<std::string>{"report", runs().bad_log, "--out", runs().fresh + ".html"}; },
           {"exit 1", "bad_log/metrics.jsonl:2", "bad JSON"}),
+      row("export of a missing directory", {"export", "/no/such/run", "--format", "pytorch", "out"},
+          {"exit 1", "/no/such/run", "no such file"}),
+      row("export --format onnx", {"export", "x", "--format", "onnx", "out"},
+          {"exit 2", "--format", "onnx", "pytorch"}),
+      row("export without --format", {"export", "x", "out"}, {"exit 2", "--format", "required"}),
+      row("export into a file", [] { return std::vector<std::string>{"export", runs().run, "--format", "pytorch",
+                                                                     runs().not_checkpoint}; },
+          {"exit 1", "notes.safetensors", "exists and is not a directory"}),
+      row("import of a missing file", [] { return import_args("/no/such/weights.safetensors"); },
+          {"exit 1", "import", "/no/such/weights.safetensors", "no such file"}),
+      row("import of a state_dict missing a tensor", [] {
+            return import_args(pytorch_weights("no_head_bias", [](NamedTensors& sd) { sd.pop_back(); }));
+          },
+          {"exit 1", "import", "no_head_bias.safetensors", "d_model 16", "missing entries: head.bias"}),
+      row("import of a state_dict with an extra tensor", [] {
+            return import_args(pytorch_weights("with_pe", [](NamedTensors& sd) {
+              sd.emplace_back("pos_encoding.pe", zeros({17, 16}));
+            }));
+          },
+          {"exit 1", "import", "with_pe.safetensors", "unexpected entries: pos_encoding.pe"}),
+      row("import of a state_dict with a mis-shaped tensor", [] {
+            return import_args(pytorch_weights("wide_attention", [](NamedTensors& sd) {
+              sd.at(1).second = zeros({96, 32});  // encoder.layers.0.self_attn.in_proj_weight of d_model 32
+            }));
+          },
+          {"exit 1", "import", "wide_attention.safetensors", "d_model 16",
+           "wrong shapes: encoder.layers.0.self_attn.in_proj_weight (expected (48,16), got (96,32))"}),
+      row("import into a directory holding a run", [] {
+            return std::vector<std::string>{"import", runs().run, "w.safetensors", "--out", runs().run};
+          },
+          {"exit 2", "--out", "already holds a run"}),
   };
 }
 

@@ -1,0 +1,50 @@
+// tapegrad import: a run with its weights replaced by a PyTorch state_dict (train/pytorch_export.h).
+#include <string>
+
+#include <fmt/format.h>
+
+#include "apps/commands.h"
+#include "train/checkpoint.h"
+#include "train/pytorch_export.h"
+
+namespace tg::cli {
+
+namespace {
+
+struct ImportArgs {
+  std::string checkpoint;
+  std::string state_dict;
+  std::string out;
+};
+
+void run_import(const ImportArgs& args, Io& io) {
+  if (io.parse_only) return;
+  const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
+  const std::filesystem::path written = std::filesystem::path(args.out) / "checkpoint.safetensors";
+  if (std::filesystem::exists(written))
+    throw CLI::ValidationError("--out", fmt::format("{} already holds a run ({}); import into a new directory",
+                                                    args.out, written.filename().string()));
+  io.activity = "loading " + file.string();
+  train::Checkpoint c = train::import_pytorch(train::load_checkpoint(file), args.state_dict);
+  c.config.out = args.out;
+  std::filesystem::create_directories(args.out);
+  train::save_checkpoint(written, c);
+  fmt::print(io.out, "import: {} into the model of {} (task {}, step {}) -> {}\n", args.state_dict, file.string(),
+             c.config.task, c.step, written.string());
+}
+
+}  // namespace
+
+void add_import_command(CLI::App& app, const std::shared_ptr<Io>& io) {
+  CLI::App* sub = app.add_subcommand("import", "Make a run with a PyTorch state_dict's weights (as tapegrad export's "
+                                               "model saves it), the rest of the run as it was");
+  auto args = std::make_shared<ImportArgs>();
+  sub->add_option("checkpoint", args->checkpoint, "the run (a checkpoint file or a run directory) whose model, "
+                                                  "config and vocabularies to use")->required();
+  sub->add_option("state_dict", args->state_dict, "a safetensors file with the model's state_dict in PyTorch's "
+                                                  "names")->required();
+  sub->add_option("--out", args->out, "the new run directory (must not hold a run)")->required();
+  sub->callback([args, io] { run_import(*args, *io); });
+}
+
+}  // namespace tg::cli

@@ -1,0 +1,109 @@
+// tapegrad export --format pytorch and tapegrad import (train/pytorch_export.h): the files an
+// export writes, and export -> import giving the run's weights back bit for bit. The logits of
+// the exported model in PyTorch are compared by tests/pytorch/pytorch_roundtrip.py.
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+#include "train/checkpoint.h"
+#include "train/pytorch_export.h"
+#include "train_test_util.h"
+
+using namespace tg;
+using tg::test::TempDir;
+
+namespace {
+
+// A finished one-layer reverse run (d_model 16, 2 heads, ff 24) in dir / "run".
+std::string tiny_run(const TempDir& dir) {
+  const std::string run = (dir.path() / "run").string();
+  const test::CliResult r = test::run_cli({"train", "--task", "reverse", "--steps", "3", "--warmup", "1", "--d-model",
+                                           "16", "--heads", "2", "--layers", "1", "--ff", "24", "--batch-size", "8",
+                                           "--val-examples", "8", "--out", run});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  return run;
+}
+
+std::vector<std::string> names_of(const NamedTensors& tensors) {
+  std::vector<std::string> names;
+  for (const auto& [name, _] : tensors) names.push_back(name);
+  return names;
+}
+
+void require_bit_equal(const NamedTensors& a, const NamedTensors& b) {
+  REQUIRE(names_of(a) == names_of(b));
+  for (size_t i = 0; i < a.size(); ++i) {
+    CAPTURE(a[i].first);
+    REQUIRE(a[i].second.dtype() == b[i].second.dtype());
+    REQUIRE(a[i].second.shape() == b[i].second.shape());
+    const Tensor x = contiguous_copy(a[i].second), y = contiguous_copy(b[i].second);
+    CHECK(std::memcmp(x.raw_data(), y.raw_data(), static_cast<size_t>(x.numel()) * element_size(x.dtype())) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("export --format pytorch writes PyTorch's state_dict, the model's Python file and the vocabularies") {
+  TempDir dir("export_pytorch");
+  const std::string run = tiny_run(dir);
+  const std::filesystem::path out = dir.path() / "torch";
+  const test::CliResult r = test::run_cli({"export", run, "--format", "pytorch", out.string()});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  CHECK(r.out.find("model.safetensors, config.json, tapegrad_model.py") != std::string::npos);
+
+  // Exactly nn.TransformerEncoder's names (norm_first layers, a final norm) between the
+  // embedding and the head; no positional table (a non-persistent buffer on both sides).
+  const NamedTensors state = load_safetensors(out / "model.safetensors").tensors;
+  const std::string l = "encoder.layers.0.";
+  CHECK(names_of(state) == std::vector<std::string>{
+            "embedding.weight", l + "self_attn.in_proj_weight", l + "self_attn.in_proj_bias",
+            l + "self_attn.out_proj.weight", l + "self_attn.out_proj.bias", l + "linear1.weight", l + "linear1.bias",
+            l + "linear2.weight", l + "linear2.bias", l + "norm1.weight", l + "norm1.bias", l + "norm2.weight",
+            l + "norm2.bias", "encoder.norm.weight", "encoder.norm.bias", "head.weight", "head.bias"});
+  CHECK(state[1].second.shape() == Shape{48, 16});
+  CHECK(state[1].second.dtype() == kF32);
+
+  const auto config = nlohmann::json::parse(test::read_file(out / "config.json"));
+  CHECK(config["format"] == train::kPytorchExportFormat);
+  CHECK(config["task"] == "reverse");
+  CHECK(config["model"] == nlohmann::json::parse(R"({"vocab_size": 15, "num_classes": 15, "max_len": 17,
+      "d_model": 16, "heads": 2, "layers": 1, "ff": 24, "dropout": 0.0, "causal": false})"));
+  const std::vector<std::string> vocab{"<pad>", "<unk>", "<bos>", "<sep>", "<mask>", "0", "1", "2", "3", "4", "5",
+                                       "6", "7", "8", "9"};
+  CHECK(config["input_vocab"] == vocab);
+  CHECK(config["output_vocab"] == vocab);
+
+  // The Python file is train/tapegrad_model.py as the repository has it.
+  const std::string py = test::read_file(out / "tapegrad_model.py");
+  CHECK(py == test::read_file(std::filesystem::path(TAPEGRAD_SOURCE_DIR) / "train" / "tapegrad_model.py"));
+  CHECK(py.find("class TapegradModel(nn.Module)") != std::string::npos);
+}
+
+TEST_CASE("export -> import gives the run's weights back bit for bit; the rest of the run is kept") {
+  TempDir dir("import_pytorch");
+  const std::string run = tiny_run(dir);
+  const std::filesystem::path out = dir.path() / "torch", imported = dir.path() / "imported";
+  REQUIRE(test::run_cli({"export", run, "--format", "pytorch", out.string()}).status == 0);
+  const test::CliResult r = test::run_cli({"import", run, (out / "model.safetensors").string(), "--out",
+                                           imported.string()});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+
+  const train::Checkpoint before = train::load_checkpoint(train::checkpoint_file(run));
+  const train::Checkpoint after = train::load_checkpoint(train::checkpoint_file(imported));
+  require_bit_equal(after.model, before.model);
+  require_bit_equal(after.optimizer, before.optimizer);
+  CHECK(after.step == before.step);
+  CHECK(after.model_config == before.model_config);
+  CHECK(after.input_vocab == before.input_vocab);
+  CHECK(after.config.out == imported.string());
+
+  // Changed weights come through in place of the run's.
+  NamedTensors state = load_safetensors(out / "model.safetensors").tensors;
+  state.back().second.data<float>()[0] = 0.25f;  // head.bias[0]
+  save_safetensors(dir.path() / "changed.safetensors", state);
+  const train::Checkpoint changed = train::import_pytorch(before, dir.path() / "changed.safetensors");
+  CHECK(changed.model.back().first == "head.bias");
+  CHECK(changed.model.back().second.data<float>()[0] == 0.25f);
+  CHECK(changed.model.back().second.data<float>()[1] == before.model.back().second.data<float>()[1]);
+}

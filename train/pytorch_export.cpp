@@ -1,0 +1,59 @@
+#include "train/pytorch_export.h"
+
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "nn/pytorch_interop.h"
+
+namespace tg::train {
+
+namespace {
+
+void write_text(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out) throw Error("export", fmt::format("cannot write {}", path.string()));
+}
+
+// "d_model 32, 2 heads, 1 layers, ff 64, vocabulary 15, 15 classes, max_len 9"
+std::string describe(const ModelConfig& m) {
+  return fmt::format("d_model {}, {} heads, {} layers, ff {}, vocabulary {}, {} classes, max_len {}{}", m.d_model,
+                     m.heads, m.layers, m.ff, m.vocab_size, m.num_classes, m.max_len, m.causal ? ", causal" : "");
+}
+
+}  // namespace
+
+void export_pytorch(const Checkpoint& c, const std::filesystem::path& dir) {
+  if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
+    throw Error("export", fmt::format("{} exists and is not a directory", dir.string()));
+  std::filesystem::create_directories(dir);
+  nn::save_pytorch_safetensors(*load_model(c), dir / "model.safetensors");
+  const nlohmann::ordered_json config{{"format", kPytorchExportFormat},
+                                      {"task", c.config.task},
+                                      {"model", nlohmann::ordered_json::parse(to_json(c.model_config))},
+                                      {"input_vocab", c.input_vocab.tokens()},
+                                      {"output_vocab", c.output_vocab.tokens()}};
+  write_text(dir / "config.json", config.dump(2) + "\n");
+  write_text(dir / "tapegrad_model.py", tapegrad_model_py());
+}
+
+Checkpoint import_pytorch(Checkpoint c, const std::filesystem::path& state_dict) {
+  if (!std::filesystem::is_regular_file(state_dict))
+    throw Error("import", fmt::format("{}: no such file", state_dict.string()));
+  auto model = load_model(c);
+  try {
+    nn::load_pytorch_safetensors(*model, state_dict);
+  } catch (const Error& e) {
+    throw Error("import", fmt::format("cannot load {} into the run's model ({}): {}", state_dict.string(),
+                                      describe(c.model_config), e.what()));
+  }
+  c.model = model->state_dict();
+  return c;
+}
+
+}  // namespace tg::train
