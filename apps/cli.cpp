@@ -87,8 +87,7 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
       std::none_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->check_name(args[1]); })) {
     std::vector<std::string> names;
     for (const CLI::App* command : commands) names.push_back(command->get_name());
-    fmt::print(err, "tapegrad: unknown command '{}' ({})
-", args[1], fmt::join(names, ", "));
+    fmt::print(err, "tapegrad: unknown command '{}' ({})\n", args[1], fmt::join(names, ", "));
     fmt::print(err, "Run 'tapegrad --help' for the commands.\n");
     return 2;
   }
