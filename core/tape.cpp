@@ -4,6 +4,7 @@
 
 #include "core/copy.h"
 #include "core/grad_mode.h"
+#include "core/tape_capture.h"
 
 namespace tg {
 
@@ -117,6 +118,7 @@ Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& o
   }
   for (const auto& out : outputs) entry_->outputs.push_back(record_of(out));
   outputs_ = outputs;
+  if (TapeCapture* capture = TapeCapture::active()) capture->add(entry_, inputs, outputs);
 }
 
 Recorder& Recorder::save(std::string name, const Tensor& t) {
