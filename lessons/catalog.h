@@ -1,0 +1,10 @@
+#pragma once
+// The lessons' functions, one file each; lesson.cpp lists them in teaching order. Internal to
+// the lessons layer.
+#include "lessons/lesson.h"
+
+namespace tg::lessons {
+
+void attention_head_lesson(LessonLog& log);
+
+}  // namespace tg::lessons
