@@ -1,34 +1,23 @@
-// tapegrad trace: the teaching walkthrough. One head of causal self-attention on 3 tokens,
-// written op by op so that every intermediate has a name:
-//   x (T,C) -> q = x Wq, k = x Wk, v = x Wv                  (T,hs)
-//   scores  = (q k^T) * 1/sqrt(hs)                           (T,T)
-//   masked  = masked_fill(scores, causal_mask(T), -inf)     key j > query i is hidden
-//   weights = softmax(masked)                                each row sums to 1
-//   out     = weights v                                      (T,hs)
-//   loss    = mean(out^2)
-// It prints the forward tape entry by entry with each output's values, then runs backward one
-// entry at a time (BackwardStepper) with the gradients flowing in and out of each, and writes
-// the tape as Graphviz DOT.
-#include <cmath>
+// tapegrad trace: the teaching walkthrough of one head of causal self-attention on 3 tokens
+// (apps/attention_example.h). It prints the forward tape entry by entry with each output's
+// values, then runs backward one entry at a time (BackwardStepper) with the gradients flowing
+// in and out of each, and writes the tape as Graphviz DOT.
 #include <fstream>
 #include <map>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "apps/attention_example.h"
 #include "apps/commands.h"
 #include "core/backward.h"
 #include "core/error.h"
-#include "core/factories.h"
 #include "core/format.h"
 #include "core/tape.h"
-#include "ops/ops.h"
 
 namespace tg::cli {
 
 namespace {
-
-constexpr int64_t T = 3, C = 4, hs = 4;  // tokens, input width, head size
 
 struct TraceArgs {
   std::string dot = "attention.dot";
@@ -38,11 +27,7 @@ struct TraceArgs {
 // Every named tensor of the example by id, to show the values behind the tape's records.
 class Named {
  public:
-  Tensor operator()(Tensor t, const std::string& name) {
-    t.set_name(name);
-    by_id_[t.id()] = t;
-    return t;
-  }
+  void operator()(const Tensor& t) { by_id_[t.id()] = t; }
   const Tensor* find(int64_t id) const {
     auto it = by_id_.find(id);
     return it == by_id_.end() ? nullptr : &it->second;
@@ -67,29 +52,14 @@ void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
 void run_trace(const TraceArgs& args, Io& io) {
   if (io.parse_only) return;
   std::FILE* out = io.out;
-  Generator gen(args.seed);
+  const AttentionExample ex = attention_example(args.seed);
+  const Tensor &x = ex.x, &Wq = ex.Wq, &Wk = ex.Wk, &Wv = ex.Wv, &loss = ex.loss;
   Named named;
-  Tensor x = named(randn({T, C}, kF32, kCPU, gen), "x");
-  Tensor Wq = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wq");
-  Tensor Wk = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wk");
-  Tensor Wv = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wv");
-  Tensor mask = named(causal_mask(T), "causal_mask");
+  for (const Tensor& t : {x, Wq, Wk, Wv, ex.mask}) named(t);
+  for (const Tensor& t : ex.steps) named(t);
 
-  tape().clear();  // number the entries from 0
-  Tensor q = named(matmul(x, Wq), "q");
-  Tensor k = named(matmul(x, Wk), "k");
-  Tensor v = named(matmul(x, Wv), "v");
-  Tensor kt = named(transpose(k, 0, 1), "k^T");
-  Tensor qk = named(matmul(q, kt), "q k^T");
-  Tensor scores = named(mul(qk, 1 / std::sqrt(static_cast<double>(hs))), "scores");
-  Tensor masked = named(masked_fill(scores, mask, -INFINITY), "masked");
-  Tensor weights = named(softmax(masked, -1), "weights");
-  Tensor att = named(matmul(weights, v), "out");
-  Tensor sq = named(mul(att, att), "out^2");
-  Tensor loss = named(mean(sq), "loss");
-
-  fmt::print(out, "One head of causal self-attention on T={} tokens (C={}, head size {}); loss = mean(out^2).\n\n", T,
-             C, hs);
+  fmt::print(out, "One head of causal self-attention on T={} tokens (C={}, head size {}); loss = mean(out^2).\n\n", kExampleTokens,
+             kExampleWidth, kExampleHeadSize);
   print_value(out, "x (the input, no gradient)", x);
   for (const Tensor* w : {&Wq, &Wk, &Wv}) print_value(out, w->name() + " (a parameter)", *w);
 
