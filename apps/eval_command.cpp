@@ -26,6 +26,7 @@ struct EvalArgs {
   int64_t batches = 0;
   int64_t show = 3;
   int threads = 0;
+  bool composed = false;
 };
 
 // "input   3 1 2 <sep> <mask> <mask> <mask>" / "target  2 1 3" / "model   2 1 3  ok"
@@ -75,9 +76,11 @@ void run_eval(const EvalArgs& args, Io& io) {
                                     config.data.empty() ? "" : " on " + config.data));
   io.activity = fmt::format("evaluating {} (batches of {})", file.string(), config.batch_size);
   auto model = train::load_model(c);
+  model->set_composed(args.composed);
   data::DataLoader loader(d.val, {.batch_size = config.batch_size, .shuffle = false});
   const train::EvalMetrics m = train::evaluate(*model, loader, args.batches);
-  fmt::print(io.out, "eval: {} (task {}, step {})\n", file.string(), config.task, c.step);
+  fmt::print(io.out, "eval: {} (task {}, step {}, {} path)\n", file.string(), config.task, c.step,
+             args.composed ? "composed" : "fused");
   fmt::print(io.out, "validation set, {} sequences: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} ({:.2f} s)\n",
              m.sequences, m.loss, m.token_accuracy, m.exact_match, m.ms / 1e3);
   if (args.show > 0) {
@@ -100,6 +103,8 @@ void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->capture_default_str()
       ->check(integer_in(0, train::kMaxExamples));
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());
+  sub->add_flag("--composed", args->composed, "run the model on the composed path (every op separately, no fused "
+                                              "ops): the same results to float tolerance");
   sub->callback([args, io] { run_eval(*args, *io); });
 }
 
