@@ -77,6 +77,7 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   add_trace_command(app, io);
   add_gradcheck_command(app, io);
   add_lesson_command(app, io);
+  add_experiment_command(app, io);
 
   if (args.size() > 1 && !args[1].starts_with("-") &&
       std::find(std::begin(kCommands), std::end(kCommands), args[1]) == std::end(kCommands)) {
