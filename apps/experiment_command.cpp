@@ -21,8 +21,8 @@ struct ExperimentArgs {
 void run_experiment_command(const ExperimentArgs& args, Io& io) {
   const lessons::Experiment* experiment = args.name.empty() ? nullptr : lessons::find_experiment(args.name);
   if (!args.name.empty() && !experiment)
-    throw Error("experiment", fmt::format("no experiment named '{}'; the experiments are: {}", args.name,
-                                          lessons::experiment_names()));
+    throw CLI::ValidationError("name", fmt::format("no experiment named \"{}\"; the experiments are: {}", args.name,
+                                                   lessons::experiment_names()));
   if (!experiment) {
     if (io.parse_only) return;
     fmt::print(io.out, "Experiments (run one with: tapegrad experiment NAME):\n");

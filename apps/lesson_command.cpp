@@ -111,7 +111,8 @@ void list_lessons(std::FILE* out) {
 void run_lesson_command(const std::string& name, Io& io) {
   const lessons::Lesson* lesson = name.empty() ? nullptr : lessons::find_lesson(name);
   if (!name.empty() && !lesson)
-    throw Error("lesson", fmt::format("no lesson named '{}'; the lessons are: {}", name, lessons::lesson_names()));
+    throw CLI::ValidationError("name", fmt::format("no lesson named \"{}\"; the lessons are: {}", name,
+                                                   lessons::lesson_names()));
   if (io.parse_only) return;
   if (!lesson) return list_lessons(io.out);
   io.activity = "running the lesson " + name;
