@@ -49,7 +49,8 @@ void nan_hunt_lesson(LessonLog& log) {
   log.show("loss", loss);
   log.fact("the loss is NaN", std::isnan(loss.item()));
 
-  log.say("Turn on anomaly mode (tg::AnomalyGuard, or --detect-anomaly when training) and run the same code again. "
+  log.say("Turn on anomaly mode (tg::AnomalyGuard; tapegrad train turns it on by itself to re-run a step whose loss is "
+          "not finite) and run the same code again. "
           "Every op's output is checked for NaN and +inf (-inf is allowed: it is how masks hide keys), and the first "
           "op that makes one throws, naming itself:");
   std::string message;

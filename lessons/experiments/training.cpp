@@ -1,5 +1,7 @@
 #include "lessons/experiments/training.h"
 
+#include <algorithm>
+
 #include "train/trainer.h"
 
 namespace tg::lessons {
@@ -9,7 +11,7 @@ train::TrainConfig small_config(int64_t steps, uint64_t seed) {
   c.task = "reverse";
   c.val_examples = 256;
   c.d_model = 32, c.heads = 4, c.layers = 2, c.ff = 64;
-  c.steps = steps, c.batch_size = 32, c.warmup = std::min<int64_t>(20, steps);
+  c.steps = steps, c.batch_size = 32, c.warmup = std::min<int64_t>(20, steps / 10);
   c.eval_every = 0;
   c.seed = seed;
   return c;

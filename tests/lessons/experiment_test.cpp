@@ -22,7 +22,7 @@ void require_shape(const lessons::Table& t, size_t rows, size_t columns) {
 }  // namespace
 
 TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k); unscaled softmax saturates") {
-  const lessons::ExperimentResult r = lessons::scaling_experiment({.seed = 0, .steps = 0, .queries = 16});
+  const lessons::ExperimentResult r = lessons::scaling_experiment({.seed = 0, .steps = 0, .queries = 256});
   require_shape(r.table, 6, 7);
   for (size_t i = 0; i < r.table.rows.size(); ++i) {
     const double dk = std::stod(r.table.labels[i]);
