@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "apps/commands.h"
 #include "core/error.h"
@@ -59,7 +60,8 @@ int cores() {
   return count;
 }
 
-const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck", "explore"};
+const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck", "lesson", "experiment",
+                                   "explore"};
 
 // Out of memory: while doing what, with the flags that asked for it where the command said.
 void print_out_of_memory(std::FILE* err, const Io& io, const std::string& detail) {
@@ -76,11 +78,8 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   add_sample_command(app, io);
   add_trace_command(app, io);
   add_gradcheck_command(app, io);
-  add_explore_command(app, io);
-
-  if (args.size() > 1 && !args[1].starts_with("-") &&
-      std::find(std::begin(kCommands), std::end(kCommands), args[1]) == std::end(kCommands)) {
-    fmt::print(err, "tapegrad: unknown command '{}' (train, eval, sample, trace, gradcheck or explore)\n", args[1]);
+const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck", "lesson", "experiment",
+                                   "explore"};
     fmt::print(err, "Run 'tapegrad --help' for the commands.\n");
     return 2;
   }

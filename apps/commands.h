@@ -23,6 +23,8 @@ void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_sample_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_trace_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_gradcheck_command(CLI::App& app, const std::shared_ptr<Io>& io);
+void add_lesson_command(CLI::App& app, const std::shared_ptr<Io>& io);
+void add_experiment_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_explore_command(CLI::App& app, const std::shared_ptr<Io>& io);
 
 // Number checks whose messages name the range ("--steps: must be an integer in [1, 1099511627776],

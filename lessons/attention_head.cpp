@@ -82,14 +82,15 @@ void attention_head_lesson(LessonLog& log) {
   log.show("weights", weights);
   {
     NoGradGuard side_calculation;  // off the tape: these only check what the text says
-    Tensor shifted = softmax(add(masked.detach(), 1000.0), -1);
+    Tensor masked64 = to(masked.detach(), kF64);  // float64: scores + 1000 keeps every digit
+    Tensor shifted = softmax(add(masked64, 1000.0), -1);
     Tensor naive = exp(add(scores.detach(), 100.0));
     log.fact("every row of the weights sums to 1",
              max_abs_diff(sum(weights.detach(), {1}), ones({T})) < 1e-6);
     log.fact("masked keys get weight exactly 0 (the causal upper triangle and the padding column)",
              masked_weights_are_zero(weights));
     log.fact("softmax(scores + 1000) equals softmax(scores): the max subtraction makes it stable",
-             max_abs_diff(shifted, weights) < 1e-6);
+             max_abs_diff(shifted, softmax(masked64, -1)) < 1e-12);
     log.fact("without it, exp(scores + 100) overflows float32 to inf", !all_finite(naive));
     log.fact("query 0 can see only key 0, so its weight there is 1",
              values(weights)[0] == 1.0);

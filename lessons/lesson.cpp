@@ -14,6 +14,15 @@ const std::vector<Lesson>& lessons() {
       {"attention_head", "One attention head",
        "QKV projections, the 1/sqrt(d_k) scale, causal and padding masks with -inf, stable softmax, the weighted sum",
        attention_head_lesson},
+      {"multi_head", "Multi-head attention", "split into heads, attend per head, concat, W_O", multi_head_lesson},
+      {"encoder_layer", "An encoder layer",
+       "residual + LayerNorm, post-LN and pre-LN, feed-forward, dropout off in eval", encoder_layer_lesson},
+      {"cross_entropy", "Cross-entropy and the gradient of the logits",
+       "the loss, and why its gradient is softmax - onehot (checked numerically)", cross_entropy_lesson},
+      {"gradcheck", "Checking your own function's gradient",
+       "tg::gradcheck against finite differences, and what a wrong backward looks like", gradcheck_lesson},
+      {"nan_hunt", "Hunting a NaN with anomaly mode",
+       "a float mask times -inf gives NaN; anomaly mode names the op that made it", nan_hunt_lesson},
   };
   return all;
 }

@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(cmake g++ ninja-build libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libboost-context-dev zlib1g-dev
           clang-14 libclang-rt-14-dev libomp-14-dev)  # clang and its runtimes: the fuzz targets (fuzz/)
+packages+=(gnuplot-nox)  # tapegrad experiment draws its SVG plots with gnuplot
 # tapegrad explore: Graphviz lays out the tape's graph, KaTeX renders the formulas (katex is the
 # package that provides node-katex); Chromium, its driver and Selenium run the page's browser test.
 packages+=(graphviz katex chromium chromium-driver python3-selenium)
