@@ -61,7 +61,7 @@ int cores() {
 }
 
 const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck", "lesson", "experiment",
-                                   "explore"};
+                                 "explore"};
 
 // Out of memory: while doing what, with the flags that asked for it where the command said.
 void print_out_of_memory(std::FILE* err, const Io& io, const std::string& detail) {
@@ -79,7 +79,7 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   add_trace_command(app, io);
   add_gradcheck_command(app, io);
 const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck", "lesson", "experiment",
-                                   "explore"};
+                                 "explore"};
     fmt::print(err, "Run 'tapegrad --help' for the commands.\n");
     return 2;
   }

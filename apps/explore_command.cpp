@@ -23,6 +23,7 @@
 #include "explore/page.h"
 #include "explore/recording.h"
 #include "lessons/lesson.h"
+#include "nn/module.h"
 #include "ops/cross_entropy/cross_entropy.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
@@ -51,7 +52,7 @@ nlohmann::json record_trace(uint64_t seed) {
                                    kExampleTokens, kExampleHeadSize);
   std::vector<std::string> tokens;
   for (int64_t t = 0; t < kExampleTokens; ++t) tokens.push_back(fmt::format("token {}", t));
-  rec["attention"] = explore::attention_maps(capture, tokens);
+  rec["attention"] = explore::attention_maps(explore::softmax_outputs(capture), tokens);
   return rec;
 }
 
@@ -84,6 +85,15 @@ nlohmann::json record_run(const ExploreArgs& args, Io& io) {
                                                         d.val->size() - 1));
   auto model = train::load_model(c);
   model->eval();
+  model->set_composed(true);  // every op on the tape: no fused attention, relu_dropout or linear
+  explore::LabelledWeights weights;  // each attention's (B,NH,T,S) weights, by its module's name
+  std::vector<HookHandle> hooks;
+  for (const auto& [name, module] : model->named_modules())
+    if (module->type() == "MultiHeadAttention")
+      hooks.push_back(module->register_forward_hook(
+          [&weights, name](const nn::Module&, const TensorList&, const TensorList& out) {
+            weights.emplace_back(name, out.at(1));
+          }));
   const data::Example ex = d.val->get(args.example);
   const data::Batch batch = data::collate({ex});
   std::vector<std::string> tokens;
@@ -95,9 +105,9 @@ nlohmann::json record_run(const ExploreArgs& args, Io& io) {
   const Tensor loss = cross_entropy(model->forward(batch.inputs, batch.padding_mask), batch.targets).set_name("loss");
   nlohmann::json rec = explore::record(capture, loss);
   rec["title"] = fmt::format("{}: validation example {}", args.run, args.example);
-  rec["description"] = fmt::format("task {}, step {}, {} tokens: {}; loss {:.4f}", c.config.task, c.step, tokens.size(),
+  rec["description"] = fmt::format("task {}, step {}, the composed path, {} tokens: {}; loss {:.4f}", c.config.task, c.step, tokens.size(),
                                    fmt::join(tokens, " "), loss.item());
-  rec["attention"] = explore::attention_maps(capture, tokens);
+  rec["attention"] = explore::attention_maps(weights, tokens);
   return rec;
 }
 

@@ -21,14 +21,10 @@ std::vector<std::string> labels(const std::vector<std::string>& tokens, int64_t 
 
 }  // namespace
 
-nlohmann::json attention_maps(const TapeCapture& capture, const std::vector<std::string>& tokens) {
+nlohmann::json attention_maps(const LabelledWeights& weights, const std::vector<std::string>& tokens) {
   NoGradGuard no_grad;
   nlohmann::json maps = nlohmann::json::array();
-  int64_t layer = 0;
-  for (const CapturedEntry& c : capture.entries()) {
-    if (c.entry->op != "softmax" || c.outputs.empty()) continue;
-    const Tensor& w = c.outputs[0];
-    if (w.dim() != 2 && w.dim() != 4) continue;
+  for (const auto& [layer, w] : weights) {
     const Tensor heads = w.dim() == 2 ? reshape(w, {1, w.size(0), w.size(1)}) : squeeze(slice(w, 0, 0, 1), 0);
     for (int64_t h = 0; h < heads.size(0); ++h) {
       const Tensor one = squeeze(slice(heads, 0, h, h + 1), 0);  // (T,S)
@@ -38,9 +34,16 @@ nlohmann::json attention_maps(const TapeCapture& capture, const std::vector<std:
                       {"keys", labels(tokens, one.size(1))},
                       {"weights", summarize(one)}});
     }
-    ++layer;
   }
   return maps;
+}
+
+LabelledWeights softmax_outputs(const TapeCapture& capture) {
+  LabelledWeights found;
+  for (const CapturedEntry& c : capture.entries())
+    if (c.entry->op == "softmax" && (c.outputs.at(0).dim() == 2 || c.outputs.at(0).dim() == 4))
+      found.emplace_back(fmt::format("#{} softmax", c.entry->tape_position), c.outputs[0]);
+  return found;
 }
 
 }  // namespace tg::explore

@@ -26,7 +26,7 @@ void LessonPageLog::backward_from(const Tensor& loss) {
     return;
   }
   recording_ = record(capture_, loss);
-  recording_["attention"] = attention_maps(capture_, {});
+  recording_["attention"] = attention_maps(softmax_outputs(capture_), {});
 }
 
 nlohmann::json LessonPageLog::recording() const {

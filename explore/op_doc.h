@@ -1,6 +1,7 @@
 #pragma once
-// An op's documentation for the explorer's page: {"summary", "forward": LaTeX, "backward":
-// [{"input", "latex", "text"}]}, or null for an op without one.
+// An op's documentation (its OpDoc, ops/op_registry.h) as the explorer's page reads it:
+// {"summary", "forward": LaTeX, "forward_text", "backward": [{"input", "latex", "text"}]}, or
+// null for an op without one.
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -84,6 +84,13 @@ std::string script_safe(std::string_view text) {
   return out;
 }
 
+// The page scrolls the graph vertically: Tape::to_dot's left-to-right chain would be a long
+// strip for a whole model, so the page lays it out top to bottom.
+std::string top_to_bottom(std::string dot) {
+  if (const size_t at = dot.find("rankdir=LR"); at != std::string::npos) dot.replace(at, 10, "rankdir=TB");
+  return dot;
+}
+
 }  // namespace
 
 std::string render_svg(const std::string& dot_source) {
@@ -107,7 +114,7 @@ std::string render_svg(const std::string& dot_source) {
 std::string page_html(const nlohmann::json& recording) {
   return fill(kPageTemplate, {{"TITLE", html_escape(recording.value("title", "tapegrad explore"))},
                               {"STYLE", std::string(kPageStyle)},
-                              {"GRAPH", render_svg(recording.at("dot").get<std::string>())},
+                              {"GRAPH", render_svg(top_to_bottom(recording.at("dot").get<std::string>()))},
                               {"DATA", script_safe(recording.dump())},
                               {"KATEX", script_safe(kKatexScript)},
                               {"SCRIPT", script_safe(kPageScript)}});

@@ -26,7 +26,11 @@ function show(v) {
   return String(x);
 }
 const shapeText = shape => '(' + shape.join(',') + (shape.length === 1 ? ',' : '') + ')';
-const tensorName = id => (rec.tensors[id] && rec.tensors[id].name) || 'tensor ' + id;
+// A tensor's own name; else that of the entry that made it ("#5 matmul"); else its id.
+function tensorName(id) {
+  if (rec.tensors[id] && rec.tensors[id].name) return rec.tensors[id].name;
+  return producerOf.has(id) ? `#${producerOf.get(id)} ${entries.get(producerOf.get(id)).op}` : 'tensor ' + id;
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -292,11 +296,26 @@ function buildAttention() {
   for (const a of rec.attention) {
     if (!layers.has(a.layer)) {
       const row = el('div', { class: 'tensors' });
-      box.append(el('div', { class: 'attention-layer' }, el('h3', { text: `Layer ${a.layer}` }), row));
+      box.append(el('div', { class: 'attention-layer' }, el('h3', { text: a.layer }), row));
       layers.set(a.layer, row);
     }
-    layers.get(a.layer).append(heatmap(a.weights, { title: `layer ${a.layer} · head ${a.head}`, role: 'attention',
+    layers.get(a.layer).append(heatmap(a.weights, { title: `head ${a.head}`, role: 'attention',
                                                     rowLabels: a.queries, colLabels: a.keys }));
+  }
+}
+
+// ---- the lesson's text -------------------------------------------------------------------
+function buildLesson() {
+  if (!rec.lesson) return;
+  document.getElementById('lesson-pane').hidden = false;
+  const box = document.getElementById('lesson');
+  for (const step of rec.lesson) {
+    if ('say' in step) box.append(el('p', { text: step.say }));
+    else if ('show' in step) box.append(heatmap(step.value, { title: step.show, role: 'lesson' }));
+    else if ('fact' in step) box.append(el('p', { class: 'fact ' + (step.holds ? 'holds' : 'fails'), text: step.fact }));
+    else if ('backward' in step) {
+      box.append(el('p', { class: 'note', text: `Backward from ${step.backward}: step through it with the Backward buttons above.` }));
+    }
   }
 }
 
@@ -306,9 +325,14 @@ document.getElementById('description').textContent = rec.description || '';
 buildList();
 buildGraph();
 buildAttention();
+buildLesson();
 document.getElementById('bw-reset').addEventListener('click', () => goTo(0));
 document.getElementById('bw-back').addEventListener('click', () => goTo(state.steps - 1));
 document.getElementById('bw-step').addEventListener('click', () => goTo(state.steps + 1));
 document.getElementById('bw-end').addEventListener('click', () => goTo(rec.backward.length));
+document.addEventListener('keydown', event => {  // the arrow keys step backward too
+  if (event.key === 'ArrowRight') goTo(state.steps + 1);
+  else if (event.key === 'ArrowLeft') goTo(state.steps - 1);
+});
 paintBackward();
 if (rec.entries.length) select(rec.entries[0].position, true);

@@ -101,7 +101,7 @@ TEST_CASE("explore recording: the trace example's entries, values and every back
   // The parameters' gradients are those of an ordinary backward of the same example.
   const cli::AttentionExample again = cli::attention_example(0);
   again.loss.backward();
-  for (auto [mine, theirs] : {std::pair{ex.Wq, again.Wq}, {ex.Wk, again.Wk}, {ex.Wv, again.Wv}}) {
+  for (auto [mine, theirs] : {std::pair{ex.Wq, again.Wq}, std::pair{ex.Wk, again.Wk}, std::pair{ex.Wv, again.Wv}}) {
     const json id = rec["leaf_grads"][std::to_string(mine.id())];
     REQUIRE(id.is_number());
     const std::vector<float> expected = theirs.grad().to_vector<float>();
@@ -122,8 +122,9 @@ TEST_CASE("explore recording: the loss must be one element that requires grad") 
 TEST_CASE("explore attention maps: one per softmax, labelled with the tokens, rows summing to 1") {
   TapeCapture capture;
   cli::attention_example(0);
-  const json maps = explore::attention_maps(capture, {"a", "b", "c"});
+  const json maps = explore::attention_maps(explore::softmax_outputs(capture), {"a", "b", "c"});
   REQUIRE(maps.size() == 1);
+  CHECK(maps[0]["layer"] == "#7 softmax");
   CHECK(maps[0]["queries"] == json({"a", "b", "c"}));
   const json w = maps[0]["weights"]["values"];
   REQUIRE(w.size() == 9);
