@@ -78,8 +78,13 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   add_sample_command(app, io);
   add_trace_command(app, io);
   add_gradcheck_command(app, io);
-const char* const kCommands[] = {"train", "eval", "sample", "trace", "gradcheck", "lesson", "experiment",
-                                 "explore"};
+  add_lesson_command(app, io);
+  add_experiment_command(app, io);
+  add_explore_command(app, io);
+
+  if (args.size() > 1 && !args[1].starts_with("-") &&
+      std::find(std::begin(kCommands), std::end(kCommands), args[1]) == std::end(kCommands)) {
+    fmt::print(err, "tapegrad: unknown command '{}' ({})\n", args[1], fmt::join(kCommands, ", "));
     fmt::print(err, "Run 'tapegrad --help' for the commands.\n");
     return 2;
   }
