@@ -12,6 +12,7 @@
 #include "core/tape.h"
 #include "core/tensor.h"
 #include "data/data.h"
+#include "lessons/lesson.h"
 #include "nn/nn.h"
 #include "ops/ops.h"
 #include "optim/optim.h"

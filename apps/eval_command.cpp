@@ -34,6 +34,7 @@ struct EvalArgs {
   int64_t batches = 0;
   int64_t show = 3;
   int threads = 0;
+  bool composed = false;
 };
 
 // What the ids of a checkpoint mean, and how to print them.
@@ -87,6 +88,7 @@ void run_eval(const EvalArgs& args, Io& io) {
 
   io.activity = fmt::format("evaluating {} (batches of {})", file.string(), config.batch_size);
   auto model = train::load_model(c);
+  model->set_composed(args.composed);
   const Tokens tokens{c.input_vocab, c.output_vocab, config.task == "lm"};
   std::optional<train::PredictionLog> log;
   if (!args.predictions.empty())
@@ -100,7 +102,8 @@ void run_eval(const EvalArgs& args, Io& io) {
   const train::EvalMetrics m =
       train::evaluate(*model, loader, {.max_batches = args.batches, .unscored_classes = unscored, .on_batch = on_batch});
   if (log) log->commit();
-  fmt::print(io.out, "eval: {} (task {}, step {})\n", file.string(), config.task, c.step);
+  fmt::print(io.out, "eval: {} (task {}, step {}, {} path)\n", file.string(), config.task, c.step,
+             args.composed ? "composed" : "fused");
   fmt::print(io.out, "{}, {} sequences ({} tokens scored): loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} "
                      "({:.2f} s)\n", set.name, sequences, m.scored_tokens, m.loss, m.token_accuracy, m.exact_match,
              m.ms / 1e3);
@@ -135,6 +138,8 @@ void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->capture_default_str()
       ->check(integer_in(0, train::kMaxExamples));
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());
+  sub->add_flag("--composed", args->composed, "run the model on the composed path (every op separately, no fused "
+                                              "ops): the same results to float tolerance");
   sub->callback([args, io] { run_eval(*args, *io); });
 }
 

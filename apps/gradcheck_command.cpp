@@ -15,19 +15,26 @@ namespace {
 struct GradcheckArgs {
   std::vector<std::string> ops;  // empty: all
   bool list = false;             // print each op's summary instead of checking
+  bool markdown = false;         // with list: docs/ops.md, every op's documentation
 };
 
 void run_gradcheck(const GradcheckArgs& args, Io& io) {
   for (const std::string& op : args.ops)
     if (std::none_of(op_cases().begin(), op_cases().end(), [&](const OpCase& c) { return c.op == op; }))
       throw CLI::ValidationError("ops", fmt::format("no op named \"{}\"", op));
-  if (io.parse_only) return;
   const auto selected = [&](const OpCase& c) {
     return args.ops.empty() || std::find(args.ops.begin(), args.ops.end(), c.op) != args.ops.end();
   };
+  if (args.markdown && !args.list) throw CLI::ValidationError("--markdown", "goes with --list");
+  if (args.markdown && !args.ops.empty()) throw CLI::ValidationError("--markdown", "documents every op; name none");
+  if (io.parse_only) return;
+  if (args.markdown) {
+    fmt::print(io.out, "{}", ops_markdown());
+    return;
+  }
   if (args.list) {
     for (const OpCase& c : op_cases())
-      if (selected(c)) fmt::print(io.out, "{:<16} {}\n", c.op, c.summary);
+      if (selected(c)) fmt::print(io.out, "{:<16} {}\n", c.op, c.doc.summary);
     return;
   }
   fmt::print(io.out, "{:<14} {:>8}  {:>11}  {}\n", "op", "elements", "worst error", "result");
@@ -54,6 +61,7 @@ void add_gradcheck_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   auto args = std::make_shared<GradcheckArgs>();
   sub->add_option("ops", args->ops, "only these ops (default: all)");
   sub->add_flag("--list", args->list, "list the ops, each with a one-line summary, and check nothing");
+  sub->add_flag("--markdown", args->markdown, "with --list: every op's documentation as Markdown (docs/ops.md)");
   sub->callback([args, io] { run_gradcheck(*args, *io); });
 }
 

@@ -1,34 +1,26 @@
-// tapegrad trace: the teaching walkthrough. One head of causal self-attention on 3 tokens,
-// written op by op so that every intermediate has a name:
-//   x (T,C) -> q = x Wq, k = x Wk, v = x Wv                  (T,hs)
-//   scores  = (q k^T) * 1/sqrt(hs)                           (T,T)
-//   masked  = masked_fill(scores, causal_mask(T), -inf)     key j > query i is hidden
-//   weights = softmax(masked)                                each row sums to 1
-//   out     = weights v                                      (T,hs)
-//   loss    = mean(out^2)
-// It prints the forward tape entry by entry with each output's values, then runs backward one
-// entry at a time (BackwardStepper) with the gradients flowing in and out of each, and writes
-// the tape as Graphviz DOT.
-#include <cmath>
+// tapegrad trace: the teaching walkthrough of one head of causal self-attention on 3 tokens
+// (apps/attention_example.h). It prints the forward tape entry by entry with each output's
+// values, then runs backward one entry at a time (BackwardStepper) with the gradients flowing
+// in and out of each, and writes the tape as Graphviz DOT. Under each backward entry it prints
+// the op's backward rule (from the op's record, ops/<op>/<op>_case.cpp) and, for a tensor used
+// more than once, each use's contribution to its gradient and their sum.
 #include <fstream>
 #include <map>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "apps/attention_example.h"
 #include "apps/commands.h"
 #include "core/backward.h"
 #include "core/error.h"
-#include "core/factories.h"
 #include "core/format.h"
 #include "core/tape.h"
-#include "ops/ops.h"
+#include "ops/op_registry.h"
 
 namespace tg::cli {
 
 namespace {
-
-constexpr int64_t T = 3, C = 4, hs = 4;  // tokens, input width, head size
 
 struct TraceArgs {
   std::string dot = "attention.dot";
@@ -38,24 +30,19 @@ struct TraceArgs {
 // Every named tensor of the example by id, to show the values behind the tape's records.
 class Named {
  public:
-  Tensor operator()(Tensor t, const std::string& name) {
-    t.set_name(name);
-    by_id_[t.id()] = t;
-    return t;
-  }
+  void operator()(const Tensor& t) { by_id_[t.id()] = t; }
   const Tensor* find(int64_t id) const {
     auto it = by_id_.find(id);
     return it == by_id_.end() ? nullptr : &it->second;
-  }
-  // A tensor is named after the op that made it has recorded it: the name comes from here.
-  std::string label(const TensorRecord& r) const {
-    if (const Tensor* t = find(r.id)) return t->name();
-    return r.name.empty() ? fmt::format("tensor {}", r.id) : r.name;
   }
 
  private:
   std::map<int64_t, Tensor> by_id_;
 };
+
+std::string label(const std::string& name, int64_t id) {
+  return name.empty() ? fmt::format("tensor {}", id) : name;
+}
 
 // "    what =" and t's printout below it, indented.
 void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
@@ -67,37 +54,24 @@ void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
 void run_trace(const TraceArgs& args, Io& io) {
   if (io.parse_only) return;
   std::FILE* out = io.out;
-  Generator gen(args.seed);
+  const AttentionExample ex = attention_example(args.seed);
+  const Tensor &x = ex.x, &Wq = ex.Wq, &Wk = ex.Wk, &Wv = ex.Wv, &loss = ex.loss;
   Named named;
-  Tensor x = named(randn({T, C}, kF32, kCPU, gen), "x");
-  Tensor Wq = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wq");
-  Tensor Wk = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wk");
-  Tensor Wv = named(randn({C, hs}, kF32, kCPU, gen, 0, 0.5).requires_grad_(), "Wv");
-  Tensor mask = named(causal_mask(T), "causal_mask");
+  for (const Tensor& t : {x, Wq, Wk, Wv, ex.mask}) named(t);
+  for (const Tensor& t : ex.steps) named(t);
 
-  tape().clear();  // number the entries from 0
-  Tensor q = named(matmul(x, Wq), "q");
-  Tensor k = named(matmul(x, Wk), "k");
-  Tensor v = named(matmul(x, Wv), "v");
-  Tensor kt = named(transpose(k, 0, 1), "k^T");
-  Tensor qk = named(matmul(q, kt), "q k^T");
-  Tensor scores = named(mul(qk, 1 / std::sqrt(static_cast<double>(hs))), "scores");
-  Tensor masked = named(masked_fill(scores, mask, -INFINITY), "masked");
-  Tensor weights = named(softmax(masked, -1), "weights");
-  Tensor att = named(matmul(weights, v), "out");
-  Tensor sq = named(mul(att, att), "out^2");
-  Tensor loss = named(mean(sq), "loss");
-
-  fmt::print(out, "One head of causal self-attention on T={} tokens (C={}, head size {}); loss = mean(out^2).\n\n", T,
-             C, hs);
+  fmt::print(out, "One head of causal self-attention on T={} tokens (C={}, head size {}); loss = mean(out^2).\n\n",
+             kExampleTokens, kExampleWidth, kExampleHeadSize);
   print_value(out, "x (the input, no gradient)", x);
   for (const Tensor* w : {&Wq, &Wk, &Wv}) print_value(out, w->name() + " (a parameter)", *w);
 
   fmt::print(out, "\nFORWARD: the tape, one entry per op, in execution order\n");
+  std::map<int64_t, int> uses;  // tensor id -> how many entries' inputs it is
   for (const auto& e : tape().entries()) {
     fmt::print(out, "\n{}\n", *e);
     for (const TensorRecord& r : e->outputs)
-      if (const Tensor* t = named.find(r.id)) print_value(out, named.label(r), *t);
+      if (const Tensor* t = named.find(r.id)) print_value(out, label(r.name, r.id), *t);
+    for (const EntryInput& in : e->inputs) ++uses[in.record.id];
   }
   std::ofstream dot(args.dot);
   if (!(dot << tape().to_dot()))
@@ -109,13 +83,36 @@ void run_trace(const TraceArgs& args, Io& io) {
   while (!stepper.done()) {
     fmt::print(out, "\n{}\n", stepper.peek());  // before step(), which releases its saved tensors
     const Entry& e = stepper.step();
-    for (size_t i = 0; i < e.outputs.size(); ++i)
-      if (stepper.last_output_grads()[i].defined())
-        print_value(out, "d" + named.label(e.outputs[i]) + " (flows in)", stepper.last_output_grads()[i]);
+    if (const OpDoc* doc = find_op_doc(e.op))
+      for (const BackwardRuleDoc& rule : doc->backward) fmt::print(out, "    rule: {}\n", rule.text);
+    for (size_t i = 0; i < e.outputs.size(); ++i) {
+      const Tensor& g = stepper.last_output_grads()[i];
+      if (!g.defined()) continue;
+      const std::string name = label(e.outputs[i].name, e.outputs[i].id);
+      const auto& parts = stepper.contributions(e.outputs[i].id);
+      if (parts.size() > 1) {
+        fmt::print(out, "    {} is used {} times: its gradient is the sum of the {} contributions\n", name,
+                   parts.size(), parts.size());
+        for (const GradContribution& c : parts)
+          print_value(out, c.entry < 0 ? std::string("from the seed") : fmt::format("from #{} (input {})", c.entry, c.input),
+                      c.grad);
+      }
+      print_value(out, "d" + name + (parts.size() > 1 ? " (their sum, flows in)" : " (flows in)"), g);
+    }
     for (size_t i = 0; i < e.inputs.size(); ++i) {
+      const EntryInput& in = e.inputs[i];
+      const std::string name = in.scalar.defined() ? fmt::format("the constant {:.6g}", in.scalar.item())
+                                                   : label(in.name(), in.record.id);
       const Tensor& g = stepper.last_input_grads()[i];
-      if (g.defined()) print_value(out, "d" + named.label(e.inputs[i].record) + " (flows out)", g);
-      else fmt::print(out, "    {}: no gradient (it does not require one)\n", named.label(e.inputs[i].record));
+      if (!g.defined()) {
+        fmt::print(out, "    {}: no gradient (it does not require one)\n", name);
+        continue;
+      }
+      const int n = uses[in.record.id];
+      print_value(out, "d" + name + (n > 1 ? fmt::format(" (flows out: 1 of the {} contributions that add up to d{})",
+                                                         n, name)
+                                           : std::string(" (flows out)")),
+                  g);
     }
   }
   fmt::print(out, "\nThe parameters' accumulated gradients:\n");

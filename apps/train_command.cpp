@@ -229,6 +229,8 @@ void run_train(const TrainArgs& args, Io& io) {
   fmt::print(io.out, "  {} steps of {} x {} examples, AdamW lr {} (warmup {}, cosine), {}, {} threads, seed {}\n",
              config.steps, config.grad_accum, config.batch_size, config.lr, config.warmup, config.device, threads,
              config.seed);
+  fmt::print(io.out, "  {} path{}\n", config.composed ? "composed" : "fused",
+             config.composed ? " (--composed): every op of the model recorded separately" : "");
   fmt::print(io.out, "  run directory {}{}\n", config.out,
              resuming ? fmt::format(" (resumed at step {})", trainer.step()) : "");
   std::fflush(io.out);
@@ -310,6 +312,10 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--device", &C::device, "cpu or cuda[:N]")->check(device_name());
   flag(sub, *args, "--seed", &C::seed, "seeds the data, the initial weights and dropout")->check(seed_number());
   flag(sub, *args, "--out", &C::out, "run directory: checkpoint.safetensors, metrics.jsonl, metrics.csv, report.html");
+  CLI::Option* composed = sub->add_flag("--composed", args->config.composed,
+                                        "the composed (teaching) path: every op of the model on the tape, no fused "
+                                        "ops (same results, slower)");
+  args->flags.push_back({"--composed", composed, [](C& to, const C& from) { to.composed = from.composed; }});
   sub->add_option("--resume", args->resume, "continue the run in this directory (or the directory of this "
                                             "checkpoint file), writing there");
   sub->add_flag("--overwrite", args->overwrite, "start afresh in an --out directory that holds a run, removing "

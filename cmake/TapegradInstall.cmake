@@ -6,7 +6,7 @@ get_property(layers GLOBAL PROPERTY TAPEGRAD_LAYERS)
 install(TARGETS ${layers} tapegrad EXPORT tapegradTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY core ops nn optim train data DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad
+install(DIRECTORY core ops nn optim train data lessons DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad
         FILES_MATCHING PATTERN "*.h")
 install(FILES tapegrad.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad)
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tapegrad)

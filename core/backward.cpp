@@ -135,7 +135,7 @@ BackwardStepper::BackwardStepper(const TensorList& roots, const TensorList& grad
                                           "backward to run through the tape twice", e->tape_position, e->op));
     check_saved_versions(*e);
   }
-  for (size_t r = 0; r < roots.size(); ++r) accumulate(as_target(roots[r]), seeds[r]);
+  for (size_t r = 0; r < roots.size(); ++r) accumulate(as_target(roots[r]), seeds[r], -1, r);
 }
 
 void backward(const TensorList& tensors, const TensorList& grad_tensors, bool retain_graph) {
@@ -156,6 +156,38 @@ Tensor BackwardStepper::pending_grad(const Tensor& t) const {
   return it == grads_.end() ? Tensor() : it->second;
 }
 
+const std::vector<GradContribution>& BackwardStepper::contributions(int64_t tensor_id) const {
+  static const std::vector<GradContribution> none;
+  auto it = contributions_.find(tensor_id);
+  return it == contributions_.end() ? none : it->second;
+}
+
+namespace {
+
+// grad after the tensor's hooks, each on the previous one's result (core/hooks.h).
+Tensor run_hooks(const TensorHooks& hooks, Tensor grad, const char* whose) {
+  for (const auto& [_, hook] : std::vector(hooks.hooks)) {  // a copy: a hook may remove itself
+    Tensor replaced = hook(grad);
+    if (!replaced.defined()) continue;
+    if (replaced.shape() != grad.shape() || replaced.dtype() != grad.dtype())
+      throw Error("register_hook", fmt::format("a hook on {} returned a {} {} gradient for a {} {} one", whose,
+                                               shape_str(replaced.shape()), dtype_name(replaced.dtype()),
+                                               shape_str(grad.shape()), dtype_name(grad.dtype())));
+    grad = replaced;
+  }
+  return grad;
+}
+
+// dst += grad, where dst is a tensor's accumulated gradient (a leaf's, or a retained one).
+void add_to_grad(std::shared_ptr<TensorImpl>& dst, const Tensor& grad) {
+  if (dst)
+    add_into_(Tensor(dst), grad);
+  else
+    dst = (unshared(grad) ? grad : contiguous_copy(grad)).impl_ptr();
+}
+
+}  // namespace
+
 // grads[target] += grad: the one rule of backward, for the gradient gathered so far for a
 // non-leaf tensor and for a leaf's .grad().
 //
@@ -170,13 +202,12 @@ Tensor BackwardStepper::pending_grad(const Tensor& t) const {
 //   a later one, non-leaf:                added in place if the sum is unshared, else sum + grad
 //   a later one, leaf:                    added into .grad() in place, as in PyTorch: whoever
 //                                         holds x.grad() sees the sum
-void BackwardStepper::accumulate(const EntryInput& target, const Tensor& grad) {
+void BackwardStepper::accumulate(const EntryInput& target, const Tensor& grad, int64_t from_entry,
+                                 size_t from_input) {
+  if (show_grads_) contributions_[target.record.id].push_back({from_entry, from_input, grad});
   if (target.leaf) {
     TensorImpl& leaf = *target.leaf;
-    if (leaf.grad)
-      add_into_(Tensor(leaf.grad), grad);
-    else
-      leaf.grad = (unshared(grad) ? grad : contiguous_copy(grad)).impl_ptr();
+    add_to_grad(leaf.grad, leaf.hooks ? run_hooks(*leaf.hooks, grad, "a leaf") : grad);
     return;
   }
   auto [it, first] = grads_.try_emplace(target.record.id, grad);
@@ -206,6 +237,12 @@ const Entry& BackwardStepper::step() {
     grads_.erase(it);
     any = true;
   }
+  for (size_t i = 0; i < e.output_hooks.size(); ++i) {  // empty unless a tensor asked (core/hooks.h)
+    const TensorHooks* hooks = e.output_hooks[i].get();
+    if (!hooks || !grad_outputs[i].defined()) continue;
+    grad_outputs[i] = run_hooks(*hooks, grad_outputs[i], "a non-leaf tensor");
+    if (auto tensor = hooks->tensor.lock(); tensor && hooks->retain_grad) add_to_grad(tensor->grad, grad_outputs[i]);
+  }
   if (show_grads_) {
     last_output_grads_ = grad_outputs;
     last_input_grads_.assign(e.inputs.size(), Tensor());
@@ -215,7 +252,7 @@ const Entry& BackwardStepper::step() {
     for (size_t i = 0; i < e.inputs.size(); ++i) {
       if (!e.inputs[i].requires_grad || !grad_inputs[i].defined()) continue;
       if (show_grads_) last_input_grads_[i] = grad_inputs[i];
-      accumulate(e.inputs[i], grad_inputs[i]);
+      accumulate(e.inputs[i], grad_inputs[i], e.tape_position, i);
     }
   }
   if (!retain_graph_) {
@@ -228,6 +265,7 @@ const Entry& BackwardStepper::step() {
 
 void BackwardStepper::run() {
   show_grads_ = false;
+  contributions_.clear();
   while (!done()) step();
 }
 

@@ -33,6 +33,13 @@ std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::vector<std::sh
 //   tg::backward({out, weights}, {grad_out, grad_w});  // a vector-Jacobian product of two outputs
 void backward(const TensorList& tensors, const TensorList& grad_tensors = {}, bool retain_graph = false);
 
+// One gradient a tensor received: a tensor used n times receives n, and its gradient is their sum.
+struct GradContribution {
+  int64_t entry = -1;  // tape_position of the entry whose rule produced it; -1: the seed (a root's grad_output)
+  size_t input = 0;    // which input of that entry the tensor was
+  Tensor grad;
+};
+
 class BackwardStepper {
  public:
   explicit BackwardStepper(const Tensor& root, const Tensor& grad_output = {}, bool retain_graph = false);
@@ -52,15 +59,20 @@ class BackwardStepper {
   const TensorList& last_input_grads() const { return last_input_grads_; }
   // The gradient gathered so far for a non-leaf tensor that later entries have not consumed.
   Tensor pending_grad(const Tensor& t) const;
+  // Every gradient tensor `tensor_id` has received so far in this pass, in arrival order: for
+  // the outputs of the entry step() just ran, what was summed into last_output_grads(); for a
+  // leaf, what was added into its .grad(). Kept only while stepping (run() keeps none).
+  const std::vector<GradContribution>& contributions(int64_t tensor_id) const;
 
  private:
-  void accumulate(const EntryInput& target, const Tensor& grad);
+  void accumulate(const EntryInput& target, const Tensor& grad, int64_t from_entry, size_t from_input);
 
   std::vector<std::shared_ptr<Entry>> order_;  // reverse execution order
   size_t next_ = 0;
   bool retain_graph_;
   bool show_grads_ = true;                     // step() keeps last_*_grads_; run() turns it off
   std::unordered_map<int64_t, Tensor> grads_;  // non-leaf tensor id -> gradient so far
+  std::unordered_map<int64_t, std::vector<GradContribution>> contributions_;  // tensor id -> while stepping
   TensorList last_output_grads_, last_input_grads_;
 };
 

@@ -4,21 +4,35 @@
 
 #include "core/copy.h"
 #include "core/grad_mode.h"
+#include "core/tape_capture.h"
 
 namespace tg {
 
 namespace {
 TensorRecord record_of(const Tensor& t) { return {t.id(), t.shape(), t.dtype(), t.device(), t.name()}; }
 
-std::string record_str(const TensorRecord& r) {
-  return fmt::format("{}{}", r.name.empty() ? "" : r.name + " ", shape_str(r.shape));
+std::string record_str(const std::string& name, const Shape& shape) {
+  return fmt::format("{}{}", name.empty() ? "" : name + " ", shape_str(shape));
+}
+
+std::string input_str(const EntryInput& in) {
+  if (in.scalar.defined()) return fmt::format("{:.6g} const", in.scalar.item());
+  return record_str(in.name(), in.record.shape) + (in.requires_grad ? "" : " const");
 }
 }  // namespace
 
+const std::string& EntryInput::name() const {
+  if (leaf) return leaf->name;  // a parameter's dotted name, or a name set after the op ran
+  if (producer)
+    for (const TensorRecord& out : producer->outputs)
+      if (out.id == record.id && !out.name.empty()) return out.name;
+  return record.name;
+}
+
 std::string Entry::str() const {
   std::vector<std::string> ins, outs, saves, attrs;
-  for (const auto& in : inputs) ins.push_back(record_str(in.record) + (in.requires_grad ? "" : " const"));
-  for (const auto& out : outputs) outs.push_back(shape_str(out.shape));
+  for (const auto& in : inputs) ins.push_back(input_str(in));
+  for (const auto& out : outputs) outs.push_back(record_str(out.name, out.shape));
   for (const auto& s : saved) saves.push_back(s.name);
   for (const auto& [key, value] : attributes) attrs.push_back(key + "=" + value);
   std::string line = fmt::format("#{:<3} {}({}{}{}) -> {}", tape_position, op, fmt::join(ins, ", "),
@@ -59,20 +73,23 @@ void Tape::append(const std::shared_ptr<Entry>& entry) {
 std::string Tape::to_dot() const {
   std::string dot = "digraph tape {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n";
   std::vector<int64_t> drawn;
-  auto tensor_node = [&](const TensorRecord& r, bool leaf) {
-    if (std::find(drawn.begin(), drawn.end(), r.id) != drawn.end()) return;
-    drawn.push_back(r.id);
-    dot += fmt::format("  t{} [shape=box{}, label=\"{}{}\"];\n", r.id, leaf ? ", style=filled" : "",
-                       r.name.empty() ? "" : r.name + "\\n", shape_str(r.shape));
+  auto tensor_node = [&](int64_t id, const std::string& label, bool leaf) {
+    if (std::find(drawn.begin(), drawn.end(), id) != drawn.end()) return;
+    drawn.push_back(id);
+    dot += fmt::format("  t{} [shape=box{}, label=\"{}\"];\n", id, leaf ? ", style=filled" : "", label);
   };
   for (const auto& e : entries()) {
     dot += fmt::format("  op{} [label=\"#{} {}\"];\n", e->tape_position, e->tape_position, e->op);
     for (const auto& in : e->inputs) {
-      tensor_node(in.record, in.producer == nullptr);
+      const std::string& name = in.name();
+      tensor_node(in.record.id,
+                  in.scalar.defined() ? fmt::format("{:.6g}", in.scalar.item())
+                                      : (name.empty() ? "" : name + "\\n") + shape_str(in.record.shape),
+                  in.producer == nullptr);
       dot += fmt::format("  t{} -> op{};\n", in.record.id, e->tape_position);
     }
     for (const auto& out : e->outputs) {
-      tensor_node(out, false);
+      tensor_node(out.id, (out.name.empty() ? "" : out.name + "\\n") + shape_str(out.shape), false);
       dot += fmt::format("  op{} -> t{};\n", e->tape_position, out.id);
     }
   }
@@ -108,15 +125,19 @@ Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& o
   for (const auto& in : inputs) {
     EntryInput e;
     if (in.defined()) {
-      e.record = record_of(in);
       e.requires_grad = in.requires_grad();
       e.producer = in.producer();
       if (in.requires_grad() && in.is_leaf()) e.leaf = in.impl_ptr();
+      // A leaf's name is read from the leaf itself (EntryInput::name): a parameter's long dotted
+      // name is not copied at every step.
+      e.record = e.leaf ? TensorRecord{in.id(), in.shape(), in.dtype(), in.device(), {}} : record_of(in);
+      if (!in.requires_grad() && in.numel() == 1) e.scalar = in;  // a handle: nothing is read now
     }
     entry_->inputs.push_back(std::move(e));
   }
   for (const auto& out : outputs) entry_->outputs.push_back(record_of(out));
   outputs_ = outputs;
+  if (TapeCapture* capture = TapeCapture::active()) capture->add(entry_, inputs, outputs);
 }
 
 Recorder& Recorder::save(std::string name, const Tensor& t) {

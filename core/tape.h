@@ -35,6 +35,9 @@ struct EntryInput {
   bool requires_grad = false;
   std::shared_ptr<Entry> producer;   // entry that made this input (null for leaves)
   std::shared_ptr<TensorImpl> leaf;  // the leaf whose .grad accumulates (null otherwise)
+  Tensor scalar;  // a one-element input that needs no gradient (1/sqrt(d), -inf): printed by value
+  // The input's name as printed: its own, or the one its producer's output took after the fact.
+  const std::string& name() const;
 };
 
 struct SavedTensor {
@@ -44,7 +47,6 @@ struct SavedTensor {
 };
 
 class BackwardContext;
-using TensorList = std::vector<Tensor>;
 // One gradient per input (an undefined Tensor where an input needs none).
 using BackwardRule = std::function<TensorList(const BackwardContext&)>;
 
@@ -62,8 +64,12 @@ struct Entry {
   std::vector<std::pair<std::string, std::string>> attributes;  // {"dim", "1"}
   BackwardRule backward;
   bool released = false;  // a backward without retain_graph went through it
+  // Per output, the hooks a tensor registered (retain_grad, register_hook); empty when none did.
+  std::vector<std::shared_ptr<TensorHooks>> output_hooks;
 
-  std::string str() const;  // one line: "#3 matmul(x (2,3), w (3,4)) -> (2,4)  saved: a, b"
+  // One line: "#3 matmul(x (2,3), w (3,4)) -> q (2,4)  saved: a, b"; a scalar constant shows its
+  // value ("mul(q k^T (3,3), 0.5 const)").
+  std::string str() const;
 };
 
 // What a backward rule sees: the gradients of the entry's outputs and its saved tensors.

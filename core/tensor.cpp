@@ -33,6 +33,7 @@ bool Tensor::is_contiguous() const {
 
 Tensor& Tensor::set_name(std::string name) {
   checked();
+  if (impl_->producer) impl_->producer->outputs[impl_->output_index].name = name;
   impl_->name = std::move(name);
   return *this;
 }
@@ -94,6 +95,55 @@ Tensor& Tensor::requires_grad_(bool on) {
 }
 
 Tensor Tensor::grad() const { return checked().grad ? Tensor(impl_->grad) : Tensor(); }
+
+std::string Tensor::why_no_grad() const {
+  if (checked().grad) return "";
+  if (!requires_grad())
+    return fmt::format("{} does not require grad: no backward computes its gradient", describe());
+  if (!is_leaf() && !retains_grad())
+    return fmt::format("{} is not a leaf (tape entry #{} '{}' computed it): backward passes its gradient on "
+                       "without keeping it; call retain_grad() on it before backward to keep it",
+                       describe(), producer()->tape_position, producer()->op);
+  return fmt::format("{} has no gradient yet: no backward has reached it (or zero_grad() dropped it)", describe());
+}
+
+namespace {
+// The tensor's hooks, made on first use; a non-leaf's are shared with its producing entry,
+// where backward looks for them.
+TensorHooks& hooks_of(const std::shared_ptr<TensorImpl>& impl) {
+  if (!impl->hooks) {
+    impl->hooks = std::make_shared<TensorHooks>();
+    impl->hooks->tensor = impl;
+    if (impl->producer) {
+      auto& per_output = impl->producer->output_hooks;
+      per_output.resize(impl->producer->outputs.size());
+      per_output[impl->output_index] = impl->hooks;
+    }
+  }
+  return *impl->hooks;
+}
+}  // namespace
+
+Tensor& Tensor::retain_grad() {
+  if (!requires_grad())
+    throw Error("retain_grad", fmt::format("{} does not require grad, so it has no gradient to retain", describe()));
+  if (!is_leaf()) hooks_of(impl_).retain_grad = true;  // a leaf keeps its gradient anyway
+  return *this;
+}
+
+bool Tensor::retains_grad() const { return !is_leaf() && checked().hooks && impl_->hooks->retain_grad; }
+
+HookHandle Tensor::register_hook(GradHook fn) {
+  if (!requires_grad())
+    throw Error("register_hook", fmt::format("{} does not require grad: no backward would call the hook", describe()));
+  if (!fn) throw Error("register_hook", "the hook is an empty function");
+  TensorHooks& hooks = hooks_of(impl_);
+  const uint64_t id = hooks.next_id++;
+  hooks.hooks.emplace_back(id, std::move(fn));
+  return HookHandle([weak = std::weak_ptr<TensorHooks>(impl_->hooks), id] {
+    if (auto h = weak.lock()) std::erase_if(h->hooks, [id](const auto& hook) { return hook.first == id; });
+  });
+}
 
 void Tensor::zero_grad() { checked(), impl_->grad.reset(); }
 

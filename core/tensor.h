@@ -16,6 +16,7 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "core/hooks.h"
 #include "core/shape.h"
 #include "core/storage.h"
 
@@ -37,6 +38,7 @@ struct TensorImpl {
   std::shared_ptr<TensorImpl> grad;  // accumulated gradient (leaves only)
   std::shared_ptr<Entry> producer;   // tape entry that computed this tensor; null for leaves
   int output_index = 0;              // which output of `producer` this is
+  std::shared_ptr<TensorHooks> hooks;  // retain_grad() and register_hook(); null for almost every tensor
 };
 
 int64_t next_tensor_id();
@@ -65,6 +67,8 @@ class Tensor {
   int64_t id() const { return checked().id; }
   const std::shared_ptr<Storage>& storage() const { return checked().storage; }
   const std::string& name() const { return checked().name; }
+  // Names the tensor in printouts and on the tape: an op's output is named on its producer's
+  // entry too (set before or after the op ran), and every entry it is an input of shows the name.
   Tensor& set_name(std::string name);
   std::string describe() const;  // "x (2,3) float32" for error messages and the tape
 
@@ -80,8 +84,18 @@ class Tensor {
   bool requires_grad() const { return checked().requires_grad; }
   Tensor& requires_grad_(bool on = true);  // leaves only, floating dtypes only
   bool is_leaf() const { return checked().producer == nullptr; }
-  Tensor grad() const;                     // undefined until a backward reaches this leaf
+  // The accumulated gradient: of a leaf, or of a non-leaf that called retain_grad() before
+  // backward. Undefined before a backward reaches it, and always for other non-leaf tensors (a
+  // backward passes their gradient on without keeping it): why_no_grad() says which.
+  Tensor grad() const;
+  std::string why_no_grad() const;         // "" when grad() is defined, else the reason and the remedy
   void zero_grad();                        // drops the accumulated gradient
+  // A non-leaf keeps its gradient in grad() from the next backward on (a leaf always does).
+  Tensor& retain_grad();
+  bool retains_grad() const;
+  // fn(grad) runs in every backward that reaches this tensor and may return a replacement
+  // gradient (core/hooks.h says when). The tensor must require grad.
+  HookHandle register_hook(GradHook fn);
   Tensor detach() const;                   // same storage, no history, no grad
   const std::shared_ptr<Entry>& producer() const { return checked().producer; }
 
@@ -93,6 +107,8 @@ class Tensor {
   const TensorImpl& checked() const;
   std::shared_ptr<TensorImpl> impl_;
 };
+
+using TensorList = std::vector<Tensor>;
 
 // A new tensor viewing `base`'s storage (no copy, no tape entry: ops/ record views). Checks
 // the shape (check_shape), one stride per dim (any sign, 0 = broadcast) and that every element

@@ -11,8 +11,16 @@ Dropout::Dropout(double p) : Module("Dropout"), p(p) {
   if (!(p >= 0 && p <= 1)) throw Error("Dropout", fmt::format("p must be in [0, 1], got {}", p));
 }
 
-Tensor Dropout::forward(const Tensor& x) const { return dropout(x, p, is_training()); }
+Tensor Dropout::forward(const Tensor& x) const {
+  Tensor y = dropout(x, p, is_training());
+  if (has_forward_hooks()) run_forward_hooks({x}, {y});
+  return y;
+}
 
-Tensor Dropout::forward_of_relu(const Tensor& x) const { return relu_dropout(x, p, is_training()); }
+Tensor Dropout::forward_of_relu(const Tensor& x) const {
+  Tensor y = relu_dropout(x, p, is_training());
+  if (has_forward_hooks()) run_forward_hooks({x}, {y});
+  return y;
+}
 
 }  // namespace tg::nn

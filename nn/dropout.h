@@ -1,6 +1,7 @@
 #pragma once
 // Dropout: in training, zeroes each element with probability p and scales the rest by 1/(1-p)
 // (ops/dropout/dropout.h); in evaluation (after eval()) it returns x itself.
+// Forward hooks: inputs {x}, outputs {y} (for forward_of_relu, x before the relu).
 #include "nn/module.h"
 
 namespace tg::nn {

@@ -26,6 +26,10 @@ void Embedding::reset_own_parameters(Generator& gen) {
   if (padding_idx >= 0) init::zeros_(slice_view(weight, 0, padding_idx, padding_idx + 1));
 }
 
-Tensor Embedding::forward(const Tensor& indices) const { return embedding(indices, weight, padding_idx); }
+Tensor Embedding::forward(const Tensor& indices) const {
+  Tensor y = embedding(indices, weight, padding_idx);
+  if (has_forward_hooks()) run_forward_hooks({indices}, {y});
+  return y;
+}
 
 }  // namespace tg::nn

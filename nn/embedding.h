@@ -15,7 +15,7 @@ namespace tg::nn {
 class Embedding : public Module {
  public:
   Embedding(int64_t num_embeddings, int64_t embedding_dim, int64_t padding_idx = -1);
-  Tensor forward(const Tensor& indices) const;
+  Tensor forward(const Tensor& indices) const;  // forward hooks: inputs {indices}, outputs {rows}
 
   int64_t num_embeddings, embedding_dim, padding_idx;
   Tensor weight;

@@ -33,7 +33,8 @@ Tensor EncoderLayer::sa_block(const Tensor& x, const MhaOptions& masks) const {
 }
 
 Tensor EncoderLayer::ff_block(const Tensor& x) const {
-  const Tensor hidden = activate_and_drop(linear1->forward(x), config.activation, *dropout, config.fuse_relu_dropout);
+  const bool fuse = config.fuse_relu_dropout && !is_composed();
+  const Tensor hidden = activate_and_drop(linear1->forward(x), config.activation, *dropout, fuse);
   return dropout2->forward(linear2->forward(hidden));
 }
 
@@ -46,6 +47,7 @@ Tensor EncoderLayer::forward(const Tensor& src, const MhaOptions& masks) const {
     x = norm1->forward(add(x, sa_block(x, masks)));
     x = norm2->forward(add(x, ff_block(x)));
   }
+  if (has_forward_hooks()) run_forward_hooks({src}, {x});
   return x;
 }
 

@@ -4,7 +4,8 @@
 //   src (B,T,E) -> out (B,T,E)
 //   sa(x) = dropout1(self_attn(x, x, x, masks).output)
 //   ff(x) = dropout2(linear2(dropout(activation(linear1(x)))))
-//           (relu -> dropout as one relu_dropout op unless config.fuse_relu_dropout is false)
+//           (relu -> dropout as one relu_dropout op unless config.fuse_relu_dropout is false or
+//           the layer is composed: set_composed)
 //   post-LN (norm_first = false, the default, as in the original Transformer):
 //     x = norm1(x + sa(x));  x = norm2(x + ff(x))
 //   pre-LN (norm_first = true, as GPT-2; trains more stably when deep):
@@ -12,6 +13,7 @@
 // Children, in PyTorch's order and with its names: self_attn, linear1, dropout, linear2, norm1,
 // norm2, dropout1, dropout2 (the feed-forward linears sit directly in the layer, as in PyTorch,
 // rather than in a FeedForward child; activate() is shared with FeedForward).
+// Forward hooks: inputs {src}, outputs {out}.
 #include <cstdint>
 #include <memory>
 

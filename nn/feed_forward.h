@@ -1,7 +1,8 @@
 #pragma once
 // FeedForward: the position-wise MLP of a Transformer block.
 //   x (..., d_model) -> linear1 (..., d_ff) -> activation -> dropout -> linear2 (..., d_model)
-// (relu -> dropout as one relu_dropout op unless fuse_relu_dropout is false)
+// (relu -> dropout as one relu_dropout op unless fuse_relu_dropout is false or the module is
+// composed: set_composed). Forward hooks: inputs {x}, outputs {y}.
 // Children: linear1, dropout, linear2 (initialised as Linear: Xavier uniform weights, zero biases).
 #include <cstdint>
 #include <memory>

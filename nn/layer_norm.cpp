@@ -30,6 +30,10 @@ void LayerNorm::reset_own_parameters(Generator& /*gen*/) {
   init::zeros_(bias);
 }
 
-Tensor LayerNorm::forward(const Tensor& x) const { return layer_norm(x, normalized_shape, weight, bias, eps); }
+Tensor LayerNorm::forward(const Tensor& x) const {
+  Tensor y = layer_norm(x, normalized_shape, weight, bias, eps);
+  if (has_forward_hooks()) run_forward_hooks({x}, {y});
+  return y;
+}
 
 }  // namespace tg::nn

@@ -11,7 +11,7 @@ namespace tg::nn {
 class LayerNorm : public Module {
  public:
   explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
-  Tensor forward(const Tensor& x) const;
+  Tensor forward(const Tensor& x) const;  // forward hooks: inputs {x}, outputs {y}
 
   Shape normalized_shape;
   double eps;

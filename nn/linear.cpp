@@ -4,7 +4,10 @@
 
 #include "core/factories.h"
 #include "nn/init.h"
+#include "ops/add/add.h"
 #include "ops/fused/linear/linear.h"
+#include "ops/matmul/matmul.h"
+#include "ops/transpose/transpose.h"
 
 namespace tg::nn {
 
@@ -28,7 +31,12 @@ Tensor Linear::forward(const Tensor& x) const {
   if (x.dim() == 0 || x.size(-1) != in_features || x.dtype() != weight.dtype())
     throw Error("Linear", fmt::format("expected x (..., {}) {}, got {}", in_features, dtype_name(weight.dtype()),
                                       x.describe()));
-  return linear(x, weight, bias);  // (..., in) @ (in, out) + (out) -> (..., out)
+  // (..., in) @ (in, out) + (out) -> (..., out): one linear op, or matmul, transpose and add composed
+  Tensor y = !is_composed()       ? linear(x, weight, bias)
+             : bias.defined()     ? add(matmul(x, transpose(weight, 0, 1)), bias)
+                                  : matmul(x, transpose(weight, 0, 1));
+  if (has_forward_hooks()) run_forward_hooks({x}, {y});
+  return y;
 }
 
 }  // namespace tg::nn

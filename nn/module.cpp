@@ -44,6 +44,7 @@ void Module::register_parameter(std::string name, Tensor& slot, const Tensor& va
   check_floating(value, type_.c_str(), name.c_str());
   slot = value.detach();
   slot.requires_grad_();
+  slot.set_name(name);
   slots_.push_back({std::move(name), &slot, true, true});
 }
 
@@ -51,6 +52,7 @@ void Module::register_buffer(std::string name, Tensor& slot, const Tensor& value
   check_new_name(name, "buffer");
   check_defined(value, type_.c_str(), name.c_str());
   slot = value.detach();
+  slot.set_name(name);
   slots_.push_back({std::move(name), &slot, false, persistent});
 }
 
@@ -58,6 +60,11 @@ void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   check_new_name(name, "module");
   if (!module) throw Error(type_, fmt::format("child module '{}' is null", name));
   module->train(training_);
+  module->set_composed(composed_);
+  // The child's tensors carry their names within the child ("q_proj.weight"): prefix them. A
+  // tensor named otherwise (by the user, or tied and named by another module first) keeps its name.
+  for (const Found& f : module->collect(Select::all))
+    if (f.tensor->name() == f.name) f.tensor->set_name(name + "." + f.name);
   children_.emplace_back(std::move(name), std::move(module));
 }
 
@@ -114,6 +121,11 @@ void Module::train(bool on) {
   for (auto& [_, child] : children_) child->train(on);
 }
 
+void Module::set_composed(bool on) {
+  composed_ = on;
+  for (auto& [_, child] : children_) child->set_composed(on);
+}
+
 void Module::zero_grad() {
   for (const Found& f : collect(Select::parameters)) f.tensor->zero_grad();
 }
@@ -121,6 +133,23 @@ void Module::zero_grad() {
 void Module::reset_parameters(Generator& gen) {
   reset_own_parameters(gen);
   for (auto& [_, child] : children_) child->reset_parameters(gen);
+}
+
+// ---- hooks ----------------------------------------------------------------------------------
+
+HookHandle Module::register_forward_hook(ForwardHook hook) const {
+  if (!hook) throw Error(type_, "register_forward_hook: the hook is an empty function");
+  if (!forward_hooks_) forward_hooks_ = std::make_shared<ForwardHooks>();
+  const uint64_t id = forward_hooks_->next_id++;
+  forward_hooks_->hooks.emplace_back(id, std::move(hook));
+  return HookHandle([weak = std::weak_ptr<ForwardHooks>(forward_hooks_), id] {
+    if (auto h = weak.lock()) std::erase_if(h->hooks, [id](const auto& hook) { return hook.first == id; });
+  });
+}
+
+void Module::run_forward_hooks(const TensorList& inputs, const TensorList& outputs) const {
+  const auto hooks = forward_hooks_->hooks;  // a copy: a hook may remove itself
+  for (const auto& [_, hook] : hooks) hook(*this, inputs, outputs);
 }
 
 // ---- state ----------------------------------------------------------------------------------

@@ -27,6 +27,27 @@
 //
 // Modules are neither copyable nor movable (the registry points into them): build them in place
 // or hold them by std::shared_ptr, as children are.
+//
+// Parameters and buffers are named like their state_dict entries: a module names each one as it
+// registers it ("weight") and a parent prefixes its child's names as it registers the child
+// ("q_proj.weight", then "self_attn.q_proj.weight", ...), so the tape, trace and DOT show
+// layers.0.self_attn.q_proj.weight once the model is built (nothing is named per step).
+//
+// Forward hooks see what goes through a module's forward (PyTorch's register_forward_hook):
+//
+//   std::map<std::string, Tensor> weights;
+//   for (auto& [name, m] : model.named_modules())
+//     if (m->type() == "MultiHeadAttention")
+//       m->register_forward_hook([&, name](const Module&, const TensorList&, const TensorList& out) {
+//         weights[name] = out[1];  // (B,NH,T,S) on the composed path
+//       });
+//
+// Each forward lists its inputs and outputs in its header's comment; a forward without hooks
+// pays one empty() test.
+//
+// The composed ("teaching") path: set_composed(true) makes this module and all below it record
+// every op separately, instead of the fused ops (ops/fused/: fused_attention, relu_dropout,
+// linear) that compute the same in one tape entry each; the results agree to float tolerance.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -34,11 +55,17 @@
 #include <utility>
 #include <vector>
 
+#include "core/hooks.h"
 #include "core/io/safetensors.h"  // NamedTensors: name -> tensor pairs in a stable order
 #include "core/rng.h"
 #include "core/tensor.h"
 
 namespace tg::nn {
+
+class Module;
+// fn(module, inputs, outputs), called at the end of module's forward (an undefined Tensor where
+// an optional input or output is absent).
+using ForwardHook = std::function<void(const Module& module, const TensorList& inputs, const TensorList& outputs)>;
 
 struct LoadResult {  // what a non-strict load_state_dict left out
   std::vector<std::string> missing;     // the module's entries the state did not have
@@ -68,7 +95,17 @@ class Module {
   void eval() { train(false); }
   bool is_training() const { return training_; }
 
+  // The composed path (above) for this module and all below it; a child registered later takes
+  // its parent's setting, as with train().
+  void set_composed(bool on = true);
+  bool is_composed() const { return composed_; }
+
   void zero_grad();  // drops every parameter's accumulated gradient
+
+  // ---- hooks -----------------------------------------------------------------------------
+  // Runs after every forward of this module until the handle's remove(). Hooks observe: they
+  // are kept beside the module's state (a const module takes them, as named_modules() gives).
+  HookHandle register_forward_hook(ForwardHook hook) const;
 
   // ---- state -----------------------------------------------------------------------------
   // Parameters and persistent buffers by dotted name; each tensor shares the module's storage
@@ -107,6 +144,9 @@ class Module {
   }
   // This module's own parameters (not its children's); the default has none.
   virtual void reset_own_parameters(Generator& /*gen*/) {}
+  // For forward(): whether a hook waits, then the hooks (the lists are built only when one does).
+  bool has_forward_hooks() const { return forward_hooks_ && !forward_hooks_->hooks.empty(); }
+  void run_forward_hooks(const TensorList& inputs, const TensorList& outputs) const;
 
  private:
   struct Slot {
@@ -129,6 +169,12 @@ class Module {
 
   std::string type_;
   bool training_ = true;
+  bool composed_ = false;
+  struct ForwardHooks {
+    std::vector<std::pair<uint64_t, ForwardHook>> hooks;  // {id for removal, hook}, in registration order
+    uint64_t next_id = 0;
+  };
+  mutable std::shared_ptr<ForwardHooks> forward_hooks_;  // made by the first register_forward_hook
   std::vector<Slot> slots_;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
 };

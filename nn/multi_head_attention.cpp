@@ -70,16 +70,20 @@ MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, co
   attention.is_causal = options.is_causal;
   attention.dropout_p = dropout;
   attention.training = is_training();
-  attention.need_weights = options.need_weights;
-  const Tensor q = heads(*q_proj, query, T), k = heads(*k_proj, key, S), v = heads(*v_proj, value, S);
-  const bool fused = options.fused && !options.need_weights &&
+  const bool fused = options.fused && !is_composed() && !options.need_weights &&
                      !(options.additive_mask.defined() && options.additive_mask.requires_grad());
+  attention.need_weights = !fused;  // the composed ops compute the weights anyway: the hooks see them
+  const Tensor q = heads(*q_proj, query, T), k = heads(*k_proj, key, S), v = heads(*v_proj, value, S);
   const AttentionResult a = fused ? AttentionResult{fused_attention(q, k, v, attention), Tensor()}
                                   : scaled_dot_product_attention(q, k, v, attention);  // (B,NH,T,hs)
 
   Tensor merged = reshape(transpose(a.output, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
-  MhaResult result{out_proj->forward(merged), a.weights, Tensor()};
-  if (options.need_weights) result.mean_weights = mean(a.weights, {1});  // (B,NH,T,S) -> (B,T,S)
+  MhaResult result{out_proj->forward(merged), Tensor(), Tensor()};
+  if (options.need_weights) {
+    result.weights = a.weights;
+    result.mean_weights = mean(a.weights, {1});  // (B,NH,T,S) -> (B,T,S)
+  }
+  if (has_forward_hooks()) run_forward_hooks({query, key, value}, {result.output, a.weights});
   return result;
 }
 

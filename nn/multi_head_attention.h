@@ -17,9 +17,11 @@
 // A query whose keys are all masked gets zero attention: its output is out_proj's bias, never NaN.
 // Dropout on the attention weights applies only in training (after train(), the default).
 // fused (default true): one fused_attention op whose memory grows linearly with T (the (T,S)
-// weights are never stored); false, or need_weights, or an additive_mask that requires grad:
-// the composed ops, every step on the tape (the version to step through). Both give the same
-// numbers, dropout included, to float tolerance.
+// weights are never stored); false, or a composed module (set_composed), or need_weights, or an
+// additive_mask that requires grad: the composed ops, every step on the tape (the version to
+// step through). Both give the same numbers, dropout included, to float tolerance.
+// Forward hooks: inputs {query, key, value}, outputs {output, weights}: weights (B,NH,T,S), the
+// softmax before dropout, on the composed path; undefined on the fused one.
 // need_weights: also returns the weights (softmax before dropout), per head (B,NH,T,S) and
 // averaged over the heads (B,T,S) (PyTorch's average_attn_weights).
 //

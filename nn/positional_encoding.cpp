@@ -26,7 +26,9 @@ Tensor PositionalEncoding::forward(const Tensor& x) const {
   const int64_t T = x.size(-2);
   if (T > max_len)
     throw Error(type(), fmt::format("sequence length T={} exceeds max_len={} (x {})", T, max_len, x.describe()));
-  return add(x, slice(table, 0, 0, T));  // (..., T, C) + (T, C)
+  Tensor y = add(x, slice(table, 0, 0, T));  // (..., T, C) + (T, C)
+  if (has_forward_hooks()) run_forward_hooks({x}, {y});
+  return y;
 }
 
 SinusoidalPositionalEncoding::SinusoidalPositionalEncoding(int64_t max_len, int64_t d_model)

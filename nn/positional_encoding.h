@@ -1,6 +1,7 @@
 #pragma once
 // Positional encodings: a (max_len, d_model) table whose first T rows are added to a sequence.
 //   x (..., T, d_model) -> out = x + table[0:T]       T <= max_len (else a clear error)
+// Forward hooks: inputs {x}, outputs {out}.
 // SinusoidalPositionalEncoding (Vaswani et al. 2017): a fixed table, a non-persistent buffer "pe"
 // (it is a function of max_len and d_model, so checkpoints leave it out):
 //   pe[pos, 2i]   = sin(pos / 10000^(2i / d_model))

@@ -18,7 +18,9 @@ TransformerEncoder::TransformerEncoder(const EncoderLayerConfig& layer, int64_t 
 Tensor TransformerEncoder::forward(const Tensor& src, const MhaOptions& masks) const {
   Tensor x = src;
   for (const auto& layer : layers) x = layer->forward(x, masks);
-  return norm ? norm->forward(x) : x;
+  if (norm) x = norm->forward(x);
+  if (has_forward_hooks()) run_forward_hooks({src}, {x});
+  return x;
 }
 
 }  // namespace tg::nn

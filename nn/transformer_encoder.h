@@ -4,6 +4,7 @@
 //   src (B,T,E) -> layers.0 -> layers.1 -> ... -> norm (if final_norm) -> out (B,T,E)
 // Children: layers (a ModuleList: layers.0, layers.1, ...), norm. Each layer is built from
 // `layer` and initialised on its own; PyTorch deep-copies one layer, so its layers start equal.
+// Forward hooks: inputs {src}, outputs {out}.
 #include <cstdint>
 #include <memory>
 #include <vector>

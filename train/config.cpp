@@ -24,7 +24,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("warmup", c.warmup), f("min_lr_ratio", c.min_lr_ratio), f("weight_decay", c.weight_decay);
   f("clip", c.clip);
   f("eval_every", c.eval_every), f("log_every", c.log_every), f("eval_batches", c.eval_batches);
-  f("seed", c.seed), f("device", c.device), f("out", c.out);
+  f("seed", c.seed), f("device", c.device), f("out", c.out), f("composed", c.composed);
 }
 
 void require(bool ok, const std::string& what) {

@@ -68,6 +68,9 @@ struct TrainConfig {
   uint64_t seed = 0;
   std::string device = "cpu";
   std::string out = "runs/tapegrad";  // checkpoint.safetensors, metrics.jsonl
+  // The composed ("teaching") path: every op of the model on the tape separately, no fused ops
+  // (nn::Module::set_composed); the same results to float tolerance, slower.
+  bool composed = false;
 
   bool operator==(const TrainConfig&) const = default;
 };

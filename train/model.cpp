@@ -91,7 +91,9 @@ Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mas
                                                 inputs.defined() ? inputs.describe() : "undefined"));
   Tensor x = pos_encoding->forward(embedding->forward(inputs));  // (B,T,E)
   x = encoder->forward(x, nn::MhaOptions{.key_padding_mask = padding_mask, .is_causal = config.causal});
-  return head->forward(x);  // (B,T,C)
+  Tensor logits = head->forward(x);  // (B,T,C)
+  if (has_forward_hooks()) run_forward_hooks({inputs, padding_mask}, {logits});
+  return logits;
 }
 
 std::vector<Tensor> TransformerModel::attention_maps(const Tensor& tokens) {

@@ -13,6 +13,9 @@
 //
 // Children (state_dict names): embedding, pos_encoding (sinusoidal: no parameters), encoder
 // (encoder.layers.N.*, encoder.norm), head.
+// set_composed(true) (nn/module.h) runs it op by op, without fused ops: `tapegrad train
+// --composed` (TrainConfig::composed) and `tapegrad eval --composed`. Forward hooks: inputs
+// {inputs, padding_mask}, outputs {logits}.
 #include <cstdint>
 #include <memory>
 #include <vector>

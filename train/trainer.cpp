@@ -83,6 +83,7 @@ Trainer::Trainer(const TrainConfig& config, TaskData data, TrainerOptions option
   model_ = std::make_unique<TransformerModel>(model_config(config_, data_));
   initial_rng_offset_ = default_generator().offset();
   if (!device_.is_cpu()) model_->to_(device_);
+  model_->set_composed(config_.composed);
   for (auto& [name, t] : model_->named_parameters()) params_.push_back({name, t});
   optimizer_ = std::make_unique<AdamW>(weight_decay_groups(params_),
                                        AdamWOptions{.lr = config_.lr, .weight_decay = config_.weight_decay});

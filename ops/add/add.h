@@ -1,9 +1,7 @@
 #pragma once
 // add: out = a + b, with numpy broadcasting.
 //   a (...), b (...) -> out (broadcast shape)
-// Backward:
-//   da = sum_to(grad, a.shape)      (sum over the dims a was broadcast along)
-//   db = sum_to(grad, b.shape)
+// Forward formula and backward rule per input: the op's record, ops/add/add_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -1,8 +1,7 @@
 #pragma once
 // clone: a new contiguous tensor with x's values (its own storage, even when x is contiguous).
 //   x (...) -> out (...) contiguous
-// Backward:
-//   dx = grad
+// Forward formula and backward rule per input: the op's record, ops/clone/clone_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -15,10 +15,7 @@
 // [0, C). Reduction: none keeps loss (...); sum adds it up; mean divides the sum by the number
 // of non-ignored targets. When every target is ignored, mean gives 0 with a zero gradient
 // (PyTorch gives NaN, 0/0): a batch of padding should not poison training.
-// Backward:
-//   dlogits[n, c] = g[n] * (softmax(x)_c - q_c),  0 on ignored rows
-//   with g[n] = grad[n] (none), grad (sum), grad / count (mean)
-//   target: none (integers)
+// Forward formula and backward rule per input: the op's record, ops/cross_entropy/cross_entropy_case.cpp (docs/ops.md).
 #include <cstdint>
 
 #include "core/tensor.h"

@@ -2,9 +2,7 @@
 // div: out = a / b (elementwise), with numpy broadcasting. Division by zero gives +-Inf or
 // NaN as in IEEE arithmetic (anomaly mode reports it); it does not throw.
 //   a (...), b (...) -> out (broadcast shape)
-// Backward:
-//   da = sum_to(grad / b, a.shape)
-//   db = sum_to(-grad * a / b^2, b.shape)     computed as -sum_to((grad / b) * out)
+// Forward formula and backward rule per input: the op's record, ops/div/div_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

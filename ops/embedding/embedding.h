@@ -5,10 +5,7 @@
 // indices and weight share a device. Every index must lie in [0, V) (checked on the host:
 // CUDA indices are copied there first). padding_idx is -1 (none) or a row in [0, V); unlike
 // PyTorch, a negative padding_idx does not count from the end. It changes only the gradient.
-// Backward:
-//   dweight[v, c] = sum of grad[i..., c] over the positions i... with indices[i...] == v
-//                   (repeated indices accumulate); the padding_idx row gets 0
-//   indices: none (integers)
+// Forward formula and backward rule per input: the op's record, ops/embedding/embedding_case.cpp (docs/ops.md).
 #include <cstdint>
 
 #include "core/tensor.h"

@@ -1,8 +1,7 @@
 #pragma once
 // exp: out = e^x.
 //   x (...) -> out (same shape)
-// Backward:
-//   dx = grad * out
+// Forward formula and backward rule per input: the op's record, ops/exp/exp_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -1,8 +1,7 @@
 #pragma once
 // expand: a broadcast view of x as `shape` (no copy; stride 0 on expanded dims).
 //   x (s...) -> out (shape), numpy broadcasting rules; -1 keeps a dim's size
-// Backward:
-//   dx = sum_to(grad, x.shape)
+// Forward formula and backward rule per input: the op's record, ops/expand/expand_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

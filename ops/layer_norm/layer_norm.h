@@ -5,11 +5,8 @@
 //   mean = sum_c x[n,c] / C,  rstd = 1 / sqrt(sum_c (x[n,c] - mean)^2 / C + eps)   (biased variance)
 //   norm = (x - mean) * rstd,  out = norm * weight + bias
 // mean and rstd have x's leading dims (shape () when x has no leading dims); they are saved.
-// Backward (w = weight, or 1 without one; sums over the row's C elements):
-//   dnorm   = grad * w
-//   dx      = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm))
-//   dweight = sum over rows of grad * norm
-//   dbias   = sum over rows of grad
+// Forward formula and backward rule per input: the op's record, ops/layer_norm/layer_norm_case.cpp (docs/ops.md);
+// without a weight, w = 1.
 #include "core/tensor.h"
 
 namespace tg {

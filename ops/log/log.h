@@ -3,8 +3,7 @@
 //   x (...) -> out (same shape)
 // Like PyTorch, log(0) = -Inf and a negative x gives NaN: no error is thrown; anomaly
 // mode reports them.
-// Backward:
-//   dx = grad / x
+// Forward formula and backward rule per input: the op's record, ops/log/log_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -9,9 +9,7 @@
 //   out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
 // 0-d operands are an error, as are differing inner dims K.
 //
-// Backward (with a, b and grad promoted to rank >= 2 as above):
-//   da = sum_to(grad @ b^T, a.shape)     then the promoted 1 removed again
-//   db = sum_to(a^T @ grad, b.shape)
+// Forward formula and backward rule per input: the op's record, ops/matmul/matmul_case.cpp (docs/ops.md).
 //
 // Derivation, for one batch element (batch dims only broadcast, so their gradients are
 // summed over the dims that were broadcast, which is what sum_to does):

@@ -7,9 +7,7 @@
 // row-major order). NaN propagates: if any reduced element is NaN the max is NaN and its index
 // is that of the first NaN. Reducing zero elements (max(x) of an empty x, or a dim of size 0)
 // is an error.
-// Backward (indices are not differentiable):
-//   dx = zeros(x.shape) with dx[..., indices, ...] = grad  (along k; the whole gradient goes to
-//        the one chosen position, so on ties only the first maximum receives it)
+// Forward formula and backward rule per input: the op's record, ops/max/max_case.cpp (docs/ops.md).
 #include <vector>
 
 #include "core/tensor.h"

@@ -1,9 +1,7 @@
 #pragma once
 // mul: out = a * b (elementwise), with numpy broadcasting.
 //   a (...), b (...) -> out (broadcast shape)
-// Backward:
-//   da = sum_to(grad * b, a.shape)
-//   db = sum_to(grad * a, b.shape)
+// Forward formula and backward rule per input: the op's record, ops/mul/mul_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

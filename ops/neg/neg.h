@@ -1,8 +1,7 @@
 #pragma once
 // neg: out = -x.
 //   x (...) -> out (same shape)
-// Backward:
-//   dx = -grad
+// Forward formula and backward rule per input: the op's record, ops/neg/neg_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -3,8 +3,7 @@
 //   x (...) -> out (same shape)
 // A negative x with a non-integer p gives NaN (and 0 with p < 0 gives Inf), as in PyTorch:
 // no error is thrown; anomaly mode reports it.
-// Backward:
-//   dx = grad * p * x^(p-1)      (0 everywhere when p == 0)
+// Forward formula and backward rule per input: the op's record, ops/pow/pow_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -1,8 +1,7 @@
 #pragma once
 // relu: out = max(x, 0) (NaN stays NaN).
 //   x (...) -> out (same shape)
-// Backward:
-//   dx = grad * (x > 0)      (0 at x == 0, like PyTorch)
+// Forward formula and backward rule per input: the op's record, ops/relu/relu_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

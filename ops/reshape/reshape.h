@@ -4,8 +4,7 @@
 // view never copies and requires a contiguous x; reshape views when it can, else copies.
 // On the tape: view records "view"; reshape and flatten record "reshape" (after a
 // "contiguous" entry when x is not contiguous).
-// Backward:
-//   dx = reshape(grad, x.shape)
+// Forward formula and backward rule per input: the op's record, ops/reshape/reshape_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -1,8 +1,7 @@
 #pragma once
 // sigmoid: out = 1 / (1 + e^-x).
 //   x (...) -> out (same shape)
-// Backward:
-//   dx = grad * out * (1 - out)
+// Forward formula and backward rule per input: the op's record, ops/sigmoid/sigmoid_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

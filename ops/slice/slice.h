@@ -5,8 +5,7 @@
 //   x (..., n, ...) -> out (..., ceil((end - start) / step), ...)    (0 when end <= start)
 // narrow: the same view of `length` positions from `start`, which must lie inside the dim
 // (start may be negative; no clamping: out of range is an error). It records as "slice".
-// Backward:
-//   dx = zeros(x.shape) with dx[..., start:end:step, ...] = grad
+// Forward formula and backward rule per input: the op's record, ops/slice/slice_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -7,8 +7,7 @@
 //   chunk(x, chunks, dim)      split(x, ceil(n / chunks), dim): at most `chunks` pieces
 // (A one-element braced list, split(x, {4}, 0), picks the split_size form.)
 // All pieces are outputs of one tape entry "split".
-// Backward (a piece that got no gradient contributes zeros):
-//   dx = cat({grad_0, grad_1, ...}, dim)
+// Forward formula and backward rule per input: the op's record, ops/split/split_case.cpp (docs/ops.md).
 #include <vector>
 
 #include "core/tensor.h"

@@ -1,9 +1,7 @@
 #pragma once
 // sub: out = a - b, with numpy broadcasting.
 //   a (...), b (...) -> out (broadcast shape)
-// Backward:
-//   da =  sum_to(grad, a.shape)
-//   db = -sum_to(grad, b.shape)
+// Forward formula and backward rule per input: the op's record, ops/sub/sub_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

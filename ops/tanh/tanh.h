@@ -1,8 +1,7 @@
 #pragma once
 // tanh: out = tanh(x).
 //   x (...) -> out (same shape)
-// Backward:
-//   dx = grad * (1 - out^2)
+// Forward formula and backward rule per input: the op's record, ops/tanh/tanh_case.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -2,8 +2,8 @@
 // to: x converted to another dtype or moved to another device (a new contiguous tensor), or
 // x itself when it already has that dtype / is already on that device.
 //   x (...) dtype a, device p -> out (...) dtype b (or device q)
-// Backward (only between floating dtypes; an int64/bool result carries no gradient):
-//   dx = to(grad, x.dtype)      dx = to(grad, x.device)
+// Forward formula and backward rule per input: the op's record, ops/to/to_case.cpp (docs/ops.md).
+// Only a floating result carries a gradient (not an int64 or bool one).
 #include "core/tensor.h"
 
 namespace tg {

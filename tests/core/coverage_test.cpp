@@ -39,8 +39,8 @@ TEST_CASE("coverage: every op in ops/ops.h has exactly one registry record, and 
   for (const tg::OpCase& c : tg::op_cases()) {
     ++records[c.op];
     INFO(c.op);
-    CHECK(!c.summary.empty());
-    CHECK(c.summary.find('\n') == std::string::npos);
+    CHECK(!c.doc.summary.empty());
+    CHECK(c.doc.summary.find('\n') == std::string::npos);
   }
   for (const std::string& op : ops) {
     INFO("op ", op, ": a TG_OP_CASE(", op, ") in ops/**/", op, "/", op, "_case.cpp");
@@ -64,4 +64,35 @@ TEST_CASE("coverage: every op folder's header is in ops/ops.h") {
   }
   INFO("op folders missing from ops/ops.h: ", fmt::format("{}", fmt::join(missing, ", ")));
   CHECK(missing.empty());
+}
+
+TEST_CASE("coverage: every op is documented: forward and the backward rule of each differentiable input") {
+  for (const tg::OpCase& c : tg::op_cases()) {
+    INFO("op ", c.op, ": its OpDoc in ops/**/", c.op, "/", c.op, "_case.cpp");
+    CHECK(!c.doc.forward_text.empty());
+    CHECK(!c.doc.forward_tex.empty());
+    CHECK(tg::find_op_doc(c.op) == &c.doc);
+    // The case's differentiable inputs each have a rule (an op may have more inputs than its case
+    // differentiates, e.g. an optional bias, but never fewer rules than differentiable inputs).
+    size_t differentiable = 0;
+    for (const tg::Tensor& t : c.inputs()) differentiable += t.defined() && t.requires_grad();
+    CHECK(c.doc.backward.size() >= differentiable);
+    for (const tg::BackwardRuleDoc& rule : c.doc.backward) {
+      INFO("input ", rule.input);
+      CHECK(!rule.input.empty());
+      CHECK(!rule.text.empty());
+      CHECK(!rule.tex.empty());
+      for (const std::string* line : {&c.doc.forward_text, &rule.text, &rule.tex})
+        CHECK(line->find('\n') == std::string::npos);
+    }
+  }
+  CHECK(tg::find_op_doc("no_such_op") == nullptr);
+}
+
+TEST_CASE("coverage: docs/ops.md is what `tapegrad gradcheck --list --markdown` prints") {
+  std::ifstream in(std::filesystem::path(TAPEGRAD_SOURCE_DIR) / "docs" / "ops.md");
+  REQUIRE(in);
+  const std::string committed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  INFO("regenerate it: build/ci/bin/tapegrad gradcheck --list --markdown > docs/ops.md");
+  CHECK(committed == tg::ops_markdown());
 }

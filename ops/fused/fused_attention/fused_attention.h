@@ -20,13 +20,9 @@
 // partial output rescaled by exp(m_old - m_new) when the max grows. Saved: q, k, v, the masks
 // given, out and lse (B,H,T): O(T) extra memory per (b, h), never O(T*S).
 //
-// Backward (recomputes p tile by tile from lse; g = grad of out):
-//   D_i   = sum_d g_id out_id                   ( = sum_j p_ij z_ij (g_i . v_j) )
-//   dp_ij = z_ij (g_i . v_j)
-//   ds_ij = p_ij (dp_ij - D_i)                  (softmax backward)
-//   dq_i  = scale * sum_j ds_ij k_j
-//   dk_j  = scale * sum_i ds_ij q_i
-//   dv_j  = sum_i p_ij z_ij g_i
+// Forward formula and backward rule per input: the op's record, ops/fused/fused_attention/fused_attention_case.cpp
+// (docs/ops.md). The backward kernel recomputes p tile by tile from lse, with the dropout factor
+// z_ij in dp and dv.
 // A query whose keys are all masked has lse = -inf: out = 0, dq = 0 and it adds nothing to dk,
 // dv (as the composed op, whose softmax gives 0 for an all -inf row). The masks get no
 // gradient; an additive_mask that requires grad is an error (its gradient is a (T, S) tensor).

@@ -2,7 +2,23 @@
 #include "ops/op_registry.h"
 
 TG_OP_CASE(fused_attention) {
-  return {.summary = "softmax(q k^T * scale, masked) v in one op, saving only out and log-sum-exp",
+  return {.doc = {.summary = "softmax(q k^T * scale, masked) v in one op, saving only out and log-sum-exp",
+                  .forward_text = "out = P v, P = softmax(scale * q k^T + masks) over the keys (times the "
+                                  "dropout mask / (1 - p) in training), scale = 1/sqrt(head size)",
+                  .forward_tex = R"(\mathrm{out} = P\, v,\quad P = \operatorname{softmax}\!\left(\tfrac{q )"
+                                 R"(k^\top}{\sqrt{d_k}} + M\right))",
+                  .backward = {{"q",
+                                "dq = scale * dS @ k, dS = P * (grad @ v^T - rowsum(grad * out)) (P recomputed "
+                                "from the saved log-sum-exp)",
+                                R"(\bar{q} = \tfrac{1}{\sqrt{d_k}}\, \bar{S}\, k,\quad \bar{S} = P \odot )"
+                                R"(\left(\overline{\mathrm{out}}\, v^\top - )"
+                                R"(\operatorname{rowsum}(\overline{\mathrm{out}} \odot \mathrm{out})\right))"},
+                               {"k",
+                                "dk = scale * dS^T @ q",
+                                R"(\bar{k} = \tfrac{1}{\sqrt{d_k}}\, \bar{S}^\top q)"},
+                               {"v",
+                                "dv = P^T @ grad",
+                                R"(\bar{v} = P^\top \overline{\mathrm{out}})"}}},
           .inputs = [] {
             return std::vector<Tensor>{case_input({1, 2, 3, 4}, 1), case_input({1, 2, 5, 4}, 2),
                                        case_input({1, 2, 5, 2}, 3)};

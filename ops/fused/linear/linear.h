@@ -5,10 +5,8 @@
 // a GPU the bias is added to the cuBLAS product in place and its gradient is a sum over the rows.
 //   x (..., in), weight (out, in), bias (out) or undefined -> y (..., out)
 //   y[..., o] = sum_i x[..., i] * weight[o, i] + bias[o]
-// Backward (rows = the elements of ..., x read as (rows, in), grad as (rows, out)):
-//   dx      = grad @ weight                 (..., out) @ (out, in) -> (..., in)
-//   dweight = grad^T @ x                    (out, rows) @ (rows, in) -> (out, in)
-//   dbias   = sum over rows of grad         (out)
+// Forward formula and backward rule per input: the op's record, ops/fused/linear/linear_case.cpp
+// (docs/ops.md).
 // Derivation: y[r, o] = sum_i x[r, i] w[o, i] + b[o], so dL/dx[r, i] = sum_o grad[r, o] w[o, i],
 // dL/dw[o, i] = sum_r grad[r, o] x[r, i], dL/db[o] = sum_r grad[r, o].
 // The products run through matmul's GEMM (weight^T and grad^T are transposed views, not

@@ -6,8 +6,9 @@
 //   kept[i] = uniform_at(seed, offset, i) > p     (offset = gen.reserve(n, 4), as dropout)
 //   out[i]  = kept[i] ? relu(x[i]) / (1-p) : 0    (relu(NaN) is NaN, as relu)
 // training == false or p == 0: relu(x) (a "relu" tape entry, no draw).
-// Backward (saved: keep = kept && x > 0, the two ops' masks in one):
-//   dx = keep ? grad / (1-p) : 0
+// Forward formula and backward rule per input: the op's record, ops/fused/relu_dropout/relu_dropout_case.cpp
+// (docs/ops.md).
+// Saved: keep = kept && x > 0, the two ops' masks in one.
 // nn::FeedForward and nn::EncoderLayer use it for a relu activation unless told not to
 // (fuse_relu_dropout = false keeps the two entries on the tape, to step through).
 #include "core/rng.h"

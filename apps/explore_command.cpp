@@ -1,0 +1,155 @@
+// tapegrad explore: one computation as ONE self-contained HTML page (explore/page.h): the tape
+// as a list and as Graphviz's graph, every tensor as a heatmap, backward entry by entry, and
+// the attention weights. Three sources:
+//   tapegrad explore RUN_DIR --example N   validation example N through the trained model
+//   tapegrad explore --lesson NAME          a lesson (lessons/)
+//   tapegrad explore --trace                the attention head of tapegrad trace
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "apps/attention_example.h"
+#include "apps/commands.h"
+#include "core/error.h"
+#include "core/tape.h"
+#include "core/tape_capture.h"
+#include "data/dataloader.h"
+#include "data/vocab.h"
+#include "explore/attention_maps.h"
+#include "explore/lesson_log.h"
+#include "explore/page.h"
+#include "explore/recording.h"
+#include "lessons/lesson.h"
+#include "nn/module.h"
+#include "ops/cross_entropy/cross_entropy.h"
+#include "train/checkpoint.h"
+#include "train/config.h"
+#include "train/task_data.h"
+
+namespace tg::cli {
+
+namespace {
+
+struct ExploreArgs {
+  std::string run;
+  int64_t example = 0;
+  std::string lesson;
+  bool trace = false;
+  std::string out;
+  std::string json;
+  uint64_t seed = 0;
+};
+
+nlohmann::json record_trace(uint64_t seed) {
+  TapeCapture capture;
+  const AttentionExample ex = attention_example(seed);
+  nlohmann::json rec = explore::record(capture, ex.loss);
+  rec["title"] = "One head of causal self-attention";
+  rec["description"] = fmt::format("tapegrad trace's example: {} tokens, head size {}; loss = mean(out^2)",
+                                   kExampleTokens, kExampleHeadSize);
+  std::vector<std::string> tokens;
+  for (int64_t t = 0; t < kExampleTokens; ++t) tokens.push_back(fmt::format("token {}", t));
+  rec["attention"] = explore::attention_maps(explore::softmax_outputs(capture), tokens);
+  return rec;
+}
+
+nlohmann::json record_lesson(const std::string& name) {
+  const lessons::Lesson* lesson = lessons::find_lesson(name);
+  if (lesson == nullptr)
+    throw CLI::ValidationError("--lesson", fmt::format("no lesson is called '{}' (the lessons: {})", name,
+                                                       lessons::lesson_names()));
+  TapeCapture capture;
+  explore::LessonPageLog log(capture);
+  lessons::run_lesson(*lesson, log);
+  nlohmann::json rec = log.recording();
+  rec["title"] = "Lesson: " + lesson->title;
+  rec["description"] = lesson->summary;
+  return rec;
+}
+
+// Validation example `index` of the run through its trained model, in evaluation mode (no dropout).
+nlohmann::json record_run(const ExploreArgs& args, Io& io) {
+  const std::filesystem::path file = train::checkpoint_file(args.run);
+  io.activity = "loading " + file.string();
+  const train::Checkpoint c = train::load_checkpoint(file);
+  const train::TaskData d = train::make_task_data(c.config);
+  if (train::model_config(c.config, d) != c.model_config)
+    throw Error("explore", fmt::format("{}: the model does not fit the data of task {} (its vocabulary or length "
+                                       "differs from the training data's)", file.string(), c.config.task));
+  if (args.example >= d.val->size())
+    throw CLI::ValidationError("--example", fmt::format("{} is out of range: task {}'s validation set has {} examples "
+                                                        "(0 to {})", args.example, c.config.task, d.val->size(),
+                                                        d.val->size() - 1));
+  auto model = train::load_model(c);
+  model->eval();
+  model->set_composed(true);  // every op on the tape: no fused attention, relu_dropout or linear
+  explore::LabelledWeights weights;  // each attention's (B,NH,T,S) weights, by its module's name
+  std::vector<HookHandle> hooks;
+  for (const auto& [name, module] : model->named_modules())
+    if (module->type() == "MultiHeadAttention")
+      hooks.push_back(module->register_forward_hook(
+          [&weights, name](const nn::Module&, const TensorList&, const TensorList& out) {
+            weights.emplace_back(name, out.at(1));
+          }));
+  const data::Example ex = d.val->get(args.example);
+  const data::Batch batch = data::collate({ex});
+  std::vector<std::string> tokens;
+  for (int64_t id : ex.input) tokens.push_back(data::escape_token(d.input_vocab.token(id)));
+
+  io.activity = fmt::format("recording validation example {} of {}", args.example, file.string());
+  tape().clear();
+  TapeCapture capture;
+  const Tensor loss = cross_entropy(model->forward(batch.inputs, batch.padding_mask), batch.targets).set_name("loss");
+  nlohmann::json rec = explore::record(capture, loss);
+  rec["title"] = fmt::format("{}: validation example {}", args.run, args.example);
+  rec["description"] = fmt::format("task {}, step {}, the composed path, {} tokens: {}; loss {:.4f}", c.config.task, c.step, tokens.size(),
+                                   fmt::join(tokens, " "), loss.item());
+  rec["attention"] = explore::attention_maps(weights, tokens);
+  return rec;
+}
+
+void run_explore(const ExploreArgs& args, Io& io) {
+  const int sources = !args.run.empty() + !args.lesson.empty() + args.trace;
+  if (sources != 1)
+    throw CLI::ValidationError("explore", "give exactly one of RUN_DIR (with --example), --lesson NAME or --trace");
+  if (io.parse_only) return;
+  nlohmann::json rec = args.trace ? record_trace(args.seed) : !args.lesson.empty() ? record_lesson(args.lesson)
+                                                                                     : record_run(args, io);
+  const std::filesystem::path out =
+      !args.out.empty() ? std::filesystem::path(args.out)
+      : args.trace      ? std::filesystem::path("explore-trace.html")
+      : !args.lesson.empty() ? std::filesystem::path("explore-" + args.lesson + ".html")
+                             : std::filesystem::path(args.run) / fmt::format("explore-{}.html", args.example);
+  io.activity = "writing " + out.string();
+  explore::write_page(out, rec);
+  if (!args.json.empty()) {
+    std::ofstream json(args.json);
+    if (!(json << rec.dump()) || !json.flush()) throw Error("explore", fmt::format("cannot write {}", args.json));
+  }
+  fmt::print(io.out, "wrote {} ({} tape entries, {} KiB): open it in a browser\n", out.string(),
+             rec["entries"].size(), (std::filesystem::file_size(out) + 1023) / 1024);
+}
+
+}  // namespace
+
+void add_explore_command(CLI::App& app, const std::shared_ptr<Io>& io) {
+  CLI::App* sub = app.add_subcommand(
+      "explore", "Write one self-contained HTML page to step through a computation's tape, forward and backward");
+  auto args = std::make_shared<ExploreArgs>();
+  sub->add_option("run", args->run, "a run directory (or checkpoint file) whose validation example to explore");
+  sub->add_option("--example", args->example, "the validation example to run through the trained model")
+      ->capture_default_str()
+      ->check(integer_in(0, train::kMaxExamples));
+  sub->add_option("--lesson", args->lesson, "explore a lesson instead (tapegrad lesson lists them)");
+  sub->add_flag("--trace", args->trace, "explore tapegrad trace's attention head instead");
+  sub->add_option("--seed", args->seed, "seeds --trace's values")->capture_default_str()->check(seed_number());
+  sub->add_option("--out", args->out,
+                  "the page to write (default: RUN_DIR/explore-N.html, explore-NAME.html or explore-trace.html)");
+  sub->add_option("--json", args->json, "also write the recording the page shows, as JSON");
+  sub->callback([args, io] { run_explore(*args, *io); });
+}
+
+}  // namespace tg::cli

@@ -1,0 +1,35 @@
+#pragma once
+// The explorer's LessonLog (lessons/lesson.h): keeps the lesson's prose, the tensors it shows
+// and the facts it checks, in order, and records the computation of the first loss it is asked
+// to differentiate (explore/recording.h). A later loss is differentiated without recording.
+//
+//   TapeCapture capture;
+//   LessonPageLog log(capture);
+//   lessons::run_lesson(lesson, log);
+//   nlohmann::json rec = log.recording();   // with "lesson": [{"say"} | {"show", "value"} |
+//                                           //                {"fact", "holds"} | {"backward"}]
+#include <nlohmann/json.hpp>
+
+#include "core/tape_capture.h"
+#include "lessons/lesson.h"
+
+namespace tg::explore {
+
+class LessonPageLog : public lessons::LessonLog {
+ public:
+  explicit LessonPageLog(const TapeCapture& capture) : capture_(capture) {}
+  void say(std::string_view text) override;
+  void show(std::string_view name, const Tensor& t) override;
+  void fact(std::string_view statement, bool holds) override;
+  void backward_from(const Tensor& loss) override;
+
+  // The recording with the lesson's steps; a tg::Error when the lesson differentiated nothing.
+  nlohmann::json recording() const;
+
+ private:
+  const TapeCapture& capture_;
+  nlohmann::json steps_ = nlohmann::json::array();
+  nlohmann::json recording_;
+};
+
+}  // namespace tg::explore

@@ -1,0 +1,338 @@
+// tapegrad explore: the page's script (inlined into every page written). It reads the recording
+// (explore/recording.h) from the <script id="recording"> element and shows it: the tape as a
+// list and as Graphviz's graph, one entry's tensors as heatmaps, backward step by step, and the
+// attention weights.
+'use strict';
+
+const rec = JSON.parse(document.getElementById('recording').textContent);
+const entries = new Map(rec.entries.map(e => [e.position, e]));
+const producerOf = new Map();  // tensor id -> position of the entry that made it
+const usesOf = new Map();      // tensor id -> positions of the entries that read it
+for (const e of rec.entries) {
+  e.outputs.forEach(id => producerOf.set(id, e.position));
+  e.inputs.forEach(i => { if (i.tensor !== null) usesOf.set(i.tensor, [...(usesOf.get(i.tensor) || []), e.position]); });
+}
+const stepOf = new Map(rec.backward.map((s, k) => [s.position, k]));  // position -> backward step index
+
+const state = { selected: null, steps: 0 };  // steps: how many backward entries have run
+
+// ---- values ------------------------------------------------------------------------------
+const num = v => (typeof v === 'string' ? Number(v) : v);
+function show(v) {
+  if (v === null || v === undefined) return '–';
+  const x = num(v);
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
+  return String(x);
+}
+const shapeText = shape => '(' + shape.join(',') + (shape.length === 1 ? ',' : '') + ')';
+// A tensor's own name; else that of the entry that made it ("#5 matmul"); else its id.
+function tensorName(id) {
+  if (rec.tensors[id] && rec.tensors[id].name) return rec.tensors[id].name;
+  return producerOf.has(id) ? `#${producerOf.get(id)} ${entries.get(producerOf.get(id)).op}` : 'tensor ' + id;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') node.className = v; else if (k === 'text') node.textContent = v; else node.setAttribute(k, v);
+  }
+  children.forEach(c => node.append(c));
+  return node;
+}
+
+// Diverging colours around 0, scaled by the largest magnitude: blue < 0 < red; -inf (a masked
+// score) dark grey, NaN magenta.
+function colour(x, scale) {
+  if (Number.isNaN(x)) return '#d81b60';
+  if (!Number.isFinite(x)) return x < 0 ? '#52606d' : '#7b1fa2';
+  const t = Math.max(-1, Math.min(1, x / scale));
+  const [r, g, b] = t >= 0 ? [178, 24, 43] : [33, 102, 172];
+  const a = Math.abs(t);
+  return `rgb(${Math.round(255 + (r - 255) * a)},${Math.round(255 + (g - 255) * a)},${Math.round(255 + (b - 255) * a)})`;
+}
+
+// ---- heatmaps ------------------------------------------------------------------------------
+const tooltip = document.getElementById('tooltip');
+
+// A figure with `summary`'s values as coloured cells; hovering a cell shows its value.
+// options: {title, role, tensor, rowLabels, colLabels, extraClass}
+function heatmap(summary, options) {
+  const fig = el('figure', { class: 'heatmap ' + (options.extraClass || '') });
+  fig.dataset.tensor = options.tensor === undefined ? '' : options.tensor;
+  fig.dataset.role = options.role || '';
+  const stats = `min ${show(summary.min)} · max ${show(summary.max)} · mean ${show(summary.mean)}` +
+                (summary.exact ? '' : ` · shown as ${summary.grid_rows}x${summary.grid_cols} block means`);
+  fig.append(el('figcaption', {}, el('span', { class: 'name', text: options.title }),
+                document.createTextNode(' ' + shapeText(summary.shape) + ' ' + summary.dtype),
+                el('span', { class: 'stats', text: stats })));
+  const rows = summary.grid_rows, cols = summary.grid_cols;
+  if (rows === 0 || cols === 0) return fig;
+  const cell = Math.max(3, Math.min(26, Math.floor(440 / cols), Math.floor(360 / rows) || 3));
+  const ctx0 = document.createElement('canvas').getContext('2d');
+  ctx0.font = '11px ui-monospace, monospace';
+  const labelWidth = labels => (labels ? Math.ceil(Math.max(...labels.map(l => ctx0.measureText(l).width))) + 6 : 0);
+  const left = labelWidth(options.rowLabels), top = Math.round(labelWidth(options.colLabels) * 0.75);
+  const canvas = el('canvas');
+  const ratio = window.devicePixelRatio || 1;
+  const width = left + cols * cell, height = top + rows * cell;
+  canvas.width = width * ratio; canvas.height = height * ratio;
+  canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
+  const ctx = canvas.getContext('2d');
+  ctx.scale(ratio, ratio);
+  const values = summary.values.map(num);
+  const scale = Math.max(Math.abs(num(summary.min) || 0), Math.abs(num(summary.max) || 0)) || 1;
+  values.forEach((v, i) => {
+    ctx.fillStyle = colour(v, scale);
+    ctx.fillRect(left + (i % cols) * cell, top + Math.floor(i / cols) * cell, cell, cell);
+  });
+  ctx.font = '11px ui-monospace, monospace'; ctx.fillStyle = '#3e4c59'; ctx.textBaseline = 'middle';
+  (options.rowLabels || []).forEach((l, r) => { ctx.textAlign = 'right'; ctx.fillText(l, left - 4, top + (r + 0.5) * cell); });
+  (options.colLabels || []).forEach((l, c) => {
+    ctx.save(); ctx.translate(left + (c + 0.5) * cell, top - 4); ctx.rotate(-Math.PI / 4);
+    ctx.textAlign = 'left'; ctx.fillText(l, 0, 0); ctx.restore();
+  });
+  canvas.addEventListener('mousemove', event => {
+    const box = canvas.getBoundingClientRect();
+    const c = Math.floor((event.clientX - box.left - left) / cell), r = Math.floor((event.clientY - box.top - top) / cell);
+    if (r < 0 || c < 0 || r >= rows || c >= cols) { tooltip.hidden = true; return; }
+    tooltip.textContent = cellText(summary, r, c, values[r * cols + c], options);
+    tooltip.hidden = false;
+    tooltip.style.left = event.clientX + 14 + 'px'; tooltip.style.top = event.clientY + 12 + 'px';
+  });
+  canvas.addEventListener('mouseleave', () => { tooltip.hidden = true; });
+  fig.append(canvas);
+  return fig;
+}
+
+// "[2, 1] = 0.25" for a value shown exactly; "rows 0-3, cols 4-7: mean 0.25" for a block.
+function cellText(summary, r, c, v, options) {
+  const label = (labels, i) => (labels ? ` ${labels[i]}` : '');
+  if (summary.exact) return `[${r}, ${c}]${label(options.rowLabels, r)}${label(options.colLabels, c)} = ${show(v)}`;
+  const span = (i, n, g) => `${Math.floor(i * n / g)}-${Math.floor((i + 1) * n / g) - 1}`;
+  return `rows ${span(r, summary.rows, summary.grid_rows)}, cols ${span(c, summary.cols, summary.grid_cols)}: mean ${show(v)}`;
+}
+
+function tensorFigure(id, title, role, extraClass) {
+  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass });
+}
+
+// ---- the list and the graph ----------------------------------------------------------------
+const listRows = new Map();
+const graphNodes = { entry: new Map(), tensor: new Map() };
+
+function entryLine(e) {
+  const ins = e.inputs.map(i => (i.tensor === null ? 'none' : tensorName(i.tensor)));
+  const outs = e.outputs.map(id => shapeText(rec.tensors[id].value.shape));
+  return `${e.op}(${ins.join(', ')}) → ${outs.join(', ')}`;
+}
+
+function buildList() {
+  const list = document.getElementById('entry-list');
+  for (const e of rec.entries) {
+    const row = el('li', { title: entryLine(e) }, el('span', { class: 'pos', text: '#' + e.position }),
+                   document.createTextNode(entryLine(e)));
+    row.dataset.position = e.position;
+    row.addEventListener('click', () => select(e.position, true));
+    listRows.set(e.position, row);
+    list.append(row);
+  }
+}
+
+function buildGraph() {
+  for (const g of document.querySelectorAll('#graph .node')) {
+    const name = g.querySelector('title').textContent;
+    const op = /^op(\d+)$/.exec(name), tensor = /^t(\d+)$/.exec(name);
+    if (op && entries.has(Number(op[1]))) {
+      const position = Number(op[1]);
+      g.classList.add('entry');
+      g.dataset.position = position;
+      graphNodes.entry.set(position, g);
+      g.addEventListener('click', () => select(position, false));
+    } else if (tensor) {
+      const id = Number(tensor[1]);
+      g.classList.add('tensor');
+      graphNodes.tensor.set(id, g);
+      const position = producerOf.has(id) ? producerOf.get(id) : (usesOf.get(id) || [])[0];
+      if (position !== undefined) g.addEventListener('click', () => select(position, false));
+    }
+  }
+}
+
+// ---- the entry's details -------------------------------------------------------------------
+function formula(label, latex, text) {
+  const box = el('div', { class: 'formula' }, el('span', { class: 'label', text: label }));
+  const math = el('span');
+  try {
+    katex.render(latex, math, { output: 'mathml', throwOnError: true, displayMode: false });
+  } catch (error) {
+    math.textContent = text || latex;
+  }
+  box.append(math);
+  if (text) box.title = text;
+  return box;
+}
+
+function docSection(e) {
+  const section = el('div');
+  if (!e.doc) return section;
+  if (e.doc.summary) section.append(el('p', { class: 'summary', text: e.doc.summary }));
+  if (e.doc.forward) section.append(formula('forward', e.doc.forward, e.doc.forward_text));
+  for (const rule of e.doc.backward || []) section.append(formula('backward ' + rule.input, rule.latex, rule.text));
+  return section;
+}
+
+function tensorsSection(title, figures) {
+  const section = el('div', {}, el('h3', { text: title }));
+  const box = el('div', { class: 'tensors' });
+  figures.forEach(f => box.append(f));
+  section.append(box);
+  return section;
+}
+
+function inputTitle(e, k) {
+  const input = e.inputs[k];
+  if (input.tensor === null) return `input ${k}: none`;
+  const kind = rec.tensors[input.tensor].kind;
+  return `input ${k}: ${tensorName(input.tensor)}${kind === 'computed' ? '' : ' · ' + kind}`;
+}
+
+// What backward step k gave: the gradients flowing in (of the outputs) and out (of the inputs).
+function gradientSections(e, k) {
+  const step = rec.backward[k];
+  const incoming = step.grads_in.map((g, i) => (g === null ? el('div', { class: 'no-grad', text: `output ${i}: no gradient` })
+      : tensorFigure(g, 'd' + tensorName(e.outputs[i]), 'grad-in', 'grad-in')));
+  const outgoing = step.grads_out.map((g, i) => {
+    const input = e.inputs[i];
+    if (g === null) return el('div', { class: 'no-grad', text: `${inputTitle(e, i)}: no gradient (it does not require one)` });
+    const fig = tensorFigure(g, 'd' + tensorName(input.tensor), 'grad-out', 'grad-out');
+    const uses = usesOf.get(input.tensor) || [];
+    if (uses.length > 1 || e.inputs.filter(x => x.tensor === input.tensor).length > 1) {
+      fig.querySelector('figcaption').append(el('span', { class: 'stats',
+        text: `one contribution: ${tensorName(input.tensor)} is read ${uses.length} times (entries ` +
+              `${uses.map(p => '#' + p).join(', ')}); its gradient is their sum` }));
+    }
+    return fig;
+  });
+  return [tensorsSection('Gradient flowing in (of the outputs)', incoming),
+          tensorsSection('Gradients flowing out (to the inputs)', outgoing)];
+}
+
+function showDetail(position) {
+  const e = entries.get(position);
+  const detail = document.getElementById('detail');
+  detail.replaceChildren();
+  detail.dataset.position = position;
+  detail.append(el('h2', { class: 'entry-title', text: `#${e.position} ${e.op}` }));
+  detail.append(docSection(e));
+  if (e.attributes.length) {
+    const table = el('table', { class: 'attributes' });
+    e.attributes.forEach(([k, v]) => table.append(el('tr', {}, el('td', { text: k }), el('td', { text: v }))));
+    detail.append(el('h3', { text: 'Attributes' }), table);
+  }
+  const k = stepOf.get(position);
+  if (k !== undefined && k < state.steps) detail.append(...gradientSections(e, k));
+  else if (k === undefined) detail.append(el('p', { class: 'note', text: 'Backward does not reach this entry.' }));
+  detail.append(tensorsSection('Inputs', e.inputs.map((input, i) => (input.tensor === null
+      ? el('div', { class: 'no-grad', text: inputTitle(e, i) }) : tensorFigure(input.tensor, inputTitle(e, i), 'input')))));
+  detail.append(tensorsSection('Outputs', e.outputs.map((id, i) => tensorFigure(id, `output ${i}: ${tensorName(id)}`, 'output'))));
+  if (e.saved.length) {
+    detail.append(tensorsSection('Saved for backward', e.saved.map(s => (s.tensor === null
+        ? el('div', { class: 'no-grad', text: `${s.name}: none` }) : tensorFigure(s.tensor, s.name, 'saved')))));
+  }
+}
+
+function select(position, fromList) {
+  if (state.selected !== null) {
+    listRows.get(state.selected)?.classList.remove('selected');
+    graphNodes.entry.get(state.selected)?.classList.remove('selected');
+  }
+  state.selected = position;
+  const row = listRows.get(position), node = graphNodes.entry.get(position);
+  row.classList.add('selected');
+  node?.classList.add('selected');
+  if (fromList) node?.scrollIntoView({ block: 'center', inline: 'center' });
+  else row.scrollIntoView({ block: 'nearest' });
+  showDetail(position);
+}
+
+// ---- backward ------------------------------------------------------------------------------
+function paintBackward() {
+  for (const g of document.querySelectorAll('#graph .grad-in, #graph .grad-out')) g.classList.remove('grad-in', 'grad-out');
+  rec.backward.forEach((s, k) => {
+    const done = k < state.steps, current = k === state.steps - 1;
+    listRows.get(s.position)?.classList.toggle('done', done && !current);
+    listRows.get(s.position)?.classList.toggle('current', current);
+    graphNodes.entry.get(s.position)?.classList.toggle('done', done);
+  });
+  const status = document.getElementById('bw-status');
+  if (state.steps === 0) {
+    status.textContent = `forward pass · loss ${show(rec.loss)} · ${rec.backward.length} entries to step backward`;
+  } else {
+    const s = rec.backward[state.steps - 1], e = entries.get(s.position);
+    e.outputs.forEach((id, i) => { if (s.grads_in[i] !== null) graphNodes.tensor.get(id)?.classList.add('grad-in'); });
+    e.inputs.forEach((input, i) => { if (s.grads_out[i] !== null) graphNodes.tensor.get(input.tensor)?.classList.add('grad-out'); });
+    status.textContent = `step ${state.steps} of ${rec.backward.length}: #${e.position} ${e.op}` +
+                         (state.steps === rec.backward.length ? ' · backward done' : '');
+  }
+  document.getElementById('bw-reset').disabled = document.getElementById('bw-back').disabled = state.steps === 0;
+  document.getElementById('bw-step').disabled = document.getElementById('bw-end').disabled =
+      state.steps === rec.backward.length;
+}
+
+function goTo(steps) {
+  state.steps = Math.max(0, Math.min(rec.backward.length, steps));
+  paintBackward();
+  if (state.steps > 0) select(rec.backward[state.steps - 1].position, true);
+  else if (state.selected !== null) showDetail(state.selected);
+}
+
+// ---- attention -----------------------------------------------------------------------------
+function buildAttention() {
+  if (!rec.attention || rec.attention.length === 0) return;
+  document.getElementById('attention-pane').hidden = false;
+  const box = document.getElementById('attention');
+  const layers = new Map();
+  for (const a of rec.attention) {
+    if (!layers.has(a.layer)) {
+      const row = el('div', { class: 'tensors' });
+      box.append(el('div', { class: 'attention-layer' }, el('h3', { text: a.layer }), row));
+      layers.set(a.layer, row);
+    }
+    layers.get(a.layer).append(heatmap(a.weights, { title: `head ${a.head}`, role: 'attention',
+                                                    rowLabels: a.queries, colLabels: a.keys }));
+  }
+}
+
+// ---- the lesson's text -------------------------------------------------------------------
+function buildLesson() {
+  if (!rec.lesson) return;
+  document.getElementById('lesson-pane').hidden = false;
+  const box = document.getElementById('lesson');
+  for (const step of rec.lesson) {
+    if ('say' in step) box.append(el('p', { text: step.say }));
+    else if ('show' in step) box.append(heatmap(step.value, { title: step.show, role: 'lesson' }));
+    else if ('fact' in step) box.append(el('p', { class: 'fact ' + (step.holds ? 'holds' : 'fails'), text: step.fact }));
+    else if ('backward' in step) {
+      box.append(el('p', { class: 'note', text: `Backward from ${step.backward}: step through it with the Backward buttons above.` }));
+    }
+  }
+}
+
+// ---- start -----------------------------------------------------------------------------------
+document.getElementById('title').textContent = rec.title || 'tapegrad explore';
+document.getElementById('description').textContent = rec.description || '';
+buildList();
+buildGraph();
+buildAttention();
+buildLesson();
+document.getElementById('bw-reset').addEventListener('click', () => goTo(0));
+document.getElementById('bw-back').addEventListener('click', () => goTo(state.steps - 1));
+document.getElementById('bw-step').addEventListener('click', () => goTo(state.steps + 1));
+document.getElementById('bw-end').addEventListener('click', () => goTo(rec.backward.length));
+document.addEventListener('keydown', event => {  // the arrow keys step backward too
+  if (event.key === 'ArrowRight') goTo(state.steps + 1);
+  else if (event.key === 'ArrowLeft') goTo(state.steps - 1);
+});
+paintBackward();
+if (rec.entries.length) select(rec.entries[0].position, true);

@@ -1,0 +1,86 @@
+#include "explore/recording.h"
+
+#include <string>
+
+#include "core/backward.h"
+#include "core/error.h"
+#include "explore/op_doc.h"
+#include "explore/tensor_summary.h"
+
+namespace tg::explore {
+
+namespace {
+
+// The "tensors" table: each tensor once, by id.
+class TensorTable {
+ public:
+  nlohmann::json add(const Tensor& t, const std::string& kind) {
+    if (!t.defined()) return nullptr;
+    const std::string key = std::to_string(t.id());
+    if (!table_.contains(key))
+      table_[key] = {{"id", t.id()}, {"name", t.name()}, {"kind", kind}, {"value", summarize(t)}};
+    return t.id();
+  }
+  nlohmann::json take() { return std::move(table_); }
+
+ private:
+  nlohmann::json table_ = nlohmann::json::object();
+};
+
+nlohmann::json ids_of(TensorTable& table, const TensorList& tensors, const std::string& kind) {
+  nlohmann::json ids = nlohmann::json::array();
+  for (const Tensor& t : tensors) ids.push_back(table.add(t, kind));
+  return ids;
+}
+
+nlohmann::json entry_json(const CapturedEntry& c, TensorTable& table) {
+  const Entry& e = *c.entry;
+  nlohmann::json inputs = nlohmann::json::array(), saved = nlohmann::json::array();
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    const Tensor& t = c.inputs.at(i);
+    const std::string kind = !t.defined() || !t.is_leaf() ? "computed" : t.requires_grad() ? "parameter" : "constant";
+    inputs.push_back({{"tensor", table.add(t, kind)}, {"requires_grad", e.inputs[i].requires_grad}});
+  }
+  for (const SavedTensor& s : e.saved) saved.push_back({{"name", s.name}, {"tensor", table.add(s.tensor, "saved")}});
+  return {{"position", e.tape_position},
+          {"op", e.op},
+          {"attributes", e.attributes},
+          {"inputs", std::move(inputs)},
+          {"outputs", ids_of(table, c.outputs, "computed")},
+          {"saved", std::move(saved)},
+          {"doc", op_doc_json(e.op)}};
+}
+
+}  // namespace
+
+nlohmann::json record(const TapeCapture& capture, const Tensor& loss) {
+  if (!loss.defined() || loss.numel() != 1 || !loss.requires_grad())
+    throw Error("explore", "the recorded loss must be a one-element tensor that requires grad");
+  TensorTable table;
+  nlohmann::json entries = nlohmann::json::array();
+  std::vector<Tensor> leaves;
+  for (const CapturedEntry& c : capture.entries()) {
+    entries.push_back(entry_json(c, table));
+    for (const Tensor& in : c.inputs)
+      if (in.defined() && in.is_leaf() && in.requires_grad()) leaves.push_back(in);
+  }
+  nlohmann::json doc = {{"loss", loss.item()}, {"dot", tape().to_dot()}, {"entries", std::move(entries)}};
+
+  nlohmann::json steps = nlohmann::json::array();
+  BackwardStepper stepper(loss);
+  while (!stepper.done()) {
+    const Entry& e = stepper.step();
+    steps.push_back({{"position", e.tape_position},
+                     {"grads_in", ids_of(table, stepper.last_output_grads(), "gradient")},
+                     {"grads_out", ids_of(table, stepper.last_input_grads(), "gradient")}});
+  }
+  nlohmann::json leaf_grads = nlohmann::json::object();
+  for (const Tensor& leaf : leaves)
+    if (leaf.grad().defined()) leaf_grads[std::to_string(leaf.id())] = table.add(leaf.grad(), "gradient");
+  doc["backward"] = std::move(steps);
+  doc["leaf_grads"] = std::move(leaf_grads);
+  doc["tensors"] = table.take();
+  return doc;
+}
+
+}  // namespace tg::explore

@@ -1,0 +1,31 @@
+#pragma once
+// A recording of one computation: what tapegrad explore's page shows, as one JSON document.
+//
+//   tape().clear();                        // number the entries from 0
+//   TapeCapture capture;                   // keeps every entry's tensors (core/tape_capture.h)
+//   Tensor loss = ...;                     // the forward, recorded on the tape
+//   nlohmann::json rec = record(capture, loss);
+//
+// record() runs loss's backward one entry at a time (BackwardStepper) and keeps what flows in
+// (the gradients of each entry's outputs) and out (the gradients its rule gives its inputs).
+//
+// JSON (a tensor's "value" is a summary, explore/tensor_summary.h; ids are Tensor::id()):
+//   "loss":     its value
+//   "dot":      the tape as Graphviz DOT (Tape::to_dot: ops are nodes "op<position>")
+//   "entries":  in execution order: {"position", "op", "attributes": [[key, value]],
+//               "inputs": [{"tensor": id or null, "requires_grad"}], "outputs": [id],
+//               "saved": [{"name", "tensor": id}], "doc": the op's documentation or null}
+//   "tensors":  {"<id>": {"id", "name", "kind": "parameter" | "constant" | "computed" | "saved"
+//               | "gradient", "value"}}, every tensor the entries and steps name
+//   "backward": in the order backward runs them: {"position", "grads_in": [id or null per
+//               output], "grads_out": [id or null per input]}
+//   "leaf_grads": {"<leaf id>": gradient id}: each parameter's accumulated gradient
+#include <nlohmann/json.hpp>
+
+#include "core/tape_capture.h"
+
+namespace tg::explore {
+
+nlohmann::json record(const TapeCapture& capture, const Tensor& loss);
+
+}  // namespace tg::explore

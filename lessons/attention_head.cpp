@@ -1,0 +1,114 @@
+// Lesson: one head of self-attention, op by op.
+//   x (T,C) -> q = x Wq, k = x Wk, v = x Wv                 (T,dk)
+//   scores  = (q k^T) / sqrt(dk)                             (T,T)
+//   masked  = scores with -inf where key j > query i (causal) or key j is padding
+//   weights = softmax(masked)                                each row sums to 1
+//   out     = weights v                                      (T,dk)
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+#include "core/factories.h"
+#include "core/grad_mode.h"
+#include "lessons/catalog.h"
+#include "lessons/values.h"
+#include "ops/common/attention_options.h"
+#include "ops/ops.h"
+
+namespace tg::lessons {
+
+namespace {
+constexpr int64_t T = 4, C = 4, dk = 4;  // tokens (the last one padding), input width, head size
+constexpr int64_t kLength = 3;           // real tokens
+
+bool masked_weights_are_zero(const Tensor& weights) {  // (T,T)
+  std::vector<double> w = values(weights);
+  for (int64_t i = 0; i < T; ++i)
+    for (int64_t j = 0; j < T; ++j)
+      if ((j > i || j >= kLength) && w[i * T + j] != 0) return false;
+  return true;
+}
+}  // namespace
+
+void attention_head_lesson(LessonLog& log) {
+  Generator gen(16);
+  log.say(fmt::format(
+      "Self-attention lets every token look at the others. We take T={} tokens of width C={}; the last one is "
+      "padding (the sequence has {} real tokens). Each token is projected three ways: a query (what it looks "
+      "for), a key (what it offers) and a value (what it passes on).",
+      T, C, kLength));
+  Tensor x = randn({T, C}, kF32, kCPU, gen).set_name("x");
+  Tensor Wq = randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_().set_name("Wq");
+  Tensor Wk = randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_().set_name("Wk");
+  Tensor Wv = randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_().set_name("Wv");
+  log.show("x", x);
+  log.show("Wq", Wq);
+
+  Tensor q = matmul(x, Wq).set_name("q");
+  Tensor k = matmul(x, Wk).set_name("k");
+  Tensor v = matmul(x, Wv).set_name("v");
+  log.say("q = x Wq, k = x Wk, v = x Wv: three matmuls, three entries on the tape.");
+  log.show("q", q);
+  log.show("k", k);
+  log.show("v", v);
+
+  log.say(fmt::format(
+      "The score of query i for key j is the dot product q_i . k_j, all at once as q k^T. Dividing by "
+      "sqrt(d_k) = sqrt({}) = {} keeps the scores' spread near 1 whatever d_k is: a sum of d_k products of "
+      "unit-variance numbers has variance d_k (the experiment `tapegrad experiment scaling` measures it).",
+      dk, std::sqrt(double(dk))));
+  Tensor kt = transpose(k, 0, 1).set_name("k^T");
+  Tensor qk = matmul(q, kt).set_name("q k^T");
+  Tensor scores = mul(qk, 1 / std::sqrt(double(dk))).set_name("scores");
+  log.show("scores", scores);
+
+  log.say(
+      "Masks are bool, true = masked out. The causal mask hides the future (key j > query i); the padding mask "
+      "hides the padding key from every query. masked_fill writes -inf there: exp(-inf) = 0, so a masked key "
+      "gets weight exactly 0 after softmax.");
+  Tensor causal = causal_mask(T).set_name("causal_mask");
+  Tensor padding = padding_mask({kLength}, T).set_name("padding_mask");  // (1,T): broadcasts over the queries
+  log.show("causal_mask", causal);
+  log.show("padding_mask", padding);
+  Tensor causal_masked = masked_fill(scores, causal, -INFINITY).set_name("causal_masked");
+  Tensor masked = masked_fill(causal_masked, padding, -INFINITY).set_name("masked");
+  log.show("masked", masked);
+
+  log.say(
+      "softmax turns each row into weights that sum to 1. It first subtracts the row's max: exp(x - m) never "
+      "overflows, and the result is unchanged because the factor exp(-m) cancels.");
+  Tensor weights = softmax(masked, -1).set_name("weights");
+  log.show("weights", weights);
+  {
+    NoGradGuard side_calculation;  // off the tape: these only check what the text says
+    Tensor masked64 = to(masked.detach(), kF64);  // float64: scores + 1000 keeps every digit
+    Tensor shifted = softmax(add(masked64, 1000.0), -1);
+    Tensor naive = exp(add(scores.detach(), 100.0));
+    log.fact("every row of the weights sums to 1",
+             max_abs_diff(sum(weights.detach(), {1}), ones({T})) < 1e-6);
+    log.fact("masked keys get weight exactly 0 (the causal upper triangle and the padding column)",
+             masked_weights_are_zero(weights));
+    log.fact("softmax(scores + 1000) equals softmax(scores): the max subtraction makes it stable",
+             max_abs_diff(shifted, softmax(masked64, -1)) < 1e-12);
+    log.fact("without it, exp(scores + 100) overflows float32 to inf", !all_finite(naive));
+    log.fact("query 0 can see only key 0, so its weight there is 1",
+             values(weights)[0] == 1.0);
+  }
+
+  log.say("The output of each query is the weighted sum of the values: out = weights v.");
+  Tensor out = matmul(weights, v).set_name("out");
+  log.show("out", out);
+  log.fact("query 0's output is v_0 itself", max_abs_diff(slice(out.detach(), 0, 0, 1), slice(v.detach(), 0, 0, 1)) < 1e-6);
+
+  log.say(
+      "To see the gradients, take a scalar of the output, loss = mean(out^2), and run backward. Through "
+      "masked_fill no gradient reaches a masked score: its rule is dx = mask ? 0 : grad.");
+  Tensor loss = mean(mul(out, out)).set_name("loss");
+  log.backward_from(loss);
+  log.show("dWq", Wq.grad());
+  log.show("dWk", Wk.grad());
+  log.show("dWv", Wv.grad());
+}
+
+}  // namespace tg::lessons

@@ -1,0 +1,89 @@
+#include "lessons/experiments/plot.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace tg::lessons {
+
+namespace {
+
+std::string quoted(const std::string& text) {  // a gnuplot single-quoted string: ' doubles
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out + "'";
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    std::error_code ec;
+    if (!dir.empty() && std::filesystem::is_regular_file(std::filesystem::path(dir) / program, ec)) return true;
+  }
+  return false;
+}
+
+void write_panel(std::string& s, const Panel& panel, size_t p) {
+  s += "unset logscale\nset grid\nset key top left box opaque\n";
+  if (panel.log_x) s += "set logscale x 2\n";
+  if (panel.log_y) s += "set logscale y 10\n";
+  s += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", quoted(panel.title), quoted(panel.xlabel),
+                   quoted(panel.ylabel));
+  if (panel.x_labels.empty()) {
+    s += "set xtics autofreq\nset autoscale x\n";
+  } else {
+    std::string tics;
+    for (size_t i = 0; i < panel.x_labels.size(); ++i)
+      tics += fmt::format("{}{} {}", i ? ", " : "", quoted(panel.x_labels[i]), i);
+    s += fmt::format("set xtics ({})\nset xrange [-0.5:{}]\n", tics, panel.x_labels.size() - 0.5);
+  }
+  std::string plots;
+  for (size_t k = 0; k < panel.series.size(); ++k)
+    plots += fmt::format("{}$d{}_{} with linespoints lw 2 pt 7 title {}", k ? ", " : "", p, k,
+                         quoted(panel.series[k].name));
+  s += "plot " + plots + "\n";
+}
+
+}  // namespace
+
+std::string gnuplot_script(const Figure& figure, const std::filesystem::path& svg) {
+  std::string s;
+  for (size_t p = 0; p < figure.panels.size(); ++p)
+    for (size_t k = 0; k < figure.panels[p].series.size(); ++k) {
+      const Series& series = figure.panels[p].series[k];
+      s += fmt::format("$d{}_{} << EOD\n", p, k);
+      for (size_t i = 0; i < series.x.size(); ++i) s += fmt::format("{:.9g} {:.9g}\n", series.x[i], series.y[i]);
+      s += "EOD\n";
+    }
+  s += fmt::format("set terminal svg size {},420 font 'sans,11' background rgb 'white'\nset output {}\n",
+                   460 * figure.panels.size(), quoted(svg.string()));
+  s += fmt::format("set multiplot layout 1,{} title {}\n", figure.panels.size(), quoted(figure.title));
+  for (size_t p = 0; p < figure.panels.size(); ++p) write_panel(s, figure.panels[p], p);
+  return s + "unset multiplot\nset output\n";
+}
+
+void write_svg(const Figure& figure, const std::filesystem::path& svg) {
+  if (!on_path("gnuplot"))
+    throw Error("experiment", "gnuplot is not installed: the plots are drawn by Debian's gnuplot-nox "
+                              "(apt-get install gnuplot-nox, or scripts/setup-debian.sh)");
+  if (!std::ofstream(svg))
+    throw Error("experiment", fmt::format("cannot write the plot {}", svg.string()));
+  std::FILE* pipe = popen("gnuplot", "w");
+  if (!pipe) throw Error("experiment", "cannot start gnuplot");
+  std::string script = gnuplot_script(figure, svg);
+  std::fwrite(script.data(), 1, script.size(), pipe);
+  int status = pclose(pipe);
+  if (status != 0)
+    throw Error("experiment", fmt::format("gnuplot failed (exit status {}) writing {}",
+                                          WIFEXITED(status) ? WEXITSTATUS(status) : -1, svg.string()));
+}
+
+}  // namespace tg::lessons

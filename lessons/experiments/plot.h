@@ -1,0 +1,32 @@
+#pragma once
+// Figures drawn by gnuplot (Debian's gnuplot-nox): a figure is one or more panels side by side,
+// each with line series; write_svg pipes a gnuplot script with the data inline to `gnuplot` and
+// lets it write the SVG.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tg::lessons {
+
+struct Series {
+  std::string name;
+  std::vector<double> x, y;
+};
+
+struct Panel {
+  std::string title, xlabel, ylabel;
+  bool log_x = false, log_y = false;
+  std::vector<std::string> x_labels;  // when set, x[i] = i and these label the ticks
+  std::vector<Series> series;
+};
+
+struct Figure {
+  std::string title;
+  std::vector<Panel> panels;
+};
+
+std::string gnuplot_script(const Figure& figure, const std::filesystem::path& svg);
+// Throws tg::Error("experiment", ...) when gnuplot is missing (naming the package) or fails.
+void write_svg(const Figure& figure, const std::filesystem::path& svg);
+
+}  // namespace tg::lessons

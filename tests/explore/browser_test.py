@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""tapegrad explore's pages in a real browser (headless Chromium driven by Selenium).
+
+For tapegrad trace's example, every lesson and a tiny trained run, it writes the page and the
+recording it shows (--json), loads the page from disk, clicks every entry in the list (and, for
+the small pages, every entry in the graph), steps backward to the end and back, and checks that
+what the page shows is the recording's: each heatmap's tensor, statistics and hovered values,
+and the backward status of every step. It fails on a console error, on any request that is not
+the file itself, and when Chromium cannot start. Screenshots go to the work directory.
+
+usage: browser_test.py TAPEGRAD WORK_DIR
+"""
+import json
+import math
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1500,1000"]
+
+
+def tapegrad(binary, *args):
+    result = subprocess.run([binary, *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"tapegrad {' '.join(args)} failed ({result.returncode}): {result.stderr}")
+    return result.stdout
+
+
+def lesson_names(binary):
+    """The lessons, as the error for an unknown one lists them."""
+    result = subprocess.run([binary, "explore", "--lesson", "no-such-lesson"], capture_output=True, text=True)
+    match = re.search(r"\(the lessons: ([^)]*)\)", result.stderr)
+    if result.returncode == 0 or not match:
+        sys.exit(f"an unknown lesson should be an error listing the lessons, got: {result.stderr}")
+    return [name.strip() for name in match.group(1).split(",")]
+
+
+def browser(profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in CHROMIUM_FLAGS + [f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def number(v):
+    return None if v is None else float(v)  # "-Infinity" and "NaN" as Python reads them
+
+
+def same(shown, expected):
+    """A value as the page prints it against the recording's."""
+    expected = number(expected)
+    if shown in ("–",):
+        return expected is None
+    value = {"inf": math.inf, "-inf": -math.inf, "NaN": math.nan}.get(shown)
+    value = float(shown) if value is None else value
+    if math.isnan(expected):
+        return math.isnan(value)
+    return value == expected or abs(value - expected) <= 1e-6 * max(1.0, abs(expected))
+
+
+# For every heatmap of the detail pane: its tensor id, caption and the tooltip of its first and
+# last cell (mouse moves dispatched at the canvas' corners).
+READ_FIGURES = """
+const tooltip = document.getElementById('tooltip');
+const hover = (canvas, x, y) => {
+  canvas.dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
+  return tooltip.hidden ? null : tooltip.textContent;
+};
+return [...document.querySelectorAll(arguments[0] + ' figure.heatmap')].map(f => {
+  const canvas = f.querySelector('canvas'), box = canvas && canvas.getBoundingClientRect();
+  return {tensor: f.dataset.tensor, role: f.dataset.role, stats: f.querySelector('.stats').textContent,
+          first: canvas ? hover(canvas, box.left + 1, box.top + 1) : null,
+          last: canvas ? hover(canvas, box.right - 1, box.bottom - 1) : null};
+});
+"""
+
+
+def check_figures(driver, rec, where, context):
+    figures = driver.execute_script(READ_FIGURES, where)
+    for f in figures:
+        if f["tensor"] == "":
+            continue
+        value = rec["tensors"][f["tensor"]]["value"]
+        stats = re.match(r"min (\S+) · max (\S+) · mean (\S+)", f["stats"])
+        assert stats, f"{context}: no statistics in '{f['stats']}'"
+        for shown, key in zip(stats.groups(), ("min", "max", "mean")):
+            assert same(shown, value[key]), f"{context}: tensor {f['tensor']} {key} shown {shown}, recorded {value[key]}"
+        if value["grid_rows"] and value["grid_cols"]:
+            for hovered, expected in ((f["first"], value["values"][0]), (f["last"], value["values"][-1])):
+                assert hovered, f"{context}: hovering tensor {f['tensor']} showed nothing"
+                shown = hovered.rsplit(" ", 1)[1]
+                assert same(shown, expected), f"{context}: tensor {f['tensor']} hover '{hovered}', recorded {expected}"
+    return figures
+
+
+def ids(figures, role):
+    return [int(f["tensor"]) for f in figures if f["role"] == role]
+
+
+def check_page(driver, page, rec, screenshot, click_graph):
+    driver.get(page.as_uri())
+    rows = driver.find_elements(By.CSS_SELECTOR, "#entry-list li")
+    assert len(rows) == len(rec["entries"]), f"{page}: {len(rows)} rows for {len(rec['entries'])} entries"
+    for row, entry in zip(rows, rec["entries"]):
+        driver.execute_script("arguments[0].scrollIntoView({block: 'nearest'})", row)
+        row.click()
+        context = f"{page.name} #{entry['position']} {entry['op']}"
+        title = driver.find_element(By.CSS_SELECTOR, "#detail .entry-title").text
+        assert title == f"#{entry['position']} {entry['op']}", f"{context}: the detail shows '{title}'"
+        figures = check_figures(driver, rec, "#detail", context)
+        assert ids(figures, "input") == [i["tensor"] for i in entry["inputs"] if i["tensor"] is not None], context
+        assert ids(figures, "output") == entry["outputs"], context
+        assert ids(figures, "saved") == [s["tensor"] for s in entry["saved"] if s["tensor"] is not None], context
+    if click_graph:
+        nodes = driver.find_elements(By.CSS_SELECTOR, "#graph .node.entry")
+        assert len(nodes) == len(rec["entries"]), f"{page}: {len(nodes)} graph nodes for {len(rec['entries'])} entries"
+        for node in nodes:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", node)
+            node.click()
+            position = node.get_attribute("data-position")
+            assert driver.find_element(By.ID, "detail").get_attribute("data-position") == position, page.name
+    driver.save_screenshot(str(screenshot.with_name(screenshot.stem + "-forward.png")))
+
+    step = driver.find_element(By.ID, "bw-step")
+    for k, s in enumerate(rec["backward"], start=1):
+        step.click()
+        entry = next(e for e in rec["entries"] if e["position"] == s["position"])
+        context = f"{page.name} backward step {k}"
+        status = driver.find_element(By.ID, "bw-status").text
+        assert status.startswith(f"step {k} of {len(rec['backward'])}: #{s['position']} {entry['op']}"), \
+            f"{context}: status '{status}'"
+        figures = check_figures(driver, rec, "#detail", context)
+        assert ids(figures, "grad-in") == [g for g in s["grads_in"] if g is not None], context
+        assert ids(figures, "grad-out") == [g for g in s["grads_out"] if g is not None], context
+        if k == max(1, len(rec["backward"]) // 2):
+            driver.save_screenshot(str(screenshot.with_name(screenshot.stem + "-backward.png")))
+    assert not step.is_enabled(), f"{page.name}: step is still enabled after the last entry"
+    driver.find_element(By.ID, "bw-back").click()
+    before_last = len(rec["backward"]) - 1
+    expected = f"step {before_last} of" if before_last else "forward pass"
+    assert driver.find_element(By.ID, "bw-status").text.startswith(expected), page.name
+    driver.find_element(By.ID, "bw-end").click()
+    assert "backward done" in driver.find_element(By.ID, "bw-status").text, page.name
+
+    heads = driver.find_elements(By.CSS_SELECTOR, "#attention figure.heatmap")
+    assert len(heads) == len(rec.get("attention", [])), f"{page.name}: {len(heads)} attention maps"
+    if heads:
+        driver.execute_script("arguments[0].scrollIntoView()", heads[0])
+        driver.save_screenshot(str(screenshot.with_name(screenshot.stem + "-attention.png")))
+
+    severe = [m for m in driver.get_log("browser") if m["level"] == "SEVERE"]
+    assert not severe, f"{page.name}: console errors {severe}"
+    for message in driver.get_log("performance"):
+        event = json.loads(message["message"])["message"]
+        if event["method"] == "Network.requestWillBeSent":
+            url = event["params"]["request"]["url"]
+            # chrome: and about: are the browser's own pages (its start page), never the network
+            assert url.startswith(("file:", "data:", "blob:", "chrome:", "about:")), f"{page.name}: the page requested {url}"
+
+
+def main(binary, work):
+    work = pathlib.Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    pages = []  # (page, recording, small)
+    def explore(name, *args):
+        page, dump = work / f"{name}.html", work / f"{name}.json"
+        print(tapegrad(binary, "explore", *args, "--out", str(page), "--json", str(dump)), end="")
+        pages.append((page, json.loads(dump.read_text()), len(json.loads(dump.read_text())["entries"]) <= 60))
+    explore("trace", "--trace")
+    for lesson in lesson_names(binary):
+        explore(f"lesson-{lesson}", "--lesson", lesson)
+    run = work / "run"
+    tapegrad(binary, "train", "--task", "reverse", "--max-len", "6", "--steps", "30", "--val-examples", "8",
+             "--eval-every", "0", "--out", str(run), "--overwrite")
+    explore("run", str(run), "--example", "2")
+
+    with tempfile.TemporaryDirectory() as profile:
+        driver = browser(profile)
+        try:
+            for page, rec, small in pages:
+                check_page(driver, page, rec, work / f"{page.stem}.png", click_graph=small)
+                print(f"{page.name}: {len(rec['entries'])} entries and {len(rec['backward'])} backward steps shown "
+                      f"as recorded")
+        finally:
+            driver.quit()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,157 @@
+// tapegrad explore's recording (explore/recording.h), tensor summaries and page.
+#include <cstdlib>
+#include <string>
+
+#include "apps/attention_example.h"
+#include "core/tape_capture.h"
+#include "explore/attention_maps.h"
+#include "explore/page.h"
+#include "explore/recording.h"
+#include "explore/tensor_summary.h"
+#include "test_util.h"
+
+using namespace tg;
+using namespace tg::test;
+using nlohmann::json;
+
+TEST_CASE("explore summary: a small tensor exactly, rows = all dims but the last") {
+  const json s = explore::summarize(tensor({1, -2, 3, 4, 5, 6}, {1, 2, 3}));
+  CHECK(s["shape"] == json({1, 2, 3}));
+  CHECK(s["rows"] == 2);
+  CHECK(s["cols"] == 3);
+  CHECK(s["exact"] == true);
+  CHECK(s["values"] == json({1, -2, 3, 4, 5, 6}));
+  CHECK(s["min"] == -2);
+  CHECK(s["max"] == 6);
+  CHECK(s["mean"].get<double>() == doctest::Approx(17.0 / 6));
+  const json scalar = explore::summarize(tensor({2.5}, {}));
+  CHECK(scalar["rows"] == 1);
+  CHECK(scalar["cols"] == 1);
+  CHECK(scalar["values"] == json({2.5}));
+}
+
+TEST_CASE("explore summary: a large tensor as block means, its statistics exact") {
+  // v[r][c] = 130 r + c; cell (gr, gc) averages rows [gr*100/64, (gr+1)*100/64), cols likewise
+  const json s = explore::summarize(reshape(arange(0, 100 * 130), {100, 130}));
+  CHECK(s["exact"] == false);
+  CHECK(s["grid_rows"] == 64);
+  CHECK(s["grid_cols"] == 64);
+  REQUIRE(s["values"].size() == 64 * 64);
+  CHECK(s["values"][0] == 0.5);                          // row 0, cols 0-1
+  CHECK(s["values"][64 * 64 - 1] == 98.5 * 130 + 128);   // rows 98-99, cols 127-129
+  CHECK(s["min"] == 0);
+  CHECK(s["max"] == 12999);
+  CHECK(s["mean"] == 6499.5);
+}
+
+TEST_CASE("explore summary: non-finite values as strings, statistics over the finite ones") {
+  const json s = explore::summarize(tensor({1, -INFINITY, 3, NAN}));
+  CHECK(s["values"] == json({1, "-Infinity", 3, "NaN"}));
+  CHECK(s["min"] == 1);
+  CHECK(s["max"] == 3);
+  CHECK(s["mean"] == 2);
+  CHECK(explore::summarize(tensor({-INFINITY}))["min"].is_null());
+}
+
+namespace {
+std::vector<double> shown_values(const json& rec, const Tensor& t) {
+  std::vector<double> values;
+  for (const json& v : rec["tensors"][std::to_string(t.id())]["value"]["values"])
+    values.push_back(v.is_string() ? std::stod(v.get<std::string>()) : v.get<double>());
+  return values;
+}
+
+void check_shown(const json& rec, const Tensor& t) {
+  const std::vector<float> expected = t.to_vector<float>();
+  const std::vector<double> shown = shown_values(rec, t);
+  REQUIRE(shown.size() == expected.size());
+  for (size_t i = 0; i < shown.size(); ++i) CHECK(shown[i] == doctest::Approx(expected[i]).epsilon(1e-4));
+}
+}  // namespace
+
+TEST_CASE("explore recording: the trace example's entries, values and every backward step") {
+  TapeCapture capture;
+  const cli::AttentionExample ex = cli::attention_example(0);
+  const json rec = explore::record(capture, ex.loss);
+  const auto entries = tape().entries();
+  REQUIRE(rec["entries"].size() == entries.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    CHECK(rec["entries"][i]["position"] == entries[i]->tape_position);
+    CHECK(rec["entries"][i]["op"] == entries[i]->op);
+  }
+  for (const Tensor& t : ex.steps) check_shown(rec, t);  // every intermediate's values, -inf included
+  check_shown(rec, ex.x);                                 // a constant input
+  CHECK(rec["tensors"][std::to_string(ex.x.id())]["kind"] == "constant");
+  CHECK(rec["tensors"][std::to_string(ex.Wq.id())]["kind"] == "parameter");
+  CHECK(rec["tensors"][std::to_string(ex.steps[7].id())]["name"] == "weights");
+  CHECK(rec["loss"].get<double>() == doctest::Approx(ex.loss.item()));
+  CHECK(rec["dot"].get<std::string>().find("op0 ") != std::string::npos);
+
+  // Backward ran every entry once, newest first; the first gets d loss = 1.
+  REQUIRE(rec["backward"].size() == entries.size());
+  CHECK(rec["backward"][0]["position"] == entries.back()->tape_position);
+  CHECK(rec["backward"].back()["position"] == 0);
+  const json first_in = rec["backward"][0]["grads_in"];
+  REQUIRE(first_in.size() == 1);
+  CHECK(rec["tensors"][std::to_string(first_in[0].get<int64_t>())]["value"]["values"] == json({1}));
+  // masked_fill's mask input needs no gradient
+  for (const json& step : rec["backward"])
+    if (rec["entries"][step["position"].get<size_t>()]["op"] == "masked_fill") CHECK(step["grads_out"][1].is_null());
+
+  // The parameters' gradients are those of an ordinary backward of the same example.
+  const cli::AttentionExample again = cli::attention_example(0);
+  again.loss.backward();
+  for (auto [mine, theirs] : {std::pair{ex.Wq, again.Wq}, std::pair{ex.Wk, again.Wk}, std::pair{ex.Wv, again.Wv}}) {
+    const json id = rec["leaf_grads"][std::to_string(mine.id())];
+    REQUIRE(id.is_number());
+    const std::vector<float> expected = theirs.grad().to_vector<float>();
+    const json shown = rec["tensors"][std::to_string(id.get<int64_t>())]["value"]["values"];
+    REQUIRE(shown.size() == expected.size());
+    for (size_t i = 0; i < expected.size(); ++i) CHECK(shown[i].get<double>() == doctest::Approx(expected[i]).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("explore recording: the loss must be one element that requires grad") {
+  TapeCapture capture;
+  Tensor x = tensor({1, 2}).requires_grad_();
+  Tensor y = x * 2;
+  CHECK_THROWS_WITH_AS(explore::record(capture, y), doctest::Contains("one-element tensor"), Error);
+  CHECK_THROWS_WITH_AS(explore::record(capture, tensor({1})), doctest::Contains("requires grad"), Error);
+}
+
+TEST_CASE("explore attention maps: one per softmax, labelled with the tokens, rows summing to 1") {
+  TapeCapture capture;
+  cli::attention_example(0);
+  const json maps = explore::attention_maps(explore::softmax_outputs(capture), {"a", "b", "c"});
+  REQUIRE(maps.size() == 1);
+  CHECK(maps[0]["layer"] == "#7 softmax");
+  CHECK(maps[0]["queries"] == json({"a", "b", "c"}));
+  const json w = maps[0]["weights"]["values"];
+  REQUIRE(w.size() == 9);
+  for (int r = 0; r < 3; ++r)
+    CHECK(w[3 * r].get<double>() + w[3 * r + 1].get<double>() + w[3 * r + 2].get<double>() == doctest::Approx(1).epsilon(1e-4));
+  CHECK(w[1] == 0);  // the causal mask: query 0 sees key 0 only
+}
+
+TEST_CASE("explore page: one file, its data the recording, nothing loaded from elsewhere") {
+  TapeCapture capture;
+  const cli::AttentionExample ex = cli::attention_example(0);
+  json rec = explore::record(capture, ex.loss);
+  rec["title"] = "a <b>bold</b> title";
+  const std::string html = explore::page_html(rec);
+  CHECK(html.find("<title>a &lt;b&gt;bold&lt;/b&gt; title</title>") != std::string::npos);
+  CHECK(html.find("<svg") != std::string::npos);
+  CHECK(html.find("<script src") == std::string::npos);
+  CHECK(html.find("<link") == std::string::npos);
+  const std::string open = R"(<script type="application/json" id="recording">)";
+  const size_t start = html.find(open) + open.size();
+  CHECK(json::parse(html.substr(start, html.find("</script>", start) - start)) == rec);
+}
+
+TEST_CASE("explore page: without Graphviz's dot, an error naming the graphviz package") {
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", "/nonexistent", 1);
+  CHECK_THROWS_WITH_AS(explore::render_svg("digraph { a }"), doctest::Contains("install the graphviz package"), Error);
+  setenv("PATH", path.c_str(), 1);
+  CHECK_THROWS_WITH_AS(explore::render_svg("digraph { a -> }"), doctest::Contains("dot failed"), Error);
+}

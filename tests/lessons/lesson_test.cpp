@@ -1,0 +1,105 @@
+// Lessons: every lesson runs, states facts that hold, differentiates once; the terminal printer
+// names each lesson's key steps.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.h"
+#include "tapegrad.h"
+#include "train/train_test_util.h"
+
+namespace tg::test {
+
+namespace {
+
+// Records what a lesson says, shows and checks; backward runs at once.
+struct RecordingLog : lessons::LessonLog {
+  std::vector<std::string> paragraphs, shown;
+  std::vector<std::pair<std::string, bool>> facts;
+  int backward_calls = 0;
+  void say(std::string_view text) override { paragraphs.emplace_back(text); }
+  void show(std::string_view name, const Tensor& t) override {
+    REQUIRE(t.defined());
+    shown.emplace_back(name);
+  }
+  void fact(std::string_view statement, bool holds) override { facts.emplace_back(statement, holds); }
+  void backward_from(const Tensor& loss) override {
+    REQUIRE(loss.numel() == 1);
+    ++backward_calls;
+    loss.backward();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("lessons: every lesson runs, states checked facts, and every fact holds") {
+  REQUIRE(lessons::lessons().size() >= 6);
+  for (const lessons::Lesson& lesson : lessons::lessons()) {
+    CAPTURE(lesson.name);
+    RecordingLog log;
+    lessons::run_lesson(lesson, log);
+    CHECK(log.paragraphs.size() >= 3);
+    CHECK(log.backward_calls == 1);
+    CHECK(log.facts.size() >= 2);
+    for (const auto& [statement, holds] : log.facts) {
+      CAPTURE(statement);
+      CHECK(holds);
+    }
+  }
+}
+
+TEST_CASE("lessons: find_lesson finds each by name and nothing else; run_lesson restores the modes") {
+  for (const lessons::Lesson& lesson : lessons::lessons()) CHECK(lessons::find_lesson(lesson.name) == &lesson);
+  CHECK(lessons::find_lesson("no_such_lesson") == nullptr);
+  CHECK(lessons::lesson_names().starts_with("attention_head, multi_head"));
+  RecordingLog log;
+  {
+    NoGradGuard off;
+    lessons::run_lesson(*lessons::find_lesson("nan_hunt"), log);  // turns anomaly mode on and off inside
+    CHECK_FALSE(GradMode::enabled());
+  }
+  CHECK_FALSE(AnomalyMode::enabled());
+}
+
+TEST_CASE("lessons: the cross-entropy lesson's gradient is softmax - onehot, as the lesson states") {
+  RecordingLog log;
+  lessons::run_lesson(*lessons::find_lesson("cross_entropy"), log);
+  const std::vector<std::string> expected = {"the logits' gradient equals (softmax(logits) - onehot) / N to 1e-12",
+                                             "it matches central finite differences (eps 1e-6) to 1e-8"};
+  for (const std::string& statement : expected) {
+    CAPTURE(statement);
+    auto it = std::find_if(log.facts.begin(), log.facts.end(), [&](const auto& f) { return f.first == statement; });
+    REQUIRE(it != log.facts.end());
+    CHECK(it->second);
+  }
+}
+
+TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
+  const auto list = run_cli({"lesson"});
+  REQUIRE(list.status == 0);
+  for (const lessons::Lesson& lesson : lessons::lessons()) CHECK(list.out.find(lesson.name) != std::string::npos);
+
+  const std::map<std::string, std::vector<std::string>> key_steps = {
+      {"attention_head", {"tape #0 matmul(x", "sqrt(d_k)", "masked_fill", "-inf", "softmax", "weights =",
+                          "BACKWARD from loss", "dweights (flows in)", "dWq ="}},
+      {"multi_head", {"(B,NH,T,hs)", "cat(", "W_O", "[holds] the step-by-step output equals nn::MultiHeadAttention"}},
+      {"encoder_layer", {"Post-LN", "Pre-LN", "layer_norm", "eval()", "[holds] in training mode two calls"}},
+      {"cross_entropy", {"cross_entropy(", "log_softmax", "softmax(z_n) - onehot", "numeric gradient ="}},
+      {"gradcheck", {"gradcheck of cube", "tape #", "cube(x", "[holds] the wrong rule fails gradcheck"}},
+      {"nan_hunt", {"loss =", "anomaly: an unrecorded call of 'mul' produced NaN", "masked_fill", "dscores ="}},
+  };
+  for (const auto& [name, steps] : key_steps) {
+    CAPTURE(name);
+    const auto r = run_cli({"lesson", name});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("DOES NOT HOLD") == std::string::npos);
+    for (const std::string& step : steps) {
+      CAPTURE(step);
+      CHECK(r.out.find(step) != std::string::npos);
+    }
+  }
+}
+
+}  // namespace tg::test
