@@ -86,6 +86,7 @@ TEST_CASE("coverage: every op is documented: forward and the backward rule of ea
     }
   }
   CHECK(tg::find_op_doc("no_such_op") == nullptr);
+  CHECK(tg::find_op_doc("view") == tg::find_op_doc("reshape"));  // an alias
 }
 
 TEST_CASE("coverage: docs/ops.md is what `tapegrad gradcheck --list --markdown` prints") {

@@ -50,7 +50,7 @@ TEST_CASE("register_hook on a non-leaf: sees the summed gradient once, may repla
     return Tensor();  // keep it
   });
   HookHandle doubling = h.register_hook([](const Tensor& g) { return mul(g, 2.0); });
-  sum(add(h, h)).backward();
+  sum(add(h, h)).backward({}, /*retain_graph=*/true);  // h's entry is used again below
   REQUIRE(seen.size() == 1);
   CHECK(seen[0] == std::vector<double>{2, 2});
   require_values(h.grad(), {4, 4});  // retained after the hooks

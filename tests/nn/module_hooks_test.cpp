@@ -124,7 +124,7 @@ TEST_CASE("nn::Module: set_composed records every op separately, for the module 
   layer.forward(x);
   std::vector<std::string> composed = ops_on_tape();
   for (const char* op : {"fused_attention", "relu_dropout", "linear"}) CHECK_FALSE(has(composed, op));
-  for (const char* op : {"matmul", "softmax", "masked_fill", "relu", "dropout", "transpose", "add"})
+  for (const char* op : {"matmul", "softmax", "relu", "dropout", "transpose", "add", "mul"})
     CHECK(has(composed, op));
 
   // A child registered under a composed module takes its setting, as with train().
