@@ -233,8 +233,8 @@ Tensor Module::functional_call(const NamedTensors& tensors, const std::function<
       throw Error("functional_call", fmt::format("{} has no parameter or buffer '{}'", type_, name));
     const Tensor& own = *it->second;
     if (!t.defined() || t.shape() != own.shape() || t.dtype() != own.dtype() || t.device() != own.device())
-      throw Error("functional_call", fmt::format("'{}' of {} is {}, given {}", name, type_, own.describe(),
-                                                t.defined() ? t.describe() : "an undefined tensor"));
+      throw Error("functional_call", fmt::format("'{}' of {} is {} {}, given {}", name, type_, shape_str(own.shape()),
+                                                dtype_name(own.dtype()), t.defined() ? t.describe() : "an undefined tensor"));
     bound.emplace_back(it->second, own);
   }
   for (size_t i = 0; i < bound.size(); ++i) *bound[i].first = tensors[i].second;
