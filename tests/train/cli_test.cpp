@@ -88,7 +88,7 @@ TEST_CASE("cli: train, resume, eval and sample a tiny language model") {
 
   r = run_cli({"eval", out, "--show", "1"});
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("(task lm, step 6)") != std::string::npos);
+  CHECK(r.out.find("(task lm, step 6, fused path)") != std::string::npos);
   CHECK(r.out.find("token accuracy") != std::string::npos);
   CHECK(r.out.find("  model   ") != std::string::npos);
 
