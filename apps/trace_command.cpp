@@ -93,9 +93,10 @@ void run_trace(const TraceArgs& args, Io& io) {
       if (parts.size() > 1) {
         fmt::print(out, "    {} is used {} times: its gradient is the sum of the {} contributions\n", name,
                    parts.size(), parts.size());
-        for (const GradContribution& c : parts)
-          print_value(out, c.entry < 0 ? std::string("from the seed") : fmt::format("from #{} (input {})", c.entry, c.input),
-                      c.grad);
+        for (const GradContribution& c : parts) {
+          const std::string from = c.entry < 0 ? "from the seed" : fmt::format("from #{} (input {})", c.entry, c.input);
+          print_value(out, from, c.grad);
+        }
       }
       print_value(out, "d" + name + (parts.size() > 1 ? " (their sum, flows in)" : " (flows in)"), g);
     }

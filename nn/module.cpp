@@ -25,6 +25,15 @@ void replace_data(const Tensor& t, const Tensor& value) {
 
 std::string join_names(const std::vector<std::string>& names) { return fmt::format("{}", fmt::join(names, ", ")); }
 
+// Names t `full` (its dotted name from some module down) when its name is a shorter form of it
+// ("weight", "q_proj.weight" for "self_attn.q_proj.weight"); a name given otherwise is kept.
+void name_tensor(const Tensor& t, const std::string& full) {
+  const std::string& now = t.name();
+  const bool shorter_form = now.empty() || (full.size() > now.size() && full.ends_with(now) &&
+                                            full[full.size() - now.size() - 1] == '.');
+  if (shorter_form) t.impl()->name = full;  // (set_name would also rename a producer's output: a leaf has none)
+}
+
 }  // namespace
 
 // ---- registration ---------------------------------------------------------------------------
@@ -61,11 +70,10 @@ void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   if (!module) throw Error(type_, fmt::format("child module '{}' is null", name));
   module->train(training_);
   module->set_composed(composed_);
-  // The child's tensors carry their names within the child ("q_proj.weight"): prefix them. A
-  // tensor named otherwise (by the user, or tied and named by another module first) keeps its name.
-  for (const Found& f : module->collect(Select::all))
-    if (f.tensor->name() == f.name) f.tensor->set_name(name + "." + f.name);
   children_.emplace_back(std::move(name), std::move(module));
+  // The child's tensors carry their names within the child ("q_proj.weight"): prefix them.
+  const auto& [child_name, child] = children_.back();
+  for (const Found& f : child->collect(Select::all)) name_tensor(*f.tensor, child_name + "." + f.name);
 }
 
 // ---- the tree -------------------------------------------------------------------------------
@@ -97,8 +105,10 @@ std::vector<std::pair<std::string, const Module*>> Module::named_modules() const
 NamedTensors Module::named_parameters() const {
   NamedTensors out;
   std::set<const TensorImpl*> seen;
-  for (const Found& f : collect(Select::parameters))
+  for (const Found& f : collect(Select::parameters)) {
+    name_tensor(*f.tensor, f.name);  // catches up a child registered below a registered one
     if (seen.insert(f.tensor->impl()).second) out.emplace_back(f.name, *f.tensor);
+  }
   return out;
 }
 
@@ -110,7 +120,10 @@ std::vector<Tensor> Module::parameters() const {
 
 NamedTensors Module::named_buffers() const {
   NamedTensors out;
-  for (const Found& f : collect(Select::buffers)) out.emplace_back(f.name, *f.tensor);
+  for (const Found& f : collect(Select::buffers)) {
+    name_tensor(*f.tensor, f.name);
+    out.emplace_back(f.name, *f.tensor);
+  }
   return out;
 }
 
@@ -220,8 +233,8 @@ Tensor Module::functional_call(const NamedTensors& tensors, const std::function<
       throw Error("functional_call", fmt::format("{} has no parameter or buffer '{}'", type_, name));
     const Tensor& own = *it->second;
     if (!t.defined() || t.shape() != own.shape() || t.dtype() != own.dtype() || t.device() != own.device())
-      throw Error("functional_call", fmt::format("'{}' of {} is {}, given {}", name, type_, own.describe(),
-                                                t.defined() ? t.describe() : "an undefined tensor"));
+      throw Error("functional_call", fmt::format("'{}' of {} is {} {}, given {}", name, type_, shape_str(own.shape()),
+                                                dtype_name(own.dtype()), t.defined() ? t.describe() : "an undefined tensor"));
     bound.emplace_back(it->second, own);
   }
   for (size_t i = 0; i < bound.size(); ++i) *bound[i].first = tensors[i].second;

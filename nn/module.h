@@ -31,7 +31,10 @@
 // Parameters and buffers are named like their state_dict entries: a module names each one as it
 // registers it ("weight") and a parent prefixes its child's names as it registers the child
 // ("q_proj.weight", then "self_attn.q_proj.weight", ...), so the tape, trace and DOT show
-// layers.0.self_attn.q_proj.weight once the model is built (nothing is named per step).
+// layers.0.self_attn.q_proj.weight once the model is built (nothing is named per step). A child
+// registered below an already registered module (a ModuleList filled later) gets its full name
+// from the next registration above it or from named_parameters() / named_buffers(). A name the
+// user gave (not a shorter form of the dotted one) is kept.
 //
 // Forward hooks see what goes through a module's forward (PyTorch's register_forward_hook):
 //

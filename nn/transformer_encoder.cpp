@@ -8,9 +8,9 @@ TransformerEncoder::TransformerEncoder(const EncoderLayerConfig& layer, int64_t 
     : Module("TransformerEncoder") {
   if (num_layers <= 0)
     throw Error("TransformerEncoder", fmt::format("num_layers must be positive, got {}", num_layers));
-  layer_list_ = register_module("layers", std::make_shared<ModuleList>());
-  for (int64_t i = 0; i < num_layers; ++i)
-    layers.push_back(layer_list_->push_back(std::make_shared<EncoderLayer>(layer)));
+  auto list = std::make_shared<ModuleList>();
+  for (int64_t i = 0; i < num_layers; ++i) layers.push_back(list->push_back(std::make_shared<EncoderLayer>(layer)));
+  layer_list_ = register_module("layers", list);  // once filled, so that its layers' tensors are named layers.N.*
   if (final_norm)
     norm = register_module("norm", std::make_shared<LayerNorm>(Shape{layer.d_model}, layer.layer_norm_eps));
 }

@@ -24,7 +24,9 @@ const std::vector<OpCase>& op_cases() {
 
 const OpDoc* find_op_doc(std::string_view op) {
   const auto& cases = op_cases();
-  auto it = std::find_if(cases.begin(), cases.end(), [&](const OpCase& c) { return c.op == op; });
+  auto it = std::find_if(cases.begin(), cases.end(), [&](const OpCase& c) {
+    return c.op == op || std::find(c.tape_aliases.begin(), c.tape_aliases.end(), op) != c.tape_aliases.end();
+  });
   return it == cases.end() ? nullptr : &it->doc;
 }
 
@@ -38,6 +40,7 @@ std::string ops_markdown() {
       "composed ops do in one tape entry.\n";
   for (const OpCase& c : op_cases()) {
     md += fmt::format("\n## {}\n\n{}\n\n    {}\n", c.op, c.doc.summary, c.doc.forward_text);
+    if (!c.tape_aliases.empty()) md += fmt::format("\nOn the tape also as: {}.\n", fmt::join(c.tape_aliases, ", "));
     if (c.doc.backward.empty()) {
       md += "\nBackward: none (no input takes a gradient).\n";
       continue;

@@ -48,11 +48,13 @@ struct OpCase {
   std::function<std::vector<Tensor>()> inputs;  // fresh float64 inputs; the differentiable ones require grad
   GradcheckFn fn;                               // a function through the op (which must show on its tape)
   GradcheckOptions options = {};
+  std::vector<std::string> tape_aliases = {};  // other names its entries take on the tape (reshape: "view")
 };
 
 // Every op's record, in the order of the op folders' names.
 const std::vector<OpCase>& op_cases();
-// The documentation of the op named `op` (as Entry::op on the tape); null for an unknown name.
+// The documentation of the op an entry named `op` records (Entry::op: an op's name or one of its
+// tape_aliases); null for an unknown name.
 const OpDoc* find_op_doc(std::string_view op);
 // docs/ops.md: one section per op (summary, forward, backward per input), in op_cases() order.
 std::string ops_markdown();

@@ -10,5 +10,6 @@ TG_OP_CASE(reshape) {
                                 R"(\bar{x} = \operatorname{reshape}(\overline{\mathrm{out}}, )"
                                 R"(\operatorname{shape}(x)))"}}},
           .inputs = [] { return std::vector<Tensor>{case_input({2, 3}, 1)}; },
-          .fn = [](const std::vector<Tensor>& in) { return reshape(in[0], {3, 2}); }};
+          .fn = [](const std::vector<Tensor>& in) { return reshape(in[0], {3, 2}); },
+          .tape_aliases = {"view"}};
 }

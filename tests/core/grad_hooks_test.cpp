@@ -44,15 +44,15 @@ TEST_CASE("register_hook on a non-leaf: sees the summed gradient once, may repla
   Tensor x = tensor({1, 2}).requires_grad_();
   Tensor h = mul(x, 1.0);
   h.retain_grad();
-  std::vector<std::vector<double>> seen;
+  std::vector<std::vector<float>> seen;
   HookHandle watch = h.register_hook([&](const Tensor& g) {
-    seen.push_back(g.to_vector<double>());
+    seen.push_back(g.to_vector<float>());
     return Tensor();  // keep it
   });
   HookHandle doubling = h.register_hook([](const Tensor& g) { return mul(g, 2.0); });
-  sum(add(h, h)).backward();
+  sum(add(h, h)).backward({}, /*retain_graph=*/true);  // h's entry is used again below
   REQUIRE(seen.size() == 1);
-  CHECK(seen[0] == std::vector<double>{2, 2});
+  CHECK(seen[0] == std::vector<float>{2, 2});
   require_values(h.grad(), {4, 4});  // retained after the hooks
   require_values(x.grad(), {4, 4});  // the replacement flows on
 

@@ -13,7 +13,7 @@ TEST_CASE("readable tape: a scalar constant prints its value, a one-element tens
   Tensor z = add(y, tensor({-2.5}, {1, 1}));
   auto entries = tape().entries();
   REQUIRE(entries.size() == 2);
-  CHECK(entries[0]->str() == "#0   mul(x (2,3), 0.125 const) -> (2,3)");
+  CHECK(entries[0]->str() == "#0   mul(x (2,3), 0.125 const) -> (2,3)  saved: b");
   CHECK(entries[1]->str() == "#1   add((2,3), -2.5 const) -> (2,3)");
   CHECK(entries[1]->inputs[1].scalar.defined());
   CHECK_FALSE(entries[1]->inputs[0].scalar.defined());  // requires grad: shown by shape
@@ -30,12 +30,12 @@ TEST_CASE("readable tape: set_name after the op names its output on the entry an
   auto entries = tape().entries();
   REQUIRE(entries.size() == 2);
   CHECK(entries[0]->outputs[0].name == "q");
-  CHECK(entries[0]->str() == "#0   matmul((2,2), (2,2)) -> q (2,2)");
+  CHECK(entries[0]->str() == "#0   matmul((2,2), (2,2)) -> q (2,2)  saved: a, b");
   CHECK(entries[1]->inputs[0].name() == "q");
   CHECK(entries[1]->str().find("sum(q (2,2)") != std::string::npos);
   CHECK(entries[1]->str().find("-> loss ()") != std::string::npos);
   x.set_name("x");  // a leaf named after use: read from the leaf itself
-  CHECK(entries[0]->str() == "#0   matmul(x (2,2), x (2,2)) -> q (2,2)");
+  CHECK(entries[0]->str() == "#0   matmul(x (2,2), x (2,2)) -> q (2,2)  saved: a, b");
   const std::string dot = tape().to_dot();
   CHECK(dot.find("q\\n(2,2)") != std::string::npos);
   CHECK(dot.find("x\\n(2,2)") != std::string::npos);

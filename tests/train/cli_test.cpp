@@ -88,7 +88,7 @@ TEST_CASE("cli: train, resume, eval and sample a tiny language model") {
 
   r = run_cli({"eval", out, "--show", "1"});
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("(task lm, step 6)") != std::string::npos);
+  CHECK(r.out.find("(task lm, step 6, fused path)") != std::string::npos);
   CHECK(r.out.find("token accuracy") != std::string::npos);
   CHECK(r.out.find("  model   ") != std::string::npos);
 
@@ -131,6 +131,14 @@ TEST_CASE("cli: gradcheck passes for every registered op, and --list prints thei
 
   const auto one = run_cli({"gradcheck", "softmax", "matmul"});
   CHECK(one.out.find("2 ops checked: 2 passed") != std::string::npos);
+
+  const auto markdown = run_cli({"gradcheck", "--list", "--markdown"});
+  CHECK(markdown.status == 0);
+  CHECK(markdown.out == tg::ops_markdown());  // docs/ops.md is compared with it (coverage_test.cpp)
+  CHECK(markdown.out.find("## softmax\n") != std::string::npos);
+  CHECK(markdown.out.find("    dx_i = out_i * (grad_i - sum_k grad_k out_k)\n") != std::string::npos);
+  CHECK(run_cli({"gradcheck", "--markdown"}).status == 2);
+  CHECK(run_cli({"gradcheck", "--list", "--markdown", "exp"}).status == 2);
 }
 
 TEST_CASE("cli: trace prints the forward tape with values, backward entry by entry, and writes DOT") {
@@ -138,8 +146,14 @@ TEST_CASE("cli: trace prints the forward tape with values, backward entry by ent
   const std::string dot = (dir.path() / "attention.dot").string();
   const auto r = run_cli({"trace", "--dot", dot});
   REQUIRE(r.status == 0);
-  for (const char* expected : {"FORWARD", "masked_fill", "softmax", "weights =", "BACKWARD", "dweights (flows in)",
-                               "dWq =", "causal_mask: no gradient"}) {
+  for (const char* expected :
+       {"FORWARD", "masked_fill", "softmax", "weights =", "BACKWARD", "dweights (flows in)", "dWq =",
+        "causal_mask: no gradient",
+        "mul(q k^T (3,3), 0.5 const) -> scores (3,3)",           // a scalar's value, names set after the op
+        "the constant 0.5: no gradient",                         // and in backward
+        "rule: dx_i = out_i * (grad_i - sum_k grad_k out_k)",    // softmax's backward rule
+        "out is used 2 times: its gradient is the sum of the 2 contributions",  // mul(out, out)
+        "dout (their sum, flows in)", "dout (flows out: 1 of the 2 contributions that add up to dout)"}) {
     CAPTURE(expected);
     CHECK(r.out.find(expected) != std::string::npos);
   }
