@@ -21,7 +21,7 @@ void require_shape(const lessons::Table& t, size_t rows, size_t columns) {
 }
 }  // namespace
 
-TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k); unscaled softmax saturates") {
+TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k); unscaled softmax saturates with d_k") {
   const lessons::ExperimentResult r = lessons::scaling_experiment({.seed = 0, .steps = 0, .queries = 256});
   require_shape(r.table, 6, 7);
   for (size_t i = 0; i < r.table.rows.size(); ++i) {
@@ -34,7 +34,8 @@ TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k);
   const size_t dk64 = 3;
   REQUIRE(r.table.labels[dk64] == "64");
   CHECK(r.table.at(dk64, "max-prob unscaled") > 0.5);
-  CHECK(r.table.at(5, "grad rms unscaled") < r.table.at(5, "grad rms scaled") / 10);  // d_k 1024
+  for (size_t i = 1; i < r.table.rows.size(); ++i)  // saturation grows with d_k unscaled
+    CHECK(r.table.at(i, "max-prob unscaled") > r.table.at(i - 1, "max-prob unscaled"));
   REQUIRE(r.figure.panels.size() == 3);
 }
 
