@@ -85,7 +85,7 @@ TEST_CASE("experiments: the plot is an SVG drawn by gnuplot; the registry and op
   CHECK(lessons::find_experiment("nope") == nullptr);
   CHECK(lessons::experiment_names() == "scaling, mask, init, heads");
   const lessons::Experiment& init = *lessons::find_experiment("init");
-  CHECK(lessons::resolved(init, {}).steps == 300);
+  CHECK(lessons::resolved(init, {}).steps == 200);
   CHECK_THROWS_WITH_AS(lessons::resolved(init, {.seed = 0, .steps = 100001, .queries = 0}),
                        doctest::Contains("--steps must be in [1, 100000]"), Error);
 }
