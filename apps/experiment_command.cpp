@@ -50,7 +50,7 @@ void add_experiment_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       "experiment", "List the experiments, or run one: a table of measurements and an SVG plot (gnuplot)");
   auto args = std::make_shared<ExperimentArgs>();
   sub->add_option("name", args->name, "the experiment to run (none: list them)");
-  sub->add_option("--steps", args->options.steps, "training steps per run (init, heads; default 300)")
+  sub->add_option("--steps", args->options.steps, "training steps per run (init, heads; default 200)")
       ->check(integer_in(1, 100000));
   sub->add_option("--queries", args->options.queries, "query rows per d_k (scaling; default 64)")
       ->check(integer_in(1, 4096));

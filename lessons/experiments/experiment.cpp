@@ -39,9 +39,9 @@ const std::vector<Experiment>& experiments() {
        64, scaling_experiment},
       {"mask", "-inf vs -1e9 vs -1e4 vs -10 vs 0 for masked keys: what leaks into weights, outputs and gradients", 0,
        0, mask_experiment},
-      {"init", "Xavier vs N(0,1) vs N(0,0.001^2) weights: loss while training the reverse task", 300, 0,
+      {"init", "Xavier vs N(0,1) vs N(0,0.001^2) weights: loss while training the reverse task", 200, 0,
        init_experiment},
-      {"heads", "1, 2, 4 and 8 heads at d_model 32: accuracy on the sort task after N steps", 300, 0,
+      {"heads", "1, 2, 4 and 8 heads at d_model 32: accuracy on the reverse task after N steps", 200, 0,
        heads_experiment},
   };
   return all;

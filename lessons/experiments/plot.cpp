@@ -63,7 +63,7 @@ std::string gnuplot_script(const Figure& figure, const std::filesystem::path& sv
       for (size_t i = 0; i < series.x.size(); ++i) s += fmt::format("{:.9g} {:.9g}\n", series.x[i], series.y[i]);
       s += "EOD\n";
     }
-  s += fmt::format("set terminal svg size {},420 font 'sans,11' background rgb 'white'\nset output {}\n",
+  s += fmt::format("set terminal svg size {},420 noenhanced font 'sans,11' background rgb 'white'\nset output {}\n",
                    460 * figure.panels.size(), quoted(svg.string()));
   s += fmt::format("set multiplot layout 1,{} title {}\n", figure.panels.size(), quoted(figure.title));
   for (size_t p = 0; p < figure.panels.size(); ++p) write_panel(s, figure.panels[p], p);

@@ -3,8 +3,7 @@
 // or q k^T / sqrt(d_k) (scaled). Measured per variant:
 //   score std            the spread of the scores: sqrt(d_k) unscaled, 1 scaled
 //   mean max-prob        the mean over queries of max_j softmax(scores)_j: near 1 = saturated (one-hot)
-//   grad rms             the RMS of d loss / d scores for loss = sum(softmax(scores) * r), r ~ N(0,1):
-//                        a saturated softmax passes almost no gradient
+//   grad rms             the RMS of d loss / d scores for loss = sum(softmax(scores) * r), r ~ N(0,1)
 #include <cmath>
 
 #include "core/factories.h"
@@ -67,10 +66,10 @@ ExperimentResult scaling_experiment(const ExperimentOptions& options) {
   }
   r.figure = {"Scaling the scores by 1/sqrt(d_k)", {spread, saturation, gradient}};
   r.notes = {
-      "Unscaled, the scores' std grows as sqrt(d_k) and softmax saturates towards one-hot rows; the gradient "
-      "reaching the scores shrinks accordingly.",
-      "Scaled, the std stays near 1 at every d_k and the weights stay spread over the 512 keys (1/512 = 0.002 is "
-      "uniform)."};
+      "Unscaled, the scores' std grows as sqrt(d_k) and softmax saturates: the mean largest weight climbs towards "
+      "1. Scaled, the std stays near 1 at every d_k and the weights stay spread over the 512 keys (uniform: 0.002).",
+      "The RMS gradient per score is not smaller unscaled: it is concentrated on the few keys that hold the weight, "
+      "while a spread-out softmax passes a little gradient to every key."};
   return r;
 }
 

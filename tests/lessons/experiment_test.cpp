@@ -21,7 +21,7 @@ void require_shape(const lessons::Table& t, size_t rows, size_t columns) {
 }
 }  // namespace
 
-TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k); unscaled softmax saturates") {
+TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k); unscaled softmax saturates with d_k") {
   const lessons::ExperimentResult r = lessons::scaling_experiment({.seed = 0, .steps = 0, .queries = 256});
   require_shape(r.table, 6, 7);
   for (size_t i = 0; i < r.table.rows.size(); ++i) {
@@ -34,7 +34,8 @@ TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k);
   const size_t dk64 = 3;
   REQUIRE(r.table.labels[dk64] == "64");
   CHECK(r.table.at(dk64, "max-prob unscaled") > 0.5);
-  CHECK(r.table.at(5, "grad rms unscaled") < r.table.at(5, "grad rms scaled") / 10);  // d_k 1024
+  for (size_t i = 1; i < r.table.rows.size(); ++i)  // saturation grows with d_k unscaled
+    CHECK(r.table.at(i, "max-prob unscaled") > r.table.at(i - 1, "max-prob unscaled"));
   REQUIRE(r.figure.panels.size() == 3);
 }
 
@@ -84,7 +85,7 @@ TEST_CASE("experiments: the plot is an SVG drawn by gnuplot; the registry and op
   CHECK(lessons::find_experiment("nope") == nullptr);
   CHECK(lessons::experiment_names() == "scaling, mask, init, heads");
   const lessons::Experiment& init = *lessons::find_experiment("init");
-  CHECK(lessons::resolved(init, {}).steps == 300);
+  CHECK(lessons::resolved(init, {}).steps == 200);
   CHECK_THROWS_WITH_AS(lessons::resolved(init, {.seed = 0, .steps = 100001, .queries = 0}),
                        doctest::Contains("--steps must be in [1, 100000]"), Error);
 }
