@@ -112,12 +112,12 @@ std::string render_svg(const std::string& dot_source) {
 }
 
 std::string page_html(const nlohmann::json& recording) {
-  return fill(kPageTemplate, {{"TITLE", html_escape(recording.value("title", "tapegrad explore"))},
-                              {"STYLE", std::string(kPageStyle)},
+  return fill(page_template(), {{"TITLE", html_escape(recording.value("title", "tapegrad explore"))},
+                              {"STYLE", std::string(page_style())},
                               {"GRAPH", render_svg(top_to_bottom(recording.at("dot").get<std::string>()))},
                               {"DATA", script_safe(recording.dump())},
-                              {"KATEX", script_safe(kKatexScript)},
-                              {"SCRIPT", script_safe(kPageScript)}});
+                              {"KATEX", script_safe(katex_script())},
+                              {"SCRIPT", script_safe(page_script())}});
 }
 
 void write_page(const std::filesystem::path& file, const nlohmann::json& recording) {

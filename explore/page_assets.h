@@ -1,14 +1,14 @@
 #pragma once
-// The explorer page's files, inlined at build time (explore/CMakeLists.txt generates their
+// The explorer page's files, compiled in at build time (cmake/embed_files.cmake generates their
 // definitions): the template, style and script in explore/page/, and KaTeX's script from
 // Debian's node-katex package.
 #include <string_view>
 
 namespace tg::explore {
 
-extern const std::string_view kPageTemplate;  // explore/page/explore.html: {{NAME}} slots
-extern const std::string_view kPageStyle;     // explore/page/explore.css
-extern const std::string_view kPageScript;    // explore/page/explore.js
-extern const std::string_view kKatexScript;   // katex.min.js
+std::string_view page_template();  // explore/page/explore.html: {{NAME}} slots
+std::string_view page_style();     // explore/page/explore.css
+std::string_view page_script();    // explore/page/explore.js
+std::string_view katex_script();   // katex.min.js
 
 }  // namespace tg::explore

@@ -32,7 +32,7 @@ void export_pytorch(const Checkpoint& checkpoint, const std::filesystem::path& d
 // every missing, unexpected and wrong-shaped entry in PyTorch's names and both shapes.
 Checkpoint import_pytorch(Checkpoint checkpoint, const std::filesystem::path& state_dict);
 
-// The text of train/tapegrad_model.py (compiled in; tapegrad_model_py.cpp.in).
+// The text of train/tapegrad_model.py (compiled in by train/CMakeLists.txt: tapegrad_embed_files).
 std::string_view tapegrad_model_py();
 
 }  // namespace tg::train

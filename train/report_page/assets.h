@@ -1,5 +1,5 @@
 #pragma once
-// The files report.html is made of, compiled into the library: train/report_page/embed.cmake
+// The files report.html is made of, compiled into the library: cmake/embed_files.cmake
 // generates their definitions at build time, so a run reads none of them.
 #include <string_view>
 
