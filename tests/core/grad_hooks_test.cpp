@@ -4,7 +4,7 @@
 using namespace tg;
 using namespace tg::test;
 
-TEST_CASE("retain_grad: a non-leaf keeps its gradient; without it grad() is undefined and says why") {
+TEST_CASE("retain_grad: a non-leaf keeps its gradient, without it grad() is undefined and says why") {
   Tensor x = tensor({1, 2, 3}).requires_grad_();
   Tensor h = mul(x, 2.0);
   Tensor kept = mul(h, h);

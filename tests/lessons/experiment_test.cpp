@@ -21,7 +21,7 @@ void require_shape(const lessons::Table& t, size_t rows, size_t columns) {
 }
 }  // namespace
 
-TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k); unscaled softmax saturates with d_k") {
+TEST_CASE("experiment scaling: scaled score std near 1, unscaled near sqrt(d_k), unscaled softmax saturates with d_k") {
   const lessons::ExperimentResult r = lessons::scaling_experiment({.seed = 0, .steps = 0, .queries = 256});
   require_shape(r.table, 6, 7);
   for (size_t i = 0; i < r.table.rows.size(); ++i) {
@@ -55,7 +55,7 @@ TEST_CASE("experiment mask: -inf leaks nothing, a finite fill leaks into the all
   CHECK(r.table.at(4, "hidden-value grad") > 0.01);
 }
 
-TEST_CASE("experiments init and heads: one row per variant after a few steps; N(0,1) starts with a larger loss") {
+TEST_CASE("experiments init and heads: one row per variant after a few steps, N(0,1) starts with a larger loss") {
   const lessons::ExperimentResult init = lessons::init_experiment({.seed = 0, .steps = 4, .queries = 0});
   require_shape(init.table, 3, 6);
   CHECK(init.table.labels == std::vector<std::string>{"Xavier", "N(0,1)", "N(0,0.001^2)"});
@@ -69,7 +69,7 @@ TEST_CASE("experiments init and heads: one row per variant after a few steps; N(
   CHECK(heads.table.at(3, "head size") == 4);
 }
 
-TEST_CASE("experiments: the plot is an SVG drawn by gnuplot; the registry and option checks") {
+TEST_CASE("experiments: the plot is an SVG drawn by gnuplot, the registry and option checks") {
   TempDir dir("experiment_plot");
   lessons::Figure figure{"a 'quoted' title", {{"panel", "x", "y", true, false, {}, {{"line", {1, 2, 4}, {3, 2, 1}}}},
                                               {"bars", "fill", "y", false, false, {"-inf", "0"}, {{"s", {0, 1}, {0, 1}}}}}};

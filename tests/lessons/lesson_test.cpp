@@ -50,7 +50,7 @@ TEST_CASE("lessons: every lesson runs, states checked facts, and every fact hold
   }
 }
 
-TEST_CASE("lessons: find_lesson finds each by name and nothing else; run_lesson restores the modes") {
+TEST_CASE("lessons: find_lesson finds each by name and nothing else, run_lesson restores the modes") {
   for (const lessons::Lesson& lesson : lessons::lessons()) CHECK(lessons::find_lesson(lesson.name) == &lesson);
   CHECK(lessons::find_lesson("no_such_lesson") == nullptr);
   CHECK(lessons::lesson_names().starts_with("attention_head, multi_head"));
@@ -82,7 +82,7 @@ TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
   for (const lessons::Lesson& lesson : lessons::lessons()) CHECK(list.out.find(lesson.name) != std::string::npos);
 
   const std::map<std::string, std::vector<std::string>> key_steps = {
-      {"attention_head", {"tape #0 matmul(x", "sqrt(d_k)", "masked_fill", "-inf", "softmax", "weights =",
+      {"attention_head", {"matmul(x (4,4) const, Wq (4,4)) -> q", "sqrt(d_k)", "masked_fill", "-inf", "softmax", "weights =",
                           "BACKWARD from loss", "dweights (flows in)", "dWq ="}},
       {"multi_head", {"(B,NH,T,hs)", "cat(", "W_O", "[holds] the step-by-step output equals nn::MultiHeadAttention"}},
       {"encoder_layer", {"Post-LN", "Pre-LN", "layer_norm", "eval()", "[holds] in training mode two calls"}},

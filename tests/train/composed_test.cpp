@@ -78,7 +78,7 @@ TEST_CASE("composed path: the default model's loss and every parameter gradient 
   }
 }
 
-TEST_CASE("composed path: a few training steps give the fused path's losses; the run's config says which ran") {
+TEST_CASE("composed path: a few training steps give the fused path's losses, the run's config says which ran") {
   test::TempDir dir("composed_train");
   train::TrainConfig config = test::tiny_config("reverse", dir.path() / "run");
   config.steps = 5, config.warmup = 1, config.dropout = 0.1;

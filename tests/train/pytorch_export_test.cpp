@@ -80,7 +80,7 @@ TEST_CASE("export --format pytorch writes PyTorch's state_dict, the model's Pyth
   CHECK(py.find("class TapegradModel(nn.Module)") != std::string::npos);
 }
 
-TEST_CASE("export -> import gives the run's weights back bit for bit; the rest of the run is kept") {
+TEST_CASE("export -> import gives the run's weights back bit for bit, the rest of the run is kept") {
   TempDir dir("import_pytorch");
   const std::string run = tiny_run(dir);
   const std::filesystem::path out = dir.path() / "torch", imported = dir.path() / "imported";

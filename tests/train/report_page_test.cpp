@@ -30,7 +30,7 @@ std::vector<std::string> lines(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("metrics_log: records read back exactly as json_line wrote them; other types and blank lines skipped") {
+TEST_CASE("metrics_log: records read back exactly as json_line wrote them, other types and blank lines skipped") {
   TempDir dir("metrics_read");
   const train::StepMetrics s{.step = 3, .loss = 0.1 + 0.2, .lr = 3e-3 / 7, .grad_norm = 1.5, .token_accuracy = 1 / 3.0,
                              .tokens = 1088, .ms = 2.25};
@@ -86,7 +86,7 @@ TEST_CASE("metrics_csv: one row per step, the evaluation's columns on its step, 
             "1,2.5,0.001,1,0.25,10,3,,,,,", "2,,0.002,0.5,0.5,,4,1.5,0.75,0.5,8,7", "3,,,,,,,1,1,1,8,6"});
 }
 
-TEST_CASE("report_html: one file with Chart.js, the script and the data inlined; no token can end the script") {
+TEST_CASE("report_html: one file with Chart.js, the script and the data inlined, no token can end the script") {
   train::RunReport run{.name = "runs/</script><b>x", .config_json = train::to_json(train::TrainConfig{}),
                        .metrics = {}, .attention = {}};
   run.metrics.steps = {{.step = 1, .loss = 0.1 + 0.2, .lr = 1e-3, .grad_norm = 2, .token_accuracy = 0.5, .tokens = 7,
