@@ -1,14 +1,14 @@
 // tapegrad lesson [NAME]: without a name, lists the lessons (lessons/lesson.h); with one, prints
 // it in the terminal: each paragraph of prose, the tape entries recorded since the previous
 // step, the tensors the lesson shows with their values, the facts it checked, and backward one
-// entry at a time with the gradients flowing in and out. A fact that does not hold sets exit 1.
+// entry at a time with each op's backward rule and the gradients flowing in and out (as trace does). A fact that does not hold sets exit 1.
 #include <map>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "apps/backward_printout.h"
 #include "apps/commands.h"
-#include "core/backward.h"
 #include "core/error.h"
 #include "core/format.h"
 #include "core/tape.h"
@@ -34,13 +34,6 @@ std::string wrapped(std::string_view text, size_t width) {
   return out + line;
 }
 
-// "    what =" and t's printout below it, indented.
-void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
-  std::string indented;
-  for (char ch : to_string(t)) indented += ch == '\n' ? std::string("\n      ") : std::string(1, ch);
-  fmt::print(out, "    {} =\n      {}\n", what, indented);
-}
-
 class TerminalLog : public lessons::LessonLog {
  public:
   explicit TerminalLog(std::FILE* out) : out_(out) {}
@@ -64,19 +57,7 @@ class TerminalLog : public lessons::LessonLog {
     print_new_entries();
     fmt::print(out_, "\nBACKWARD from {}: the entries in reverse order, each turning the gradient of its output "
                      "into the gradients of its inputs\n", label(loss.id(), loss.name()));
-    BackwardStepper stepper(loss);
-    while (!stepper.done()) {
-      fmt::print(out_, "\n{}\n", stepper.peek());  // before step(), which releases its saved tensors
-      const Entry& e = stepper.step();
-      for (size_t i = 0; i < e.outputs.size(); ++i)
-        if (stepper.last_output_grads()[i].defined())
-          print_value(out_, "d" + label(e.outputs[i]) + " (flows in)", stepper.last_output_grads()[i]);
-      for (size_t i = 0; i < e.inputs.size(); ++i) {
-        const Tensor& g = stepper.last_input_grads()[i];
-        if (g.defined()) print_value(out_, "d" + label(e.inputs[i].record) + " (flows out)", g);
-        else fmt::print(out_, "    {}: no gradient (it does not require one)\n", label(e.inputs[i].record));
-      }
-    }
+    print_backward(out_, loss, [this](int64_t id, const std::string& recorded) { return label(id, recorded); });
     fmt::print(out_, "\n");
   }
 
@@ -94,7 +75,6 @@ class TerminalLog : public lessons::LessonLog {
     if (it != names_.end()) return it->second;
     return recorded.empty() ? fmt::format("tensor {}", id) : recorded;
   }
-  std::string label(const TensorRecord& r) const { return label(r.id, r.name); }
 
   std::FILE* out_;
   uint64_t next_creation_order_ = 0;

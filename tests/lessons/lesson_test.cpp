@@ -83,7 +83,8 @@ TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
 
   const std::map<std::string, std::vector<std::string>> key_steps = {
       {"attention_head", {"matmul(x (4,4) const, Wq (4,4)) -> q", "sqrt(d_k)", "masked_fill", "-inf", "softmax", "weights =",
-                          "BACKWARD from loss", "dweights (flows in)", "dWq ="}},
+                          "BACKWARD from loss", "dweights (flows in)", "dWq =",
+                          "rule: da = sum_to(grad @ b^T, a.shape)", "out is used 2 times"}},
       {"multi_head", {"(B,NH,T,hs)", "cat(", "W_O", "[holds] the step-by-step output equals nn::MultiHeadAttention"}},
       {"encoder_layer", {"Post-LN", "Pre-LN", "layer_norm", "eval()", "[holds] in training mode two calls"}},
       {"cross_entropy", {"cross_entropy(", "log_softmax", "softmax(z_n) - onehot", "numeric gradient ="}},

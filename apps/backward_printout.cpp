@@ -1,0 +1,64 @@
+#include "apps/backward_printout.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/backward.h"
+#include "core/format.h"
+#include "core/tape.h"
+#include "ops/op_registry.h"
+
+namespace tg::cli {
+
+void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
+  std::string indented;
+  for (char ch : to_string(t)) indented += ch == '\n' ? std::string("\n      ") : std::string(1, ch);
+  fmt::print(out, "    {} =\n      {}\n", what, indented);
+}
+
+void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label) {
+  std::map<int64_t, int> uses;  // tensor id -> how many entries' inputs it is
+  for (const auto& e : tape().entries())
+    for (const EntryInput& in : e->inputs) ++uses[in.record.id];
+
+  BackwardStepper stepper(loss);
+  while (!stepper.done()) {
+    fmt::print(out, "\n{}\n", stepper.peek());  // before step(), which releases its saved tensors
+    const Entry& e = stepper.step();
+    if (const OpDoc* doc = find_op_doc(e.op))
+      for (const BackwardRuleDoc& rule : doc->backward) fmt::print(out, "    rule: {}\n", rule.text);
+    for (size_t i = 0; i < e.outputs.size(); ++i) {
+      const Tensor& g = stepper.last_output_grads()[i];
+      if (!g.defined()) continue;
+      const std::string name = label(e.outputs[i].id, e.outputs[i].name);
+      const auto& parts = stepper.contributions(e.outputs[i].id);
+      if (parts.size() > 1) {
+        fmt::print(out, "    {} is used {} times: its gradient is the sum of the {} contributions\n", name,
+                   parts.size(), parts.size());
+        for (const GradContribution& c : parts) {
+          const std::string from = c.entry < 0 ? "from the seed" : fmt::format("from #{} (input {})", c.entry, c.input);
+          print_value(out, from, c.grad);
+        }
+      }
+      print_value(out, "d" + name + (parts.size() > 1 ? " (their sum, flows in)" : " (flows in)"), g);
+    }
+    for (size_t i = 0; i < e.inputs.size(); ++i) {
+      const EntryInput& in = e.inputs[i];
+      const std::string name = in.scalar.defined() ? fmt::format("the constant {:.6g}", in.scalar.item())
+                                                   : label(in.record.id, in.name());
+      const Tensor& g = stepper.last_input_grads()[i];
+      if (!g.defined()) {
+        fmt::print(out, "    {}: no gradient (it does not require one)\n", name);
+        continue;
+      }
+      const int n = uses[in.record.id];
+      print_value(out, "d" + name + (n > 1 ? fmt::format(" (flows out: 1 of the {} contributions that add up to d{})",
+                                                         n, name)
+                                           : std::string(" (flows out)")),
+                  g);
+    }
+  }
+}
+
+}  // namespace tg::cli
