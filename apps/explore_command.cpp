@@ -91,7 +91,7 @@ nlohmann::json record_run(const ExploreArgs& args, Io& io) {
   for (const auto& [name, module] : model->named_modules())
     if (module->type() == "MultiHeadAttention")
       hooks.push_back(module->register_forward_hook(
-          [&weights, name](const nn::Module&, const TensorList&, const TensorList& out) {
+          [&weights, name = name](const nn::Module&, const TensorList&, const TensorList& out) {
             weights.emplace_back(name, out.at(1));
           }));
   const data::Example ex = d.val->get(args.example);
