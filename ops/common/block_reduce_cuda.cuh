@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "core/cuda/strided_cuda.cuh"
+#include "ops/common/row_blocks.h"
 
 namespace tg {
 
@@ -42,9 +43,6 @@ __device__ double block_reduce(double value, Op op) {
 
 __device__ inline double block_sum(double value) { return block_reduce(value, SumOp{}); }
 __device__ inline double block_max(double value) { return block_reduce(value, MaxKeepNanOp{}); }
-
-// Grid size for one block per row: rows beyond 65535 are taken by a grid-stride loop.
-inline int row_blocks(int64_t rows) { return static_cast<int>(rows < 1 ? 1 : (rows < 65535 ? rows : 65535)); }
 
 // for (row r of `rows` given to this block) { ... }: the whole block works on row r.
 #define TG_BLOCK_PER_ROW_LOOP(r, rows) for (int64_t r = blockIdx.x; r < (rows); r += gridDim.x)

@@ -58,10 +58,10 @@ TEST_CASE("nn::Module: forward hooks see inputs and outputs, by module name, unt
   encoder.set_composed(true);
   std::map<std::string, Tensor> weights;
   std::vector<HookHandle> handles;
-  for (const auto& [name, m] : encoder.named_modules())
+  for (const auto& [module_name, m] : encoder.named_modules())
     if (m->type() == "MultiHeadAttention")
       handles.push_back(m->register_forward_hook(
-          [&weights, name](const nn::Module& module, const TensorList& in, const TensorList& out) {
+          [&weights, name = module_name](const nn::Module& module, const TensorList& in, const TensorList& out) {
             CHECK(module.type() == "MultiHeadAttention");
             CHECK(in.size() == 3);
             REQUIRE(out.size() == 2);

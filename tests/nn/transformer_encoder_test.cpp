@@ -20,9 +20,8 @@ TEST_CASE("nn::TransformerEncoder: names layers.N.*, norm, forward is the layers
   CHECK(max_abs_diff(enc.layers[0]->linear1->weight, enc.layers[1]->linear1->weight) > 0);
 
   enc.eval();
-  for (const auto& [name, m] : enc.named_modules()) {
-    CAPTURE(name);
-    CHECK_FALSE(m->is_training());
+  for (const auto& named : enc.named_modules()) {
+    CHECK_MESSAGE(!named.second->is_training(), named.first);
   }
   Tensor x = rand({2, 3, 4}, kF32, kCPU, default_generator());
   const nn::MhaOptions masks{.is_causal = true};

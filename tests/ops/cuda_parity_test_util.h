@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/common/row_blocks.h"
 #include "test_util.h"
 
 namespace tg::test {
@@ -26,5 +27,9 @@ inline void require_cuda_matches_cpu_with_grads(const std::string& what, const G
   INFO(what);
   require_cuda_matches_cpu(fn, inputs, atol32, rtol32);
 }
+
+// More rows than one grid of a one-block-per-row kernel holds (ops/common/row_blocks.h), so
+// that its blocks loop over rows: 73726 on a GPU, 1152 on the CUDA emulator.
+inline int64_t rows_beyond_one_grid() { return max_row_blocks() + max_row_blocks() / 8; }
 
 }  // namespace tg::test

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <functional>
 
+#include <fmt/format.h>
+
 #include "cuda_parity_test_util.h"
 #include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/fused/fused_attention/fused_attention_tiles.h"
@@ -79,7 +81,9 @@ TEST_CASE("fused_attention tiles: tile_gemm at every vector width this CPU runs 
     for (const int64_t width : {53, 29})
       for (const auto& [a_rs, a_ks] : {std::pair<int64_t, int64_t>{9, 1}, {1, 13}})
         for (const bool accumulate : {false, true}) {
-          INFO(name, " width ", width, " a_rs ", a_rs, " a_ks ", a_ks, " accumulate ", accumulate);
+          const std::string what = fmt::format("{} width {} a_rs {} a_ks {} accumulate {}", name, width, a_rs, a_ks,
+                                               accumulate);  // INFO cannot take structured bindings in clang 14
+          INFO(what);
           const int64_t ldc = 70;
           std::vector<float> c(11 * ldc, 0.5f), expected = c;
           for (int64_t i = 0; i < 11; ++i)

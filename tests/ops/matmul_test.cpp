@@ -126,8 +126,8 @@ TEST_CASE("gradcheck matmul") {
       {{3, 4}, {2, 4, 2}},    {{1, 2, 3}, {2, 3, 1}},
   };
   for (const auto& [sa, sb] : cases) {
-    CAPTURE(shape_str(sa));
-    CAPTURE(shape_str(sb));
+    const std::string shapes = shape_str(sa) + " @ " + shape_str(sb);  // INFO cannot take structured bindings in clang 14
+    INFO(shapes);
     require_gradcheck("matmul", fn, {rand64(sa, 1), rand64(sb, 2)});
   }
   // Transposed (non-contiguous) operands, and one operand held constant.
@@ -179,8 +179,8 @@ TEST_CASE("matmul: CUDA matches the CPU reference") {
       {rand64({2, 0}, 1), rand64({0, 3}, 2)},           // K = 0: zeros
   };
   for (const auto& [a, b] : cases) {
-    CAPTURE(a.describe());
-    CAPTURE(b.describe());
+    const std::string operands = a.describe() + " @ " + b.describe();  // INFO cannot take structured bindings in clang 14
+    INFO(operands);
     for (DType dtype : {kF64, kF32}) {
       Tensor ac = to_dtype_copy(a, dtype).requires_grad_(), bc = to_dtype_copy(b, dtype).requires_grad_();
       Tensor ag = to_device_copy(ac.detach(), gpu).requires_grad_();
