@@ -10,6 +10,7 @@
 #include "core/block_cache.h"
 #include "core/cuda/cuda_runtime.h"
 #include "core/error.h"
+#include "core/sanitizers.h"
 
 namespace tg {
 
@@ -24,7 +25,7 @@ struct CpuSystem {
 };
 
 bool caching_by_default() {
-#if defined(__SANITIZE_ADDRESS__)
+#if TG_ADDRESS_SANITIZER
   return false;  // AddressSanitizer must see every free to catch a use after it
 #else
   const char* env = std::getenv("TAPEGRAD_CPU_CACHING");

@@ -21,6 +21,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
@@ -55,6 +56,20 @@ inline float exp_vec(float x) {
 }
 
 inline double exp_vec(double x) { return std::exp(x); }
+
+// The largest of m and x[0..n), NaN skipped, in a loop that vectorises; max_vec(x, n, -INFINITY)
+// of a row of -inf (fully masked) is -inf. OpenMP starts each lane of `reduction(max : r)` at the
+// type's lowest value, which GCC takes as -inf but clang as the lowest finite number: a result
+// at or below that one is recomputed without the reduction (rare: a fully masked row).
+template <class T>
+inline T max_vec(const T* x, int64_t n, T m) {
+  T r = m;
+#pragma omp simd reduction(max : r)
+  for (int64_t j = 0; j < n; ++j) r = x[j] > r ? x[j] : r;
+  if (r > std::numeric_limits<T>::lowest()) return r;
+  for (int64_t j = 0; j < n; ++j) m = x[j] > m ? x[j] : m;
+  return m;
+}
 
 // erf_vec(float): erf without a libm call or a branch, for loops that must vectorise. For
 // |x| < 0.5 the Taylor series 2/sqrt(pi) (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320

@@ -13,9 +13,7 @@ namespace {
 // float32 rows: float arithmetic and exp_vec, so that the loops over the C classes vectorise.
 // Returns lse = m + log(sum_c exp(x_c - m)) of row (C) and sets *sumx = sum_c x_c.
 TG_VEC_CLONES float lse_row_f32(const float* row, int64_t C, float* sumx) {
-  float m = -INFINITY;
-#pragma omp simd reduction(max : m)
-  for (int64_t c = 0; c < C; ++c) m = row[c] > m ? row[c] : m;  // a NaN logit reaches lse through exp
+  const float m = max_vec(row, C, -INFINITY);  // a NaN logit reaches lse through exp
   float sumexp = 0, sx = 0;
 #pragma omp simd reduction(+ : sumexp, sx)
   for (int64_t c = 0; c < C; ++c) sumexp += exp_vec(row[c] - m), sx += row[c];

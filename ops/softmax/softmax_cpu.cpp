@@ -14,9 +14,7 @@ namespace {
 // elements, float arithmetic and exp_vec, so that every loop vectorises.
 // y = softmax(x) (= writes), x, y (n)
 TG_VEC_CLONES void softmax_row_f32(float* y, const float* x, int64_t n) {
-  float maxval = -INFINITY;
-#pragma omp simd reduction(max : maxval)
-  for (int64_t j = 0; j < n; ++j) maxval = x[j] > maxval ? x[j] : maxval;  // skips NaN: exp_vec passes it on
+  const float maxval = max_vec(x, n, -INFINITY);  // skips NaN: exp_vec passes it on
   if (maxval == -INFINITY) {  // fully masked row: zeros instead of 0/0 (NaN if a NaN hid behind the -inf)
     bool nan = false;
     for (int64_t j = 0; j < n; ++j) nan = nan || std::isnan(x[j]);

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "core/allocator.h"
+#include "core/sanitizers.h"
 #include "optim/adam.h"
 #include "test_util.h"
 #include "train/model.h"
@@ -15,7 +16,7 @@ using namespace tg;
 
 // Counts every operator new of the test binary (the other forms of new call this one in
 // libstdc++). Not under AddressSanitizer, which has its own operator new.
-#if !defined(__SANITIZE_ADDRESS__)
+#if !TG_ADDRESS_SANITIZER
 namespace {
 std::atomic<int64_t> g_heap_allocations{0};
 }

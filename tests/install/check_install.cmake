@@ -1,6 +1,6 @@
 # Installs the build tree into a scratch prefix, then configures, builds and runs the
-# consumer project against it, with the build's CXX_FLAGS and LINKER_FLAGS. Run by CTest as the
-# test install_and_consume.
+# consumer project against it, with the build's compiler (CXX_COMPILER), CXX_FLAGS and
+# LINKER_FLAGS. Run by CTest as the test install_and_consume.
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
                 RESULT_VARIABLE rc)
@@ -10,7 +10,7 @@ endif()
 # Without a CUDA toolkit in sight: a CUDA-enabled tapegrad's package config must not need one.
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON
-                        "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+                        -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
                         "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}" RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer failed")

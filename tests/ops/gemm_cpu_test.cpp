@@ -70,11 +70,9 @@ void check(const Problem& p) {
   for (int64_t q = 0; q < p.batch; ++q)
     for (int64_t i = 0; i < p.M; ++i)
       for (int64_t j = 0; j < p.N; ++j) {
-        const T* x = a.data() + a_off[q] + i * a_rs;
-        const T* y = b.data() + b_off[q] + j * b_cs;
         double sum = p.with_bias ? double(bias[j]) : 0, size = std::fabs(sum);
-        for (int64_t k = 0; k < p.K; ++k, x += a_ks, y += b_ks) {
-          const double xy = double(*x) * double(*y);
+        for (int64_t k = 0; k < p.K; ++k) {  // indices, not pointers: a and b are empty when K = 0
+          const double xy = double(a[a_off[q] + i * a_rs + k * a_ks]) * double(b[b_off[q] + k * b_ks + j * b_cs]);
           sum += xy;
           size += std::fabs(xy);
         }

@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "core/sanitizers.h"
 #include "test_util.h"
 #include "train/checkpoint.h"
 #include "train_test_util.h"
@@ -19,13 +20,7 @@ using tg::test::TempDir;
 
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;  // it aborts on a failed allocation instead of throwing
-#elif defined(__has_feature)
-constexpr bool kAddressSanitizer = __has_feature(address_sanitizer);
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+constexpr bool kAddressSanitizer = TG_ADDRESS_SANITIZER;  // it aborts on a failed allocation instead of throwing
 
 // A copy-task run of a few milliseconds a step.
 std::vector<std::string> tiny_run(const std::filesystem::path& out, int steps) {

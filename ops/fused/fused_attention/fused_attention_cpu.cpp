@@ -70,9 +70,7 @@ void score_tile(T* s, const T* q0, int64_t q_ld, const T* kt, const QueryBlock& 
 // The largest of m and s[0..cols).
 template <class T>
 TG_INLINE_BODY T row_max_body(const T* s, int64_t cols, T m) {
-#pragma omp simd reduction(max : m)
-  for (int64_t c = 0; c < cols; ++c) m = s[c] > m ? s[c] : m;
-  return m;
+  return max_vec(s, cols, m);
 }
 
 // s[c] = exp(s[c] - m) * z[c] (= writes; z == nullptr: z = 1); returns the sum of exp(s[c] - m).
