@@ -251,9 +251,9 @@ Trainer::Pass Trainer::forward_backward_shard() {
 
 StepMetrics Trainer::train_step() {
   const auto start = Clock::now();
-  if (options_.parallel)
-    default_generator().set_state(config_.seed ^ (0x9E3779B97F4A7C15ull * (options_.parallel->rank() + 1ull)),
-                                  static_cast<uint64_t>(step_) << 32);
+  if (options_.parallel)  // this rank's dropout stream for this step (trainer.h)
+    default_generator().set_state(config_.seed, ((options_.parallel->rank() + 1ull) << 56) +
+                                                    (static_cast<uint64_t>(step_) << 32));
   const data::LoaderState loader_before = train_loader_->state();
   const Generator rng_before = default_generator();
   model_->train();

@@ -28,9 +28,9 @@
 // Data-parallel (TrainerOptions::parallel, one rank of N; dist/ runs it on MPI): every rank reads
 // the same global batches and trains on rows [B*r/N, B*(r+1)/N) of each. Its loss is its sum over
 // scored positions divided by the whole batch's count, so the gradients summed over the ranks
-// are one process's and clipping and AdamW take the same step on every rank. Dropout draws from
-// key seed ^ (0x9E3779B97F4A7C15 * (rank + 1)) at counter step * 2^32: reproducible, and exact on
-// resume. Every kCheckParametersEvery steps and before each checkpoint the ranks compare a hash
+// are one process's and clipping and AdamW take the same step on every rank. Rank r's dropout at
+// step s draws from counter (r + 1) * 2^56 + s * 2^32 of the seed's stream: reproducible, exact
+// on resume, and apart from the other ranks' (for 2^24 steps). Every kCheckParametersEvery steps and before each checkpoint the ranks compare a hash
 // of their parameters. The loader's position counts global batches, so a checkpoint resumes
 // with any N.
 #include <cstdint>

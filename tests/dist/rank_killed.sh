@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # `mpirun -np 2 tapegrad train` with rank 1 killed (SIGKILL) after the run's first checkpoint:
 # the whole job must end within seconds, mpirun naming the rank and the signal; the checkpoint
-# must load (`tapegrad eval`), and the run resumes from it on 2 ranks and finishes.
+# must load (`tapegrad eval`), and the run resumes from it on 2 ranks and finishes. First, an
+# error on the ranks (a batch too small to split) must end the job naming the rank.
 #
-#   tests/dist/rank_killed.sh "MPIRUN -np 2 ..." TAPEGRAD WORK_DIR
+#   tests/dist/rank_killed.sh TAPEGRAD WORK_DIR mpirun -np 2 ...
 set -euo pipefail
 
-read -r -a mpirun <<<"$1"
-tapegrad=$2
-work=$3
+tapegrad=$1
+work=$2
+shift 2
+mpirun=("$@")
 run=$work/run
-flags=(--task copy --max-len 4 --d-model 16 --heads 2 --ff 32 --layers 1 --batch-size 8 --eval-every 20
+flags=(--task copy --max-len 4 --d-model 16 --heads 2 --ff 32 --layers 1 --eval-every 20
        --eval-batches 1 --val-examples 16 --log-every 1000 --threads 1)
 
 fail() {
@@ -21,7 +23,12 @@ fail() {
 
 rm -rf "$work"
 mkdir -p "$work"
-"${mpirun[@]}" "$tapegrad" train "${flags[@]}" --steps 20000 --out "$run" >"$work/first.out" 2>"$work/first.err" &
+if "${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 1 --out "$work/small" >"$work/small.out" 2>"$work/small.err"; then
+  fail "a --batch-size of 1 on 2 ranks was not refused"
+fi
+grep -q "error on rank 0 of 2: train: --batch-size 1 is split across 2 ranks" "$work/small.err" ||
+  fail "the refused batch size does not say so, naming the rank"
+"${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 8 --steps 20000 --out "$run" >"$work/first.out" 2>"$work/first.err" &
 job=$!
 for _ in $(seq 600); do
   [ -f "$run/checkpoint.safetensors" ] && break
