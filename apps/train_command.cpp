@@ -268,7 +268,12 @@ void run_rank(const TrainArgs& args, const train::TrainConfig& config, bool resu
   Io rank_io = io;
   if (rank != 0) rank_io.out = null_out.get();
   try {
-    train_run(args, config, resuming, rank_io, std::make_shared<dist::TrainerParallel>());
+    auto parallel = std::make_shared<dist::TrainerParallel>();
+    train_run(args, config, resuming, rank_io, parallel);
+    const dist::DistributedDataParallel& ddp = parallel->ddp();
+    fmt::print(rank_io.out, "rank 0 waited {:.2f} s in MPI_Wait for the gradients ({:.2f} ms per update, {} buckets)\n",
+               ddp.wait_seconds(), 1e3 * ddp.wait_seconds() / static_cast<double>(std::max<int64_t>(ddp.synced_backwards(), 1)),
+               ddp.bucket_count());
   } catch (const std::exception& e) {
     fmt::print(io.err, "tapegrad train: error on rank {} of {}: {}; stopping every rank\n", rank, ranks, e.what());
     std::fflush(io.err);

@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 #include <unordered_map>
 
@@ -218,9 +219,12 @@ void DistributedDataParallel::start_ready_buckets() {
 
 // Waits for every bucket in order and writes the reduced gradients into .grad().
 void DistributedDataParallel::finish() {
+  ++synced_;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     Bucket& bucket = *buckets_[b];
+    const auto start = std::chrono::steady_clock::now();
     const int rc = MPI_Wait(&bucket.request, MPI_STATUS_IGNORE);
+    wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rc != MPI_SUCCESS) throw Error(kWho, fmt::format("MPI_Wait for bucket {} failed (MPI error {})", b, rc));
     events_.push_back({DdpEvent::allreduce_done, static_cast<int>(b)});
     if (options_.reduce == Op::average) {

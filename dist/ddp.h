@@ -67,6 +67,8 @@ class DistributedDataParallel {
   uint32_t parameters_hash() const;
 
   size_t bucket_count() const { return buckets_.size(); }
+  int64_t synced_backwards() const { return synced_; }
+  double wait_seconds() const { return wait_seconds_; }  // in MPI_Wait for the buckets, over all synced backwards
   const std::vector<DdpEvent>& events() const { return events_; }  // of the last synced backward
 
  private:
@@ -88,6 +90,8 @@ class DistributedDataParallel {
   size_t next_bucket_ = 0;             // the next bucket to start
   bool armed_ = false;                 // inside a synced backward
   std::vector<DdpEvent> events_;
+  int64_t synced_ = 0;
+  double wait_seconds_ = 0;
 };
 
 }  // namespace tg::dist

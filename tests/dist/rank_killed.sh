@@ -28,7 +28,7 @@ if "${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 1 --out "$work/sm
 fi
 grep -q "error on rank 0 of 2: train: --batch-size 1 is split across 2 ranks" "$work/small.err" ||
   fail "the refused batch size does not say so, naming the rank"
-"${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 8 --steps 20000 --out "$run" >"$work/first.out" 2>"$work/first.err" &
+"${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 8 --warmup 10 --steps 20000 --out "$run" >"$work/first.out" 2>"$work/first.err" &
 job=$!
 for _ in $(seq 600); do
   [ -f "$run/checkpoint.safetensors" ] && break
