@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <span>
 #include <unordered_map>
 
@@ -60,9 +61,6 @@ DistributedDataParallel::DistributedDataParallel(std::vector<NamedParameter> par
       throw Error(kWho, fmt::format("parameter {} must be a CPU float32 or float64 tensor that requires grad, "
                                     "got {} on {}", p.name, p.tensor.describe(), p.tensor.device().str()));
   }
-  check_same_model();
-  broadcast_parameters();
-
   // Buckets, last parameter first; a new one when the dtype changes or the size would pass bucket_bytes.
   const size_t n = params_.size();
   bucket_of_.resize(n), offset_of_.resize(n), uses_left_.resize(n);
@@ -80,8 +78,14 @@ DistributedDataParallel::DistributedDataParallel(std::vector<NamedParameter> par
   }
   for (size_t b = 0; b < buckets_.size(); ++b) {
     const DType dtype = params_[buckets_[b]->params.front()].tensor.dtype();
+    if (sizes[b] > std::numeric_limits<int>::max())  // MPI counts are ints (broadcast_parameters sends bytes)
+      throw Error(kWho, fmt::format("the bucket of parameter {} has {} bytes, more than an MPI count holds ({}): "
+                                    "lower bucket_bytes ({})", params_[buckets_[b]->params.front()].name, sizes[b],
+                                    std::numeric_limits<int>::max(), options_.bucket_bytes));
     buckets_[b]->buffer = zeros({sizes[b] / static_cast<int64_t>(element_size(dtype))}, dtype);
   }
+  check_same_model();
+  broadcast_parameters();
   for (size_t i = 0; i < n; ++i)
     hooks_.push_back(params_[i].tensor.register_hook([this, i](const Tensor& grad) {
       on_gradient(i, grad);

@@ -1,8 +1,11 @@
 // The Trainer on 2 ranks (dist::TrainerParallel) against one process with the same global batch.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -87,6 +90,41 @@ TEST_CASE("Trainer on 2 ranks: dropout draws per rank, reproducible; gradient ac
   config.dropout = 0;
   const Run one = train_run(config, nullptr), two = train_run(config, std::make_shared<dist::TrainerParallel>());
   CHECK(largest_difference(one.losses, two.losses) < 1e-5);
+}
+
+// The loader's position counts global batches, whatever the number of ranks: a checkpoint of
+// a 2-rank run resumes on 2 ranks and on one process alike.
+TEST_CASE("Trainer on 2 ranks: a checkpoint resumes on 2 ranks and on one process") {
+  std::vector<double> pid = {static_cast<double>(getpid())};
+  dist::broadcast(pid);  // rank 0's: one directory for both ranks
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("tg_dist_resume_{}", pid[0]);
+  train::TrainConfig config = test::tiny_config("reverse", dir);
+  config.steps = 20, config.batch_size = 6, config.dropout = 0;
+  const Run whole = train_run(config, nullptr);
+
+  {
+    train::Trainer first(config, {.console = nullptr, .write_files = dist::rank() == 0,
+                                  .parallel = std::make_shared<dist::TrainerParallel>()});
+    first.fit(10);  // rank 0 writes the checkpoint at the end
+  }
+  dist::barrier();
+  const auto resumed_losses = [&](const std::shared_ptr<train::DataParallel>& parallel) {
+    train::Trainer trainer(config, {.console = nullptr, .write_files = false, .parallel = parallel});
+    trainer.resume(dir);
+    std::vector<double> losses;
+    trainer.on_step = [&](const train::StepMetrics& m) { losses.push_back(m.loss); };
+    trainer.fit();
+    return losses;
+  };
+  const std::vector<double> tail(whole.losses.begin() + 10, whole.losses.end());
+  const std::vector<double> two = resumed_losses(std::make_shared<dist::TrainerParallel>());
+  const std::vector<double> one = resumed_losses(nullptr);
+  REQUIRE(two.size() == 10);
+  REQUIRE(one.size() == 10);
+  CHECK(largest_difference(tail, two) < 1e-5);
+  CHECK(largest_difference(tail, one) < 1e-5);
+  dist::barrier();
+  if (dist::rank() == 0) std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("Trainer on 2 ranks: a global batch smaller than the ranks is refused") {
