@@ -5,6 +5,7 @@
 //   dist::Session mpi;
 //   Mlp model;                                         // the same model on every rank
 //   dist::DistributedDataParallel ddp(model);          // checks that, then rank 0's values everywhere
+//   SGD optimizer(ddp.parameters());
 //   for (...) {
 //     Tensor loss = cross_entropy(model(my_shard), my_targets);
 //     ddp.backward(loss);                              // gradients averaged over the ranks
@@ -66,6 +67,7 @@ class DistributedDataParallel {
   void check_parameters_agree(const std::string& when);
   uint32_t parameters_hash() const;
 
+  const std::vector<NamedParameter>& parameters() const { return params_; }  // for the optimizer
   size_t bucket_count() const { return buckets_.size(); }
   int64_t synced_backwards() const { return synced_; }
   double wait_seconds() const { return wait_seconds_; }  // in MPI_Wait for the buckets, over all synced backwards
