@@ -47,7 +47,7 @@ void broadcast_raw(void* data, size_t count, MPI_Datatype type, int root, const 
 }  // namespace
 
 bool launched() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "SLURM_NTASKS"})
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
     if (std::getenv(name)) return true;
   return false;
 }
