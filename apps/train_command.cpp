@@ -7,9 +7,11 @@
 // --steps +N continues a run for N more steps than its checkpoint has done.
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +22,10 @@
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/trainer.h"
+#ifdef TAPEGRAD_WITH_MPI  // mpirun -np N tapegrad train: data-parallel training (dist/)
+#include "dist/dist.h"
+#include "dist/trainer_parallel.h"
+#endif
 
 namespace tg::cli {
 
@@ -194,23 +200,14 @@ train::TrainConfig resumed_config(const TrainArgs& args) {
   return config;
 }
 
-void run_train(const TrainArgs& args, Io& io) {
-  const bool resuming = !args.resume.empty();
-  if (resuming && args.overwrite)
-    throw CLI::ValidationError("--overwrite", "starts a run afresh; it cannot be combined with --resume");
-  if (resuming && given(args, "--out"))
-    throw CLI::ValidationError("--out", fmt::format("a resumed run writes into the directory --resume names ({}); "
-                                                    "copy the directory first to continue it elsewhere", args.resume));
-  if (resuming && io.parse_only) return;  // the remaining checks need the checkpoint's config
-  train::TrainConfig config = resuming ? resumed_config(args) : fresh_config(args);
-  check_flag_combinations(args, config);
-  if (io.parse_only) return;
-  if (!resuming) refuse_existing_run(args, config.out);
-
+// The run itself, once its config is settled: one process (parallel null) or one rank of a job.
+void train_run(const TrainArgs& args, const train::TrainConfig& config, bool resuming, Io& io,
+               const std::shared_ptr<train::DataParallel>& parallel) {
+  const bool lead = !parallel || parallel->rank() == 0;  // prints and writes the run's files
   const int threads = set_threads(args.threads);
   io.activity = fmt::format("reading the data and building the model (--d-model {}, --layers {}, --ff {}, "
                             "--batch-size {})", config.d_model, config.layers, config.ff, config.batch_size);
-  train::Trainer trainer(config, {.console = io.out});
+  train::Trainer trainer(config, {.console = lead ? io.out : nullptr, .write_files = lead, .parallel = parallel});
   if (resuming) {
     trainer.resume(args.resume);
     if (trainer.step() == config.steps) {
@@ -218,7 +215,7 @@ void run_train(const TrainArgs& args, Io& io) {
                          "for N more steps, or a larger total)\n", config.out, trainer.step(), config.steps);
       return;
     }
-  } else {
+  } else if (lead) {
     remove_earlier_run(config.out);
   }
 
@@ -229,6 +226,9 @@ void run_train(const TrainArgs& args, Io& io) {
   fmt::print(io.out, "  {} steps of {} x {} examples, AdamW lr {} (warmup {}, cosine), {}, {} threads, seed {}\n",
              config.steps, config.grad_accum, config.batch_size, config.lr, config.warmup, config.device, threads,
              config.seed);
+  if (parallel)
+    fmt::print(io.out, "  data-parallel on {} ranks (MPI): each trains on its share of every batch of {}\n",
+               parallel->world_size(), config.batch_size);
   fmt::print(io.out, "  {} path{}\n", config.composed ? "composed" : "fused",
              config.composed ? " (--composed): every op of the model recorded separately" : "");
   fmt::print(io.out, "  run directory {}{}\n", config.out,
@@ -236,7 +236,7 @@ void run_train(const TrainArgs& args, Io& io) {
   std::fflush(io.out);
 
   InterruptScope interrupt;
-  trainer.stop_requested = [] { return interrupted != 0; };
+  if (!parallel) trainer.stop_requested = [] { return interrupted != 0; };  // mpirun ends a job on Ctrl-C
   io.activity = fmt::format("training (--batch-size {}, --d-model {}, sequences of up to {} tokens)",
                             config.batch_size, config.d_model, m.max_len);
   const std::clock_t cpu_start = std::clock();
@@ -253,6 +253,53 @@ void run_train(const TrainArgs& args, Io& io) {
   fmt::print(io.out, "validation at step {}: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} ({} sequences)\n",
              r.eval.step, r.eval.loss, r.eval.token_accuracy, r.eval.exact_match, r.eval.sequences);
   fmt::print(io.out, "checkpoint: {}\n", trainer.checkpoint_path().string());
+}
+
+#ifdef TAPEGRAD_WITH_MPI
+// One rank of `mpirun -np N tapegrad train`: rank 0 prints and writes, the others print into
+// /dev/null. An error on any rank ends the whole job (MPI_Abort) with a message naming the
+// rank, so that no rank is left waiting in a collective.
+void run_rank(const TrainArgs& args, const train::TrainConfig& config, bool resuming, Io& io) {
+  dist::Session mpi;
+  const int rank = dist::rank(), ranks = dist::world_size();
+  if (ranks == 1) return train_run(args, config, resuming, io, nullptr);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> null_out(rank == 0 ? nullptr : std::fopen("/dev/null", "w"),
+                                                         std::fclose);
+  Io rank_io = io;
+  if (rank != 0) rank_io.out = null_out.get();
+  try {
+    auto parallel = std::make_shared<dist::TrainerParallel>();
+    train_run(args, config, resuming, rank_io, parallel);
+    const dist::DistributedDataParallel& ddp = parallel->ddp();
+    fmt::print(rank_io.out, "rank 0 waited {:.2f} s in MPI_Wait for the gradients ({:.2f} ms per update, {} buckets)\n",
+               ddp.wait_seconds(), 1e3 * ddp.wait_seconds() / static_cast<double>(std::max<int64_t>(ddp.synced_backwards(), 1)),
+               ddp.bucket_count());
+  } catch (const std::exception& e) {
+    fmt::print(io.err, "tapegrad train: error on rank {} of {}: {}; stopping every rank\n", rank, ranks, e.what());
+    std::fflush(io.err);
+    dist::abort(1);
+  }
+  io.status = rank_io.status;
+}
+#endif
+
+void run_train(const TrainArgs& args, Io& io) {
+  const bool resuming = !args.resume.empty();
+  if (resuming && args.overwrite)
+    throw CLI::ValidationError("--overwrite", "starts a run afresh; it cannot be combined with --resume");
+  if (resuming && given(args, "--out"))
+    throw CLI::ValidationError("--out", fmt::format("a resumed run writes into the directory --resume names ({}); "
+                                                    "copy the directory first to continue it elsewhere", args.resume));
+  if (resuming && io.parse_only) return;  // the remaining checks need the checkpoint's config
+  train::TrainConfig config = resuming ? resumed_config(args) : fresh_config(args);
+  check_flag_combinations(args, config);
+  if (io.parse_only) return;
+  if (!resuming) refuse_existing_run(args, config.out);
+
+#ifdef TAPEGRAD_WITH_MPI
+  if (dist::launched()) return run_rank(args, config, resuming, io);
+#endif
+  train_run(args, config, resuming, io, nullptr);
 }
 
 }  // namespace

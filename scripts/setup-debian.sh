@@ -10,6 +10,7 @@ packages=(cmake g++ ninja-build libfmt-dev doctest-dev nlohmann-json3-dev libcli
           chromium chromium-driver python3-selenium  # the pages' tests in headless Chromium (report, explore)
           gnuplot-nox  # tapegrad experiment draws its SVG plots with gnuplot
           graphviz katex  # tapegrad explore: Graphviz lays out the tape, KaTeX renders formulas (katex provides node-katex)
+          libopenmpi-dev openmpi-bin  # data-parallel training on MPI (dist/) and its tests under mpirun
           python3-torch)  # torch for /usr/bin/python3: the PyTorch round-trip test (tests/pytorch/)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <set>
@@ -12,8 +13,11 @@
 #include "core/cuda/cuda_runtime.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
+#include "ops/contiguous/contiguous.h"
 #include "ops/cross_entropy/cross_entropy.h"
 #include "ops/max/max.h"
+#include "ops/mul/mul.h"
+#include "ops/slice/slice.h"
 #include "optim/clip_grad.h"
 #include "train/checkpoint.h"
 #include "train/report_page.h"
@@ -44,6 +48,28 @@ std::string model_differences(const ModelConfig& a, const ModelConfig& b) {
   return fmt::format("{}", fmt::join(out, ", "));
 }
 
+// Rows [lo, hi) of a batch.
+data::Batch rows(const data::Batch& b, int64_t lo, int64_t hi) {
+  const auto take = [&](const Tensor& t) { return contiguous(slice(t, 0, lo, hi)); };
+  return {.inputs = take(b.inputs), .targets = take(b.targets), .padding_mask = take(b.padding_mask),
+          .lengths = std::vector<int64_t>(b.lengths.begin() + lo, b.lengths.begin() + hi)};
+}
+
+// `acc` and `value` summed over the ranks.
+data::Accuracy summed(DataParallel& parallel, const data::Accuracy& acc, double& value) {
+  std::array<double, 6> v = {value,
+                             static_cast<double>(acc.correct_tokens),
+                             static_cast<double>(acc.scored_tokens),
+                             static_cast<double>(acc.correct_sequences),
+                             static_cast<double>(acc.scored_sequences),
+                             static_cast<double>(acc.labelled_tokens)};
+  parallel.sum(v);
+  value = v[0];
+  return {.correct_tokens = static_cast<int64_t>(v[1]), .scored_tokens = static_cast<int64_t>(v[2]),
+          .correct_sequences = static_cast<int64_t>(v[3]), .scored_sequences = static_cast<int64_t>(v[4]),
+          .labelled_tokens = static_cast<int64_t>(v[5])};
+}
+
 }  // namespace
 
 EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const EvalOptions& options) {
@@ -55,7 +81,9 @@ EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const Ev
   if (options.max_batches > 0) batches = std::min(batches, options.max_batches);
   double loss_sum = 0;
   data::Accuracy acc;
-  for (int64_t i = 0; i < batches; ++i) {
+  const int64_t first = options.parallel ? options.parallel->rank() : 0;
+  const int64_t stride = options.parallel ? options.parallel->world_size() : 1;
+  for (int64_t i = first; i < batches; i += stride) {
     data::Batch b = loader.batch(0, i);
     Tensor logits = model.forward(b.inputs, b.padding_mask);  // (B,T,C)
     loss_sum += cross_entropy(logits, b.targets, {.reduction = Reduction::sum}).item();
@@ -63,6 +91,7 @@ EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const Ev
     acc += data::accuracy(predictions, b.targets, data::kIgnoreIndex, options.unscored_classes);
     if (options.on_batch) options.on_batch(b, predictions);
   }
+  if (options.parallel) acc = summed(*options.parallel, acc, loss_sum);
   model.train(was_training);
   return {.loss = loss_sum / static_cast<double>(std::max<int64_t>(acc.labelled_tokens, 1)),
           .token_accuracy = acc.token_accuracy(),
@@ -94,6 +123,12 @@ Trainer::Trainer(const TrainConfig& config, TaskData data, TrainerOptions option
                                            .seed = config_.seed, .device = device_});
   val_loader_ = std::make_unique<data::DataLoader>(
       data_.val, data::DataLoaderOptions{.batch_size = config_.batch_size, .shuffle = false, .device = device_});
+  if (options_.parallel) {
+    if (config_.batch_size < options_.parallel->world_size())
+      throw Error("train", fmt::format("--batch-size {} is split across {} ranks: it must be at least the number of "
+                                       "ranks", config_.batch_size, options_.parallel->world_size()));
+    options_.parallel->attach(params_);
+  }
 }
 
 std::filesystem::path Trainer::checkpoint_path() const {
@@ -165,6 +200,7 @@ void Trainer::write_report(const MetricsLog& metrics) {
 }
 
 Trainer::Pass Trainer::forward_backward() {
+  if (options_.parallel) return forward_backward_shard();
   Pass p;
   const auto accum = static_cast<double>(config_.grad_accum);
   for (int64_t k = 0; k < config_.grad_accum; ++k) {
@@ -181,8 +217,43 @@ Trainer::Pass Trainer::forward_backward() {
   return p;
 }
 
+// The whole job's count of scored positions is summed before backward, so that each rank's
+// loss (its sum over its rows) can be divided by it; a rank with no rows left in a short last
+// batch contributes nothing.
+Trainer::Pass Trainer::forward_backward_shard() {
+  DataParallel& parallel = *options_.parallel;
+  Pass p;
+  const auto accum = static_cast<double>(config_.grad_accum);
+  for (int64_t k = 0; k < config_.grad_accum; ++k) {
+    const data::Batch global = train_loader_->next();
+    for (int64_t len : global.lengths) p.tokens += len;
+    const auto size = static_cast<int64_t>(global.lengths.size());
+    const int64_t ranks = parallel.world_size(), r = parallel.rank();
+    const data::Batch b = rows(global, size * r / ranks, size * (r + 1) / ranks);
+    Tensor loss_sum;
+    data::Accuracy acc;
+    if (!b.lengths.empty()) {
+      Tensor logits = model_->forward(b.inputs, b.padding_mask);                // (b,T,C)
+      loss_sum = cross_entropy(logits, b.targets, {.reduction = Reduction::sum});  // over this rank's positions
+      NoGradGuard no_grad;
+      acc = data::accuracy(max_with_indices(logits, -1).indices, b.targets, data::kIgnoreIndex,
+                           data_.unscored_classes);
+    }
+    double job_loss_sum = loss_sum.defined() ? loss_sum.item() : 0;
+    const data::Accuracy job = summed(parallel, acc, job_loss_sum);
+    const double scale = 1 / (static_cast<double>(std::max<int64_t>(job.labelled_tokens, 1)) * accum);
+    parallel.backward(loss_sum.defined() ? mul(loss_sum, scale) : Tensor(), k + 1 == config_.grad_accum);
+    p.loss += job_loss_sum * scale;
+    p.accuracy += job;
+  }
+  return p;
+}
+
 StepMetrics Trainer::train_step() {
   const auto start = Clock::now();
+  if (options_.parallel)  // this rank's dropout stream for this step (trainer.h)
+    default_generator().set_state(config_.seed, ((options_.parallel->rank() + 1ull) << 56) +
+                                                    (static_cast<uint64_t>(step_) << 32));
   const data::LoaderState loader_before = train_loader_->state();
   const Generator rng_before = default_generator();
   model_->train();
@@ -226,7 +297,10 @@ void Trainer::stop_non_finite(const StepMetrics& m, data::LoaderState loader, Ge
 EvalMetrics Trainer::evaluate() {
   EvalMetrics m = train::evaluate(
       *model_, *val_loader_,
-      {.max_batches = config_.eval_batches, .unscored_classes = data_.unscored_classes, .on_batch = nullptr});
+      {.max_batches = config_.eval_batches,
+       .unscored_classes = data_.unscored_classes,
+       .on_batch = nullptr,
+       .parallel = options_.parallel.get()});
   m.step = step_;
   return m;
 }
@@ -255,7 +329,10 @@ FitResult Trainer::fit(int64_t until) {
       r.eval = evaluate();
       reporter.eval(r.eval);
     }
-    if (options_.write_files && (r.stopped || step_ == until || r.eval.step == step_)) {
+    const bool checkpoint_due = r.stopped || step_ == until || r.eval.step == step_;
+    if (options_.parallel && (checkpoint_due || step_ % kCheckParametersEvery == 0))
+      options_.parallel->check_parameters_agree(fmt::format("at step {}", step_));
+    if (options_.write_files && checkpoint_due) {
       save_checkpoint(checkpoint_path());
       write_report(reporter.log());
     }

@@ -24,6 +24,15 @@
 // producing a NaN or Inf; fit() then throws a tg::Error("train", ...) naming the step and that
 // op. Nothing is written, so the last good checkpoint stays as it was; the Trainer stays at the
 // step before (its loader and generator as they were), with whatever made the values non-finite.
+//
+// Data-parallel (TrainerOptions::parallel, one rank of N; dist/ runs it on MPI): every rank reads
+// the same global batches and trains on rows [B*r/N, B*(r+1)/N) of each. Its loss is its sum over
+// scored positions divided by the whole batch's count, so the gradients summed over the ranks
+// are one process's and clipping and AdamW take the same step on every rank. Rank r's dropout at
+// step s draws from counter (r + 1) * 2^56 + s * 2^32 of the seed's stream: reproducible, exact
+// on resume, and apart from the other ranks' (for 2^24 steps). Every kCheckParametersEvery steps and before each checkpoint the ranks compare a hash
+// of their parameters. The loader's position counts global batches, so a checkpoint resumes
+// with any N.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -36,6 +45,7 @@
 #include "optim/adam.h"
 #include "optim/lr_schedule.h"
 #include "train/config.h"
+#include "train/data_parallel.h"
 #include "train/model.h"
 #include "train/report.h"
 #include "train/task_data.h"
@@ -45,7 +55,10 @@ namespace tg::train {
 struct TrainerOptions {
   std::FILE* console = stdout;  // progress and log lines; nullptr = silent
   bool write_files = true;      // the checkpoint, metrics.jsonl, metrics.csv and report.html in config.out
+  std::shared_ptr<DataParallel> parallel = nullptr;  // this process is one rank of a data-parallel job; null: one process
 };
+
+inline constexpr int64_t kCheckParametersEvery = 50;  // steps between the ranks' parameter comparisons
 
 struct FitResult {
   EvalMetrics eval;          // the last evaluation
@@ -61,6 +74,7 @@ struct EvalOptions {
   std::vector<int64_t> unscored_classes;  // labels left out of the accuracies (TaskData::unscored_classes)
   // Called with every batch in order and the model's predicted classes for it, (B,T) int64.
   std::function<void(const data::Batch& batch, const Tensor& predictions)> on_batch;
+  DataParallel* parallel = nullptr;  // each rank scores every world_size-th batch (on_batch sees those); sums them
 };
 
 // The model's loss, token accuracy and exact match on epoch 0 of `loader`, in evaluation mode
@@ -102,6 +116,7 @@ class Trainer {
     int64_t tokens = 0;
   };
   Pass forward_backward();
+  Pass forward_backward_shard();  // forward_backward() of one rank (TrainerOptions::parallel)
   StepMetrics train_step();
   [[noreturn]] void stop_non_finite(const StepMetrics& m, data::LoaderState loader, Generator rng);
 
