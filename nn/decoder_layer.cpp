@@ -32,6 +32,10 @@ void check_decoder_inputs(const char* module, const Tensor& tgt, const Tensor& m
   if (tgt.dim() != 3 || memory.dim() != 3 || tgt.size(2) != E || memory.size(2) != E || memory.size(0) != tgt.size(0))
     throw Error(module, fmt::format("expected tgt (B,T,{0}) and memory (B,S,{0}) with the same B, got tgt {1} and "
                                     "memory {2}", E, shape_str(tgt.shape()), shape_str(memory.shape())));
+  if (memory.dtype() != tgt.dtype() || memory.device() != tgt.device())
+    throw Error(module, fmt::format("memory must have tgt's dtype and device ({} {}), got {} {}",
+                                    dtype_name(tgt.dtype()), tgt.device().str(), dtype_name(memory.dtype()),
+                                    memory.device().str()));
   const int64_t B = tgt.size(0), T = tgt.size(1), S = memory.size(1);
   check_attention_mask(module, "tgt_mask", masks.tgt_mask, tgt, {B, nhead, T, T}, "T,T");
   check_attention_mask(module, "memory_mask", masks.memory_mask, tgt, {B, nhead, T, S}, "T,S");

@@ -34,8 +34,8 @@ struct DecoderMasks {
   bool tgt_is_causal = false;       // target position i sees positions j <= i only (with tgt_mask: both apply)
 };
 
-// Throws tg::Error(module, ...) naming the argument and the expected shape unless tgt is
-// (B,T,d_model), memory (B,S,d_model) and every mask fits (DecoderMasks).
+// Throws tg::Error(module, ...) naming the argument and the expected shape unless tgt is a float
+// (B,T,d_model), memory (B,S,d_model) of tgt's dtype and device, and every mask fits (DecoderMasks).
 void check_decoder_inputs(const char* module, const Tensor& tgt, const Tensor& memory, const DecoderMasks& masks,
                           int64_t d_model, int64_t nhead);
 

@@ -27,6 +27,9 @@ Tensor Transformer::forward(const Tensor& src, const Tensor& tgt, const Transfor
   if (src.dim() != 3 || tgt.dim() != 3 || src.size(2) != E || tgt.size(2) != E || src.size(0) != tgt.size(0))
     throw Error(kModule, fmt::format("expected src (B,S,{0}) and tgt (B,T,{0}) with the same B, got src {1} and tgt "
                                      "{2}", E, shape_str(src.shape()), shape_str(tgt.shape())));
+  if (tgt.dtype() != src.dtype() || tgt.device() != src.device())
+    throw Error(kModule, fmt::format("tgt must have src's dtype and device ({} {}), got {} {}", dtype_name(src.dtype()),
+                                     src.device().str(), dtype_name(tgt.dtype()), tgt.device().str()));
   const int64_t B = src.size(0), S = src.size(1);
   check_attention_mask(kModule, "src_mask", masks.src_mask, src, {B, config.nhead, S, S}, "S,S");
   check_key_padding_mask(kModule, "src_key_padding_mask", masks.src_key_padding_mask, B, S, "B,S");

@@ -1,5 +1,7 @@
 #include "nn/decoder_layer.h"
 
+#include <map>
+
 #include "nn_test_util.h"
 #include "ops/relu/relu.h"
 
@@ -114,6 +116,41 @@ TEST_CASE("nn::DecoderLayer: tgt_is_causal is the causal tgt_mask; the masks cha
                 l.forward(tgt, memory, {.memory_key_padding_mask = padding}), 1e-14, 0);
 }
 
+TEST_CASE("nn::DecoderLayer: the composed path (set_composed) gives the fused one's results, dropout included") {
+  nn::DecoderLayer l(tiny(true, /*dropout=*/0.2));
+  l.to_(kF64);
+  randomize_parameters(l, 13);
+  const Tensor tgt = rand64({2, 3, 4}, 14).detach(), memory = rand64({2, 4, 4}, 15).detach();
+  // Output, input and parameter gradients of one training step, and how many of each op the tape shows.
+  auto step = [&](bool composed) {
+    l.set_composed(composed);
+    l.zero_grad();
+    tape().clear();
+    Tensor t = tgt.detach().requires_grad_(), m = memory.detach().requires_grad_();
+    manual_seed(16);  // the same dropout draws on both paths
+    Tensor out = l.forward(t, m, all_masks());
+    std::map<std::string, int> ops;
+    for (const auto& e : tape().entries()) ++ops[e->op];
+    sum(mul(out, out)).backward();
+    std::vector<Tensor> results{out, t.grad(), m.grad()};
+    for (const Tensor& p : l.parameters()) results.push_back(p.grad());
+    return std::pair{results, ops};
+  };
+  auto [fused, fused_ops] = step(false);
+  auto [composed, composed_ops] = step(true);
+  CHECK(fused_ops["fused_attention"] == 2);  // self- and cross-attention
+  CHECK(fused_ops["relu_dropout"] == 1);
+  CHECK(composed_ops["fused_attention"] == 0);
+  CHECK(composed_ops["relu_dropout"] == 0);
+  CHECK(composed_ops["softmax"] == 2);
+  REQUIRE(fused.size() == composed.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    INFO("result ", i);
+    require_close(fused[i], composed[i], 1e-12, 1e-12);
+  }
+  tape().clear();
+}
+
 TEST_CASE("nn::DecoderLayer: a fully padded memory stays finite, forward and backward") {
   nn::DecoderLayer l(tiny(true));
   Generator gen(5);
@@ -155,6 +192,9 @@ TEST_CASE("nn::DecoderLayer: bad inputs and masks are errors naming the argument
                        "DecoderLayer: expected tgt (B,T,4) and memory (B,S,4) with the same B, got tgt (2,3,4) and "
                        "memory (2,4,6)", tg::Error);
   CHECK_THROWS_WITH_AS(l.forward(tgt, rand({1, 4, 4}, kF32, kCPU, gen)), doctest::Contains("memory (1,4,4)"),
+                       tg::Error);
+  CHECK_THROWS_WITH_AS(l.forward(tgt, rand({2, 4, 4}, kF64, kCPU, gen)),
+                       "DecoderLayer: memory must have tgt's dtype and device (float32 cpu), got float64 cpu",
                        tg::Error);
   CHECK_THROWS_WITH_AS(l.forward(tgt, Tensor()), doctest::Contains("DecoderLayer"), tg::Error);
   // PyTorch's per-head (B*NH,T,T) and a broadcast (B,1,T,S) are accepted.

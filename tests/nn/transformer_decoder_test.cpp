@@ -95,6 +95,8 @@ TEST_CASE("nn::Transformer: bad inputs and masks are errors naming the argument 
   CHECK_THROWS_WITH_AS(model.forward(src, rand({3, 3, 4}, kF32, kCPU, gen)),
                        "Transformer: expected src (B,S,4) and tgt (B,T,4) with the same B, got src (2,5,4) and tgt "
                        "(3,3,4)", tg::Error);
+  CHECK_THROWS_WITH_AS(model.forward(src, rand({2, 3, 4}, kF64, kCPU, gen)),
+                       "Transformer: tgt must have src's dtype and device (float32 cpu), got float64 cpu", tg::Error);
   CHECK_THROWS_WITH_AS(nn::Transformer(kTiny, 1, 0), "TransformerDecoder: num_layers must be positive, got 0",
                        tg::Error);
 }
