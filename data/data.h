@@ -1,6 +1,7 @@
 #pragma once
 // The data layer (namespace tg::data): datasets shipped with the project and the batching
-// that feeds an encoder. Every task is per-position labelling (data/example.h).
+// that feeds an encoder. Every encoder task is per-position labelling (data/example.h); the
+// sequence-to-sequence tasks (data/seq2seq_tasks.h) are input and output strings.
 #include "data/char_lm.h"
 #include "data/char_tokenizer.h"
 #include "data/dataloader.h"
@@ -9,6 +10,7 @@
 #include "data/labelled_file.h"
 #include "data/metrics.h"
 #include "data/random.h"
+#include "data/seq2seq_tasks.h"
 #include "data/tasks.h"
 #include "data/text.h"
 #include "data/vocab.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "ops/add/add.h"
+#include "nn/transformer_block.h"
 
 namespace tg::nn {
 
@@ -27,26 +27,18 @@ EncoderLayer::EncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforwa
                                       norm_first}) {}
 
 Tensor EncoderLayer::sa_block(const Tensor& x, const MhaOptions& masks) const {
-  MhaOptions options = masks;
-  options.need_weights = false;
-  return dropout1->forward(self_attn->forward(x, x, x, options).output);
+  return attention_block(*self_attn, x, x, masks, *dropout1);
 }
 
 Tensor EncoderLayer::ff_block(const Tensor& x) const {
   const bool fuse = config.fuse_relu_dropout && !is_composed();
-  const Tensor hidden = activate_and_drop(linear1->forward(x), config.activation, *dropout, fuse);
-  return dropout2->forward(linear2->forward(hidden));
+  return feed_forward_block(x, *linear1, config.activation, *dropout, fuse, *linear2, *dropout2);
 }
 
 Tensor EncoderLayer::forward(const Tensor& src, const MhaOptions& masks) const {
   Tensor x = src;  // (B,T,E)
-  if (config.norm_first) {
-    x = add(x, sa_block(norm1->forward(x), masks));
-    x = add(x, ff_block(norm2->forward(x)));
-  } else {
-    x = norm1->forward(add(x, sa_block(x, masks)));
-    x = norm2->forward(add(x, ff_block(x)));
-  }
+  x = residual(x, *norm1, config.norm_first, [&](const Tensor& h) { return sa_block(h, masks); });
+  x = residual(x, *norm2, config.norm_first, [&](const Tensor& h) { return ff_block(h); });
   if (has_forward_hooks()) run_forward_hooks({src}, {x});
   return x;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Every nn module, one include per module (the nn registry), and the composed attention.
 #include "nn/attention.h"
+#include "nn/decoder_layer.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/encoder_layer.h"
@@ -13,4 +14,6 @@
 #include "nn/multi_head_attention.h"
 #include "nn/positional_encoding.h"
 #include "nn/pytorch_interop.h"
+#include "nn/transformer.h"
+#include "nn/transformer_decoder.h"
 #include "nn/transformer_encoder.h"

@@ -3,12 +3,10 @@
 // committed files written by tests/fixtures/make_pytorch_fixtures.py (torch is not needed here).
 #include "nn/pytorch_interop.h"
 
-#include <algorithm>
-#include <cstring>
 #include <map>
 
 #include "core/safetensors_test_util.h"
-#include "nn_test_util.h"
+#include "pytorch_fixture_util.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -20,8 +18,6 @@ namespace {
 // and every gradient; see the MESSAGE lines) are 2.7e-15 (attention), 1.0e-15 (2-layer encoder) and
 // 4.0e-15 (norm_first layer; the encoders run fused_attention); the bound leaves a margin of about 25.
 constexpr double kTolerance = 1e-13;
-
-fs::path fixture(const std::string& file) { return fs::path(TAPEGRAD_SOURCE_DIR) / "tests" / "fixtures" / file; }
 
 // A <module>_reference.safetensors file: state_grad.<pytorch name> in the file's order, the rest by name.
 struct Reference {
@@ -37,42 +33,11 @@ struct Reference {
 
 Reference load_reference(const std::string& module) {
   Reference ref;
-  for (auto& [name, t] : load_safetensors(fixture(module + "_reference.safetensors")).tensors)
+  for (auto& [name, t] : load_safetensors(pytorch_fixture(module + "_reference.safetensors")).tensors)
     if (name.starts_with("state_grad.")) ref.state_grad.emplace_back(name.substr(11), t);
     else ref.named.emplace(name, t);
   REQUIRE_FALSE(ref.state_grad.empty());
   return ref;
-}
-
-// Compares one tensor and keeps the worst difference.
-void require_near(const std::string& what, const Tensor& ours, const Tensor& pytorch, double& worst) {
-  CAPTURE(what);
-  REQUIRE(ours.defined());
-  const double d = max_abs_diff(ours, pytorch);
-  CHECK(d <= kTolerance);
-  worst = std::max(worst, d);
-}
-
-// Our parameters' gradients, in PyTorch's names, order and layout, against PyTorch's.
-void require_parameter_grads(const nn::Module& m, const Reference& ref, double& worst) {
-  NamedTensors grads;
-  for (const auto& [name, p] : m.named_parameters()) grads.emplace_back(name, p.grad());
-  const NamedTensors ours = nn::to_pytorch_state_dict(grads);
-  REQUIRE(names_of(ours) == names_of(ref.state_grad));
-  for (size_t i = 0; i < ours.size(); ++i)
-    require_near("d " + ours[i].first, ours[i].second, ref.state_grad[i].second, worst);
-}
-
-// Same names in the same order, and each tensor the same dtype, shape and bytes.
-void require_bit_equal(const NamedTensors& a, const NamedTensors& b) {
-  REQUIRE(names_of(a) == names_of(b));
-  for (size_t i = 0; i < a.size(); ++i) {
-    CAPTURE(a[i].first);
-    REQUIRE(a[i].second.dtype() == b[i].second.dtype());
-    REQUIRE(a[i].second.shape() == b[i].second.shape());
-    Tensor x = contiguous_copy(a[i].second), y = contiguous_copy(b[i].second);
-    CHECK(std::memcmp(x.raw_data(), y.raw_data(), static_cast<size_t>(x.numel()) * element_size(x.dtype())) == 0);
-  }
 }
 
 const nn::EncoderLayerConfig kLayer{.d_model = 8, .nhead = 2, .dim_feedforward = 16, .dropout = 0};
@@ -83,16 +48,16 @@ void require_encoder_matches(nn::Module& m, const std::string& module,
                              const std::function<Tensor(const Tensor&, const nn::MhaOptions&)>& forward) {
   m.to_(kF64);
   m.eval();
-  nn::load_pytorch_safetensors(m, fixture(module + ".safetensors"));
+  nn::load_pytorch_safetensors(m, pytorch_fixture(module + ".safetensors"));
   const Reference ref = load_reference(module);
   Tensor src = ref.input("src");
   Tensor out = forward(src, {.key_padding_mask = ref["mask.key_padding"]});
   sum(mul(out, ref["loss_weights"])).backward();
 
   double worst = 0;
-  require_near("output", out, ref["output"], worst);
-  require_near("d src", src.grad(), ref["input_grad.src"], worst);
-  require_parameter_grads(m, ref, worst);
+  require_near("output", out, ref["output"], kTolerance, worst);
+  require_near("d src", src.grad(), ref["input_grad.src"], kTolerance, worst);
+  require_parameter_grads(m, ref.state_grad, kTolerance, worst);
   MESSAGE(module << ": largest |tapegrad - PyTorch| = " << worst);
 }
 
@@ -102,7 +67,7 @@ TEST_CASE("nn::pytorch_interop: MultiHeadAttention matches nn.MultiheadAttention
   nn::MultiHeadAttention mha(8, 2, 0.0);
   mha.to_(kF64);
   mha.eval();
-  nn::load_pytorch_safetensors(mha, fixture("pytorch_mha.safetensors"));
+  nn::load_pytorch_safetensors(mha, pytorch_fixture("pytorch_mha.safetensors"));
   const Reference ref = load_reference("pytorch_mha");
   Tensor query = ref.input("query"), key = ref.input("key"), value = ref.input("value");
   nn::MhaResult r = mha.forward(
@@ -111,12 +76,12 @@ TEST_CASE("nn::pytorch_interop: MultiHeadAttention matches nn.MultiheadAttention
   sum(mul(r.output, ref["loss_weights"])).backward();
 
   double worst = 0;
-  require_near("output", r.output, ref["output"], worst);
-  require_near("mean weights", r.mean_weights, ref["output_mean_weights"], worst);
-  require_near("d query", query.grad(), ref["input_grad.query"], worst);
-  require_near("d key", key.grad(), ref["input_grad.key"], worst);
-  require_near("d value", value.grad(), ref["input_grad.value"], worst);
-  require_parameter_grads(mha, ref, worst);
+  require_near("output", r.output, ref["output"], kTolerance, worst);
+  require_near("mean weights", r.mean_weights, ref["output_mean_weights"], kTolerance, worst);
+  require_near("d query", query.grad(), ref["input_grad.query"], kTolerance, worst);
+  require_near("d key", key.grad(), ref["input_grad.key"], kTolerance, worst);
+  require_near("d value", value.grad(), ref["input_grad.value"], kTolerance, worst);
+  require_parameter_grads(mha, ref.state_grad, kTolerance, worst);
   MESSAGE("pytorch_mha: largest |tapegrad - PyTorch| = " << worst);
   // The masks did mask: batch 1's padded key and query 0's keys 2, 3 get no weight.
   CHECK(max_abs_diff(slice(slice(r.mean_weights, 0, 1, 2), 2, 3, 4), zeros({1, 3, 1}, kF64)) == 0);
@@ -138,7 +103,7 @@ TEST_CASE("nn::pytorch_interop: EncoderLayer (norm_first) matches nn.Transformer
 }
 
 TEST_CASE("nn::pytorch_interop: in_proj splits into q, k, v rows, the round trip is exact, order included") {
-  const NamedTensors mha = load_safetensors(fixture("pytorch_mha.safetensors")).tensors;
+  const NamedTensors mha = load_safetensors(pytorch_fixture("pytorch_mha.safetensors")).tensors;
   REQUIRE(names_of(mha) ==
           std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"});
   const NamedTensors ours = nn::from_pytorch_state_dict(mha);
@@ -152,7 +117,7 @@ TEST_CASE("nn::pytorch_interop: in_proj splits into q, k, v rows, the round trip
 
   for (const char* file : {"pytorch_mha", "pytorch_encoder_2_layers", "pytorch_encoder_layer_norm_first"}) {
     CAPTURE(file);
-    const NamedTensors sd = load_safetensors(fixture(std::string(file) + ".safetensors")).tensors;
+    const NamedTensors sd = load_safetensors(pytorch_fixture(std::string(file) + ".safetensors")).tensors;
     require_bit_equal(nn::to_pytorch_state_dict(nn::from_pytorch_state_dict(sd)), sd);
   }
   // Our own order (q.weight, q.bias, k.weight, ...) packs into PyTorch's.
@@ -167,11 +132,11 @@ TEST_CASE("nn::pytorch_interop: save_pytorch_safetensors writes PyTorch's state_
   ScratchDir dir;
   nn::TransformerEncoder enc(kLayer, 2, /*final_norm=*/true);
   enc.to_(kF64);
-  nn::load_pytorch_safetensors(enc, fixture("pytorch_encoder_2_layers.safetensors"));
+  nn::load_pytorch_safetensors(enc, pytorch_fixture("pytorch_encoder_2_layers.safetensors"));
   nn::save_pytorch_safetensors(enc, dir.path / "export.safetensors");
   // The same names, order and bytes as the state_dict PyTorch saved.
   require_bit_equal(load_safetensors(dir.path / "export.safetensors").tensors,
-                    load_safetensors(fixture("pytorch_encoder_2_layers.safetensors")).tensors);
+                    load_safetensors(pytorch_fixture("pytorch_encoder_2_layers.safetensors")).tensors);
 
   nn::TransformerEncoder fresh(kLayer, 2, /*final_norm=*/true);
   fresh.to_(kF64);
@@ -222,7 +187,7 @@ TEST_CASE("nn::pytorch_interop: errors name the entry and its shape") {
 TEST_CASE("nn::pytorch_interop: load_pytorch_safetensors is strict and names the file") {
   ScratchDir dir;
   const fs::path path = dir.path / "mha.safetensors";
-  NamedTensors sd = load_safetensors(fixture("pytorch_mha.safetensors")).tensors;
+  NamedTensors sd = load_safetensors(pytorch_fixture("pytorch_mha.safetensors")).tensors;
   sd.emplace_back("extra.weight", zeros({2}, kF64));
   sd.erase(sd.begin() + 3);  // out_proj.bias
   save_safetensors(path, sd);
