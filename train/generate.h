@@ -32,7 +32,7 @@ struct GenerateOptions {
   double top_p = 1;        // in (0, 1]; 1 = every candidate; sampling only
   uint64_t seed = 0;
   int64_t min_id = 0;      // ids below it are never produced (data::kNumReserved: no reserved tokens)
-  std::vector<int64_t> stop;  // non-empty: generation ends once the new ids end with these
+  std::vector<int64_t> stop{};  // non-empty: generation ends once the new ids end with these
   bool use_cache = true;      // KvCache; false re-runs the whole context for every token
 };
 

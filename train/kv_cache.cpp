@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "core/copy.h"
 #include "core/error.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
 #include "nn/feed_forward.h"
 #include "ops/add/add.h"
-#include "ops/cat/cat.h"
-#include "ops/fused/fused_attention/fused_attention.h"
+#include "nn/attention.h"
 #include "ops/reshape/reshape.h"
 #include "ops/slice/slice.h"
 #include "ops/to/to.h"
@@ -46,11 +46,7 @@ KvCache::KvCache(const TransformerModel& model) : model_(model) {
   values_.resize(model.encoder->layers.size());
 }
 
-void KvCache::clear() {
-  for (Tensor& k : keys_) k = Tensor();
-  for (Tensor& v : values_) v = Tensor();
-  size_ = 0;
-}
+void KvCache::clear() { size_ = 0; }  // the buffers stay, to be overwritten
 
 Tensor KvCache::append(const std::vector<int64_t>& ids) {
   return append(tensor_i64(ids, {static_cast<int64_t>(ids.size())}));
@@ -82,9 +78,14 @@ Tensor KvCache::append(const Tensor& ids) {
     const nn::MultiHeadAttention& sa = *layer.self_attn;
     const Tensor h = layer.norm1->forward(x);
     const Tensor q = heads(*sa.q_proj, h, NH), k = heads(*sa.k_proj, h, NH), v = heads(*sa.v_proj, h, NH);
-    keys_[l] = P == 0 ? k : cat({keys_[l], k}, 2);  // (1,NH,S,hs)
-    values_[l] = P == 0 ? v : cat({values_[l], v}, 2);
-    const Tensor o = fused_attention(q, keys_[l], values_[l], attention);  // (1,NH,n,hs)
+    if (!keys_[l].defined()) {  // (1,NH,max_len,hs) each, filled position by position
+      keys_[l] = empty({1, NH, capacity(), E / NH}, k.dtype(), device);
+      values_[l] = empty({1, NH, capacity(), E / NH}, v.dtype(), device);
+    }
+    copy_(slice_view(keys_[l], 2, P, P + n), k);
+    copy_(slice_view(values_[l], 2, P, P + n), v);
+    const Tensor K = slice_view(keys_[l], 2, 0, P + n), V = slice_view(values_[l], 2, 0, P + n);  // (1,NH,S,hs)
+    const Tensor o = scaled_dot_product_attention(q, K, V, attention).output;  // (1,NH,n,hs)
     x = add(x, sa.out_proj->forward(reshape(transpose(o, 1, 2), {1, n, E})));
     const Tensor hidden = nn::activate(layer.linear1->forward(layer.norm2->forward(x)), layer.config.activation);
     x = add(x, layer.linear2->forward(hidden));

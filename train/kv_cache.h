@@ -12,15 +12,18 @@
 // Per layer (pre-LN), with x (1,n,E) the new positions, P cached, S = P + n:
 //   h       = norm1(x)
 //   q, k, v = q_proj(h), k_proj(h), v_proj(h) -> (1,NH,n,hs) each
-//   K, V    = cat(K, k), cat(V, v) along the positions         (1,NH,S,hs), kept for the next call
-//   x       = x + out_proj(fused_attention(q, K, V))           new position P+i sees keys j <= P+i
+//   K, V    = k, v written at positions P .. S-1 of the layer's (1,NH,max_len,hs) buffers
+//             (allocated once), read as their first S positions     (1,NH,S,hs)
+//   x       = x + out_proj(attention(q, K, V))                 new position P+i sees keys j <= P+i
 //   x       = x + linear2(activation(linear1(norm2(x))))
 // logits = model.logits(encoder.norm(x)): the numbers model.forward gives at those positions.
 //
 // Inference only: nothing is recorded on the tape and the cached tensors carry no history, so
 // append() throws unless grad mode is off (NoGradGuard), and also when the model is in training
 // mode (dropout would make the cache disagree with itself). Positions are absolute: append()
-// throws when P + n would pass the model's max_len; clear() empties the cache.
+// throws when P + n would pass the model's max_len; clear() empties the cache (keeping its
+// buffers). The attention is nn/attention.h's scaled_dot_product_attention: for one query row
+// the (1,S) scores are small.
 #include <cstdint>
 #include <vector>
 
@@ -43,7 +46,7 @@ class KvCache {
 
  private:
   const TransformerModel& model_;
-  std::vector<Tensor> keys_, values_;  // per layer (1,NH,P,hs); undefined while empty
+  std::vector<Tensor> keys_, values_;  // per layer (1,NH,max_len,hs), the first size_ positions written
   int64_t size_ = 0;
 };
 
