@@ -21,9 +21,10 @@
 // Inference only: nothing is recorded on the tape and the cached tensors carry no history, so
 // append() throws unless grad mode is off (NoGradGuard), and also when the model is in training
 // mode (dropout would make the cache disagree with itself). Positions are absolute: append()
-// throws when P + n would pass the model's max_len; clear() empties the cache (keeping its
-// buffers). The attention is nn/attention.h's scaled_dot_product_attention: for one query row
-// the (1,S) scores are small.
+// throws when P + n would pass the model's max_len; clear() empties the cache, keeping its
+// buffers (allocated at the first append in the model's dtype and on its device: convert the
+// model before building the cache). The attention is nn/attention.h's
+// scaled_dot_product_attention: for one query row the (1,S) scores are small.
 #include <cstdint>
 #include <vector>
 
