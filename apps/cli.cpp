@@ -144,6 +144,8 @@ CLI::Validator non_negative_number() { return number_check(0, HUGE_VAL, false); 
 
 CLI::Validator open_fraction() { return number_check(0, 1, true, true); }
 
+CLI::Validator probability_mass() { return number_check(0, 1, true); }
+
 CLI::Validator token_name() {
   return CLI::Validator(
       [](std::string& text) { return text.empty() ? std::string("a token cannot be the empty string") : std::string(); },

@@ -40,6 +40,7 @@ CLI::Validator non_negative_number();            // a finite number >= 0
 CLI::Validator seed_number();                    // an unsigned 64-bit integer
 CLI::Validator device_name();                    // cpu, cuda or cuda:N (train::parse_device)
 CLI::Validator open_fraction();                  // a finite number in (0, 1)
+CLI::Validator probability_mass();               // a finite number in (0, 1]
 CLI::Validator token_name();                     // a non-empty string (a vocabulary's token)
 
 // --threads: 0 (OpenMP's default) to kThreadsPerCore threads per core. OpenMP itself fails

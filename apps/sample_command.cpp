@@ -1,4 +1,5 @@
-// tapegrad sample: text from a character language model checkpoint.
+// tapegrad sample: text from a character language model checkpoint (either arch), through a
+// key/value cache unless --no-cache (train/generate.h).
 #include <string>
 
 #include <fmt/format.h>
@@ -18,9 +19,33 @@ constexpr int64_t kMaxTokens = int64_t{1} << 20;  // characters one call generat
 struct SampleArgs {
   std::string checkpoint;
   std::string prompt = "the ";
+  std::string stop;
+  bool no_cache = false;
   train::GenerateOptions options;
   int threads = 0;
 };
+
+// The ids of --stop: every character must be one the model can write.
+std::vector<int64_t> stop_ids(const std::string& stop, const data::CharTokenizer& tokenizer) {
+  std::vector<int64_t> ids = tokenizer.encode(stop);
+  for (int64_t id : ids)
+    if (id < data::kNumReserved)
+      throw CLI::ValidationError("--stop", fmt::format("\"{}\" has a character the model never writes (its {} "
+                                                       "characters are those of its training text)", stop,
+                                                       tokenizer.size() - data::kNumReserved));
+  return ids;
+}
+
+// The flags whose limits depend on the model, and those that only sampling reads.
+void check_sampling_flags(const train::GenerateOptions& o, int64_t characters) {
+  if (o.top_k > characters)
+    throw CLI::ValidationError("--top-k", fmt::format("must be in [0, {}] (the model's characters; 0 = all), got {}",
+                                                      characters, o.top_k));
+  if (o.temperature == 0 && o.top_k > 0)
+    throw CLI::ValidationError("--top-k", "restricts sampling: it needs --temperature > 0 (0 is greedy)");
+  if (o.temperature == 0 && o.top_p < 1)
+    throw CLI::ValidationError("--top-p", "restricts sampling: it needs --temperature > 0 (0 is greedy)");
+}
 
 void run_sample(const SampleArgs& args, Io& io) {
   if (io.parse_only) return;
@@ -32,10 +57,13 @@ void run_sample(const SampleArgs& args, Io& io) {
     throw Error("sample", fmt::format("{} was trained on task {}; sample needs a language model (train --task lm)",
                                       file.string(), c.config.task));
   data::CharTokenizer tokenizer(c.input_vocab);
-  auto model = train::load_model(c);
-  io.activity = fmt::format("generating {} characters (--tokens)", args.options.max_new_tokens);
   train::GenerateOptions options = args.options;
   options.min_id = data::kNumReserved;  // the text's characters only, never <pad>, <unk>, ...
+  options.use_cache = !args.no_cache;
+  check_sampling_flags(options, c.model_config.num_classes - options.min_id);
+  if (!args.stop.empty()) options.stop = stop_ids(args.stop, tokenizer);
+  auto model = train::load_model(c);
+  io.activity = fmt::format("generating {} characters (--tokens)", options.max_new_tokens);
   const std::vector<int64_t> ids = train::generate(*model, tokenizer.encode(args.prompt), options);
   fmt::print(io.out, "{}\n", tokenizer.decode(ids));
 }
@@ -47,13 +75,23 @@ void add_sample_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   auto args = std::make_shared<SampleArgs>();
   sub->add_option("checkpoint", args->checkpoint, "a checkpoint file or a run directory")->required();
   sub->add_option("--prompt", args->prompt, "the text to continue")->capture_default_str();
-  sub->add_option("--tokens", args->options.max_new_tokens, "characters to generate")
+  sub->add_option("--tokens", args->options.max_new_tokens, "the most characters to generate")
       ->capture_default_str()
       ->check(integer_in(0, kMaxTokens));
   sub->add_option("--temperature", args->options.temperature, "0: greedy (the likeliest character); > 0: sample")
       ->capture_default_str()
       ->check(non_negative_number());
+  sub->add_option("--top-k", args->options.top_k, "sample among the k likeliest characters only (0: all)")
+      ->capture_default_str()
+      ->check(integer_in(0, train::kMaxVocab));
+  sub->add_option("--top-p", args->options.top_p, "sample among the likeliest characters whose probabilities sum "
+                                                  "to p (the nucleus; 1: all)")
+      ->capture_default_str()
+      ->check(probability_mass());
   sub->add_option("--seed", args->options.seed, "seeds the sampling")->capture_default_str()->check(seed_number());
+  sub->add_option("--stop", args->stop, "stop once the generated text ends with this (left out of the output)");
+  sub->add_flag("--no-cache", args->no_cache, "re-run the whole context for every character instead of caching "
+                                              "each layer's keys and values (same text, slower)");
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());
   sub->callback([args, io] { run_sample(*args, *io); });
 }

@@ -22,10 +22,14 @@ using nlohmann::json;
   throw Error("checkpoint", fmt::format("{}: {}", path.string(), what));
 }
 
+// arch and tie_weights are written for a gpt model only: an encoder's metadata (and its PyTorch
+// export's config.json, TapegradModel's arguments) stays as it was before gpt existed.
 json model_config_json(const ModelConfig& m) {
-  return {{"vocab_size", m.vocab_size}, {"num_classes", m.num_classes}, {"max_len", m.max_len},
-          {"d_model", m.d_model},       {"heads", m.heads},             {"layers", m.layers},
-          {"ff", m.ff},                 {"dropout", m.dropout},         {"causal", m.causal}};
+  json j = {{"vocab_size", m.vocab_size}, {"num_classes", m.num_classes}, {"max_len", m.max_len},
+            {"d_model", m.d_model},       {"heads", m.heads},             {"layers", m.layers},
+            {"ff", m.ff},                 {"dropout", m.dropout},         {"causal", m.causal}};
+  if (m.arch != "encoder") j["arch"] = m.arch, j["tie_weights"] = m.tie_weights;
+  return j;
 }
 
 ModelConfig model_config_from(const json& j) {
@@ -34,6 +38,8 @@ ModelConfig model_config_from(const json& j) {
   j.at("max_len").get_to(m.max_len), j.at("d_model").get_to(m.d_model), j.at("heads").get_to(m.heads);
   j.at("layers").get_to(m.layers), j.at("ff").get_to(m.ff), j.at("dropout").get_to(m.dropout);
   j.at("causal").get_to(m.causal);
+  m.arch = j.value("arch", m.arch);
+  m.tie_weights = j.value("tie_weights", m.tie_weights);
   return m;
 }
 
@@ -89,6 +95,8 @@ void check_model_matches(const std::filesystem::path& path, const Checkpoint& c)
   expect("ff", m.ff, t.ff, "the config");
   expect("dropout", m.dropout, t.dropout, "the config");
   expect("causal", m.causal, t.task == "lm", "task " + t.task);
+  expect("arch", m.arch, t.arch, "the config");
+  expect("tie_weights", m.tie_weights, t.tie_weights, "the config");
   expect("vocab_size", m.vocab_size, c.input_vocab.size(), "input_vocab");
   expect("num_classes", m.num_classes, c.output_vocab.size(), "output_vocab");
   if (t.task == "lm") expect("max_len", m.max_len, t.block_size, "the config's block_size");

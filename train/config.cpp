@@ -19,6 +19,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("task", c.task), f("data", c.data), f("min_len", c.min_len), f("max_len", c.max_len);
   f("modulus", c.modulus), f("block_size", c.block_size), f("val_examples", c.val_examples);
   f("val_fraction", c.val_fraction), f("val_data", c.val_data), f("ignore_tokens", c.ignore_tokens);
+  f("arch", c.arch), f("tie_weights", c.tie_weights);
   f("d_model", c.d_model), f("heads", c.heads), f("layers", c.layers), f("ff", c.ff), f("dropout", c.dropout);
   f("steps", c.steps), f("batch_size", c.batch_size), f("grad_accum", c.grad_accum), f("lr", c.lr);
   f("warmup", c.warmup), f("min_lr_ratio", c.min_lr_ratio), f("weight_decay", c.weight_decay);
@@ -56,6 +57,9 @@ void validate(const TrainConfig& c) {
   require(c.val_fraction > 0 && c.val_fraction < 1, fmt::format("val_fraction must be in (0, 1), got {}", c.val_fraction));
   require(c.val_data.empty() || c.task == "file", fmt::format("val_data is read by task file only, not {}", c.task));
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
+  require(c.arch == "encoder" || c.arch == "gpt", fmt::format("unknown arch \"{}\" (encoder or gpt)", c.arch));
+  require(c.arch != "gpt" || c.task == "lm", fmt::format("arch gpt is a language model: it needs task lm, not {}", c.task));
+  require(!c.tie_weights || c.arch == "gpt", "tie_weights needs arch gpt (the encoder's head is its own)");
   require_in("d_model", c.d_model, 1, kMaxDModel);
   require_in("heads", c.heads, 1, c.d_model);
   require(c.d_model % c.heads == 0,

@@ -45,6 +45,8 @@ struct TrainConfig {
   std::vector<std::string> ignore_tokens;
 
   // ---- model -----------------------------------------------------------------------------
+  std::string arch = "encoder";  // "encoder" (every task) or "gpt" (lm only): train/model.h
+  bool tie_weights = false;      // gpt: the output head is the token embedding
   int64_t d_model = 64;
   int64_t heads = 4;
   int64_t layers = 2;

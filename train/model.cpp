@@ -5,7 +5,11 @@
 #include "core/error.h"
 #include "core/grad_mode.h"
 #include "data/vocab.h"
+#include "nn/init.h"
+#include "ops/fused/linear/linear.h"
+#include "ops/matmul/matmul.h"
 #include "ops/squeeze/squeeze.h"
+#include "ops/transpose/transpose.h"
 #include "ops/unsqueeze/unsqueeze.h"
 #include "train/config.h"
 
@@ -37,6 +41,14 @@ void check_model_config(const ModelConfig& c) {
   require_in("ff", c.ff, 1, kMaxFeedForward);
   if (!(c.dropout >= 0 && c.dropout < 1))
     throw Error("TransformerModel", fmt::format("dropout must be in [0, 1), got {}", c.dropout));
+  if (c.arch != "encoder" && c.arch != "gpt")
+    throw Error("TransformerModel", fmt::format("arch must be encoder or gpt, got \"{}\"", c.arch));
+  if (c.arch == "gpt" && !c.causal) throw Error("TransformerModel", "a gpt model must be causal");
+  if (c.tie_weights && c.arch != "gpt")
+    throw Error("TransformerModel", fmt::format("tie_weights needs arch gpt, got {}", c.arch));
+  if (c.tie_weights && c.num_classes != c.vocab_size)
+    throw Error("TransformerModel", fmt::format("tie_weights needs num_classes == vocab_size, got {} and {}",
+                                                c.num_classes, c.vocab_size));
   if (c.max_len > kMaxPositionTable / c.d_model)
     throw Error("TransformerModel", fmt::format("max_len * d_model must be <= {}, got {} * {}", kMaxPositionTable,
                                                 c.max_len, c.d_model));
@@ -48,8 +60,10 @@ int64_t parameter_count(const ModelConfig& c) {
   const int64_t attention = 4 * (E * E + E);        // q, k, v and out projections with biases
   const int64_t feed_forward = (E * F + F) + (F * E + E);
   const int64_t layer = attention + feed_forward + 2 * (2 * E);  // and two LayerNorms
-  const int64_t embedding = c.vocab_size * E, final_norm = 2 * E, head = E * c.num_classes + c.num_classes;
-  return embedding + c.layers * layer + final_norm + head;
+  const int64_t embedding = c.vocab_size * E, final_norm = 2 * E;
+  const int64_t positions = c.arch == "gpt" ? c.max_len * E : 0;  // learned; the sinusoidal table is computed
+  const int64_t head = c.tie_weights ? 0 : E * c.num_classes + c.num_classes;
+  return embedding + positions + c.layers * layer + final_norm + head;
 }
 
 void check_weights_fit(const ModelConfig& c, const NamedTensors& weights) {
@@ -65,7 +79,7 @@ void check_weights_fit(const ModelConfig& c, const NamedTensors& weights) {
     throw Error("TransformerModel", fmt::format("the weights have no {}", name));
   };
   require_shape("embedding.weight", {c.vocab_size, c.d_model});
-  require_shape("head.weight", {c.num_classes, c.d_model});
+  if (!c.tie_weights) require_shape("head.weight", {c.num_classes, c.d_model});
   int64_t stored = 0;
   for (const auto& [key, t] : weights) stored += t.numel();
   if (stored != expected)
@@ -76,12 +90,25 @@ void check_weights_fit(const ModelConfig& c, const NamedTensors& weights) {
 }
 
 TransformerModel::TransformerModel(const ModelConfig& c) : Module("TransformerModel"), config(checked(c)) {
-  embedding = register_module("embedding", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model, data::kPadId));
-  pos_encoding = register_module("pos_encoding", std::make_shared<nn::SinusoidalPositionalEncoding>(c.max_len, c.d_model));
+  const bool gpt = c.arch == "gpt";
+  // gpt: no padding row (a tied head would train it); the loss ignores pads either way
+  embedding = register_module("embedding", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model,
+                                                                           gpt ? -1 : data::kPadId));
+  if (gpt) nn::init::normal_(embedding->weight, 0, 0.02);  // GPT-2's token embedding
+  pos_encoding = register_module(
+      "pos_encoding", gpt ? std::shared_ptr<nn::PositionalEncoding>(
+                                std::make_shared<nn::LearnedPositionalEncoding>(c.max_len, c.d_model))
+                          : std::make_shared<nn::SinusoidalPositionalEncoding>(c.max_len, c.d_model));
   nn::EncoderLayerConfig layer{.d_model = c.d_model, .nhead = c.heads, .dim_feedforward = c.ff, .dropout = c.dropout,
-                               .norm_first = true};
+                               .activation = gpt ? nn::Activation::gelu : nn::Activation::relu, .norm_first = true};
   encoder = register_module("encoder", std::make_shared<nn::TransformerEncoder>(layer, c.layers, /*final_norm=*/true));
-  head = register_module("head", std::make_shared<nn::Linear>(c.d_model, c.num_classes));
+  if (!c.tie_weights) head = register_module("head", std::make_shared<nn::Linear>(c.d_model, c.num_classes));
+}
+
+Tensor TransformerModel::logits(const Tensor& x) const {
+  if (head) return head->forward(x);
+  // (..., E) @ (E, V) -> (..., V): the embedding table as a bias-free head
+  return is_composed() ? matmul(x, transpose(embedding->weight, 0, 1)) : linear(x, embedding->weight);
 }
 
 Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mask) const {
@@ -91,9 +118,9 @@ Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mas
                                                 inputs.defined() ? inputs.describe() : "undefined"));
   Tensor x = pos_encoding->forward(embedding->forward(inputs));  // (B,T,E)
   x = encoder->forward(x, nn::MhaOptions{.key_padding_mask = padding_mask, .is_causal = config.causal});
-  Tensor logits = head->forward(x);  // (B,T,C)
-  if (has_forward_hooks()) run_forward_hooks({inputs, padding_mask}, {logits});
-  return logits;
+  Tensor out = logits(x);  // (B,T,C)
+  if (has_forward_hooks()) run_forward_hooks({inputs, padding_mask}, {out});
+  return out;
 }
 
 std::vector<Tensor> TransformerModel::attention_maps(const Tensor& tokens) {

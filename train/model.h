@@ -1,23 +1,33 @@
 #pragma once
-// TransformerModel: the encoder every task trains (per-position classification).
+// TransformerModel: the model every task trains (per-position classification), in one of two
+// architectures (ModelConfig::arch).
 //   B batch, T positions, V input vocabulary, C output classes, E = d_model
 //   inputs (B,T) int64 token ids, padding_mask (B,T) bool (true = pad) -> logits (B,T,C)
 //
+// "encoder" (the default; every task):
 //   x      = embedding(inputs) + pos_encoding[0:T]       (B,T,E)   <pad> (id 0) embeds to zeros
-//   x      = encoder(x, key_padding_mask, is_causal)     (B,T,E)   pre-LN layers, final LayerNorm
+//   x      = encoder(x, key_padding_mask, is_causal)     (B,T,E)   pre-LN relu layers, final LayerNorm
 //   logits = head(x)                                     (B,T,C)   Linear(E, C)
+// "gpt" (decoder-only, GPT-2's shape; causal, the lm task):
+//   x      = embedding(inputs) + pos_encoding[0:T]       (B,T,E)   learned positions, both tables N(0, 0.02^2)
+//   x      = encoder(x, key_padding_mask, is_causal)     (B,T,E)   pre-LN gelu blocks, final LayerNorm
+//   logits = head(x)                                     (B,T,C)   Linear(E, C), or with tie_weights
+//          | x @ embedding.weight^T                                the embedding itself (no bias; C == V)
+// A GPT block is a causal pre-LN encoder layer (no cross-attention), so both share
+// nn::TransformerEncoder; train/kv_cache.h runs either causal model one token at a time.
 //
 // The causal flag (the character language model) lets position t attend to positions <= t only;
 // the padding mask keeps every position from attending to pads. Pads still get logits, which
 // the loss ignores (their target is kIgnoreIndex).
 //
-// Children (state_dict names): embedding, pos_encoding (sinusoidal: no parameters), encoder
-// (encoder.layers.N.*, encoder.norm), head.
+// Children (state_dict names): embedding, pos_encoding (encoder: sinusoidal, no parameters; gpt:
+// pos_encoding.weight), encoder (encoder.layers.N.*, encoder.norm), head (none when tied).
 // set_composed(true) (nn/module.h) runs it op by op, without fused ops: `tapegrad train
 // --composed` (TrainConfig::composed) and `tapegrad eval --composed`. Forward hooks: inputs
 // {inputs, padding_mask}, outputs {logits}.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "nn/embedding.h"
@@ -38,6 +48,8 @@ struct ModelConfig {
   int64_t ff = 256;         // feed-forward width
   double dropout = 0;
   bool causal = false;      // true: position t sees positions <= t only
+  std::string arch = "encoder";  // "encoder" or "gpt" (above)
+  bool tie_weights = false;      // gpt: the head is the embedding (needs num_classes == vocab_size)
   bool operator==(const ModelConfig&) const = default;
 };
 
@@ -46,7 +58,8 @@ struct ModelConfig {
 inline constexpr int64_t kMaxPositionTable = int64_t{1} << 24;
 
 // Throws tg::Error("TransformerModel", ...) naming the first field that is out of range: the
-// sizes must be positive and within the limits of train/config.h and kMaxPositionTable.
+// sizes must be positive and within the limits of train/config.h and kMaxPositionTable; arch
+// "encoder" or "gpt", a gpt model causal, tie_weights only for gpt with num_classes == vocab_size.
 void check_model_config(const ModelConfig& config);
 
 // The number of parameters the model `config` describes, computed without building it.
@@ -54,13 +67,15 @@ int64_t parameter_count(const ModelConfig& config);
 
 // Checks, before any memory is allocated for the model, that `weights` (a state_dict as a
 // checkpoint stores it) are the size of the model `config` describes: the embedding and the
-// head have its shapes, and the weights hold parameter_count(config) values in all.
+// head (unless tied) have its shapes, and the weights hold parameter_count(config) values in all.
 void check_weights_fit(const ModelConfig& config, const NamedTensors& weights);
 
 class TransformerModel : public nn::Module {
  public:
   explicit TransformerModel(const ModelConfig& config);  // parameters drawn from the global generator
   Tensor forward(const Tensor& inputs, const Tensor& padding_mask = {}) const;
+  // The head: x (..., E) -> logits (..., C), a Linear or the tied embedding.
+  Tensor logits(const Tensor& x) const;
   // Every layer's self-attention weights for one sequence `tokens` (T,) int64: a (NH,T,T) tensor
   // per layer (query rows, key columns; each row sums to 1), computed in evaluation mode (no
   // dropout) without recording. The model's training mode is left as it was.
@@ -68,9 +83,9 @@ class TransformerModel : public nn::Module {
 
   ModelConfig config;
   std::shared_ptr<nn::Embedding> embedding;
-  std::shared_ptr<nn::SinusoidalPositionalEncoding> pos_encoding;
+  std::shared_ptr<nn::PositionalEncoding> pos_encoding;  // sinusoidal (encoder) or learned (gpt)
   std::shared_ptr<nn::TransformerEncoder> encoder;
-  std::shared_ptr<nn::Linear> head;
+  std::shared_ptr<nn::Linear> head;  // null when tie_weights
 };
 
 }  // namespace tg::train

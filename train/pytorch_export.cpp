@@ -26,9 +26,17 @@ std::string describe(const ModelConfig& m) {
                      m.heads, m.layers, m.ff, m.vocab_size, m.num_classes, m.max_len, m.causal ? ", causal" : "");
 }
 
+// tapegrad_model.py's TapegradModel is the encoder architecture only.
+void require_encoder(const char* op, const Checkpoint& c) {
+  if (c.model_config.arch != "encoder")
+    throw Error(op, fmt::format("the run's model is arch {}; the PyTorch export (tapegrad_model.py) has the encoder "
+                                "architecture only", c.model_config.arch));
+}
+
 }  // namespace
 
 void export_pytorch(const Checkpoint& c, const std::filesystem::path& dir) {
+  require_encoder("export", c);
   if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
     throw Error("export", fmt::format("{} exists and is not a directory", dir.string()));
   std::filesystem::create_directories(dir);
@@ -43,6 +51,7 @@ void export_pytorch(const Checkpoint& c, const std::filesystem::path& dir) {
 }
 
 Checkpoint import_pytorch(Checkpoint c, const std::filesystem::path& state_dict) {
+  require_encoder("import", c);
   if (!std::filesystem::is_regular_file(state_dict))
     throw Error("import", fmt::format("{}: no such file", state_dict.string()));
   auto model = load_model(c);

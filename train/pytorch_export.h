@@ -16,6 +16,8 @@
 // import_pytorch is the reverse: a safetensors state_dict in those names (e.g. saved from
 // TapegradModel after training in PyTorch) replaces a run's weights. Everything else of the
 // run stays as it was: config, vocabularies, step, optimizer state, data position.
+//
+// Both are for the encoder architecture (ModelConfig::arch); a gpt run is refused, naming it.
 #include <filesystem>
 #include <string_view>
 

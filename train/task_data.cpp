@@ -86,7 +86,9 @@ ModelConfig model_config(const TrainConfig& c, const TaskData& d) {
           .layers = c.layers,
           .ff = c.ff,
           .dropout = c.dropout,
-          .causal = d.causal};
+          .causal = d.causal,
+          .arch = c.arch,
+          .tie_weights = c.tie_weights};
 }
 
 std::vector<int64_t> unscored_classes(const std::vector<std::string>& tokens, const data::Vocab& output_vocab) {

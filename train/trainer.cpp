@@ -45,6 +45,7 @@ std::string model_differences(const ModelConfig& a, const ModelConfig& b) {
   compare("max_len", a.max_len, b.max_len), compare("d_model", a.d_model, b.d_model);
   compare("heads", a.heads, b.heads), compare("layers", a.layers, b.layers), compare("ff", a.ff, b.ff);
   compare("dropout", a.dropout, b.dropout), compare("causal", a.causal, b.causal);
+  compare("arch", a.arch, b.arch), compare("tie_weights", a.tie_weights, b.tie_weights);
   return fmt::format("{}", fmt::join(out, ", "));
 }
 
