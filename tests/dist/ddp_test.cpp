@@ -72,7 +72,7 @@ TEST_CASE("DistributedDataParallel: gradients averaged over the ranks, one allre
                       [](const E& e) { return e.kind == E::allreduce_start; }) == 2);
 }
 
-TEST_CASE("DistributedDataParallel: a micro-batch without sync only accumulates; a rank with no loss adds zeros") {
+TEST_CASE("DistributedDataParallel: a micro-batch without sync only accumulates, a rank with no loss adds zeros") {
   const int rank = dist::rank();
   std::vector<NamedParameter> params = two_layers(1);
   dist::DistributedDataParallel ddp(params);

@@ -79,7 +79,7 @@ TEST_CASE("Trainer on 2 ranks: the losses, parameters and accuracy of one proces
   CHECK(two.eval.sequences == one.eval.sequences);
 }
 
-TEST_CASE("Trainer on 2 ranks: dropout draws per rank, reproducible; gradient accumulation") {
+TEST_CASE("Trainer on 2 ranks: dropout draws per rank, reproducible, gradient accumulation") {
   test::TempDir dir("dist_dropout");
   train::TrainConfig config = test::tiny_config("copy", dir.path());
   config.steps = 6, config.warmup = 2, config.batch_size = 4, config.grad_accum = 2, config.dropout = 0.2;

@@ -97,7 +97,7 @@ TEST_CASE("nn::DecoderLayer: gradcheck with every mask kind, post-LN and pre-LN"
   }
 }
 
-TEST_CASE("nn::DecoderLayer: tgt_is_causal is the causal tgt_mask; the masks change what is seen") {
+TEST_CASE("nn::DecoderLayer: tgt_is_causal is the causal tgt_mask, the masks change what is seen") {
   nn::DecoderLayer l(tiny(false));
   prepared(l, 8);
   const Tensor tgt = rand64({2, 3, 4}, 9).detach(), memory = rand64({2, 4, 4}, 10).detach();

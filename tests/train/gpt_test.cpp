@@ -71,7 +71,7 @@ TEST_CASE("gpt model: a short language-model run's loss falls") {
   CHECK(r.eval.loss < 0.75 * losses[0]);
 }
 
-TEST_CASE("gpt model: the checkpoint keeps the arch; load, resume and a mismatch") {
+TEST_CASE("gpt model: the checkpoint keeps the arch, load, resume and a mismatch") {
   TempDir dir("gpt_ckpt");
   train::TrainConfig config = gpt_run(dir.path(), true);
   config.steps = 3, config.warmup = 1;
@@ -108,7 +108,7 @@ TEST_CASE("gpt model: the checkpoint keeps the arch; load, resume and a mismatch
                        doctest::Contains("arch is encoder but the config gives gpt"), Error);
 }
 
-TEST_CASE("cli: train --arch gpt, sample with and without the cache, eval; export refused") {
+TEST_CASE("cli: train --arch gpt, sample with and without the cache, eval, export refused") {
   TempDir dir("cli_gpt");
   const std::string out = (dir.path() / "run").string(), corpus = (dir.path() / "corpus.txt").string();
   data::write_grammar_corpus(corpus, 300);
