@@ -4,7 +4,7 @@
 # when /usr/local/cuda exists the GPU backend is compiled too.
 set -euo pipefail
 
-packages=(cmake g++ ninja-build libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libboost-context-dev zlib1g-dev
+packages=(cmake g++ ninja-build ccache libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libboost-context-dev zlib1g-dev
           clang-14 libclang-rt-14-dev libomp-14-dev  # clang and its runtimes: the fuzz targets (fuzz/)
           libjs-chart.js  # Chart.js, inlined into report.html at build time (train/report_page/)
           chromium chromium-driver python3-selenium  # the pages' tests in headless Chromium (report, explore)
