@@ -96,25 +96,28 @@ void add_sample_command(CLI::App& app, const std::shared_ptr<Io>& io) {
                                                 "translate --prompt with a seq2seq checkpoint");
   auto args = std::make_shared<SampleArgs>();
   sub->add_option("checkpoint", args->checkpoint, "a checkpoint file or a run directory")->required();
-  args->prompt_option = sub->add_option("--prompt", args->prompt, "the text to continue (seq2seq: the input to translate)")->capture_default_str();
-  auto& lm = args->language_model_flags;
-  lm.push_back(sub->add_option("--tokens", args->options.max_new_tokens, "the most characters to generate")
+  args->prompt_option =
+      sub->add_option("--prompt", args->prompt, "the text to continue (seq2seq: the input to translate)")
+          ->capture_default_str();
+  sub->add_option("--tokens", args->options.max_new_tokens, "the most characters to generate")
       ->capture_default_str()
-      ->check(integer_in(0, kMaxTokens)));
-  lm.push_back(sub->add_option("--temperature", args->options.temperature, "0: greedy (the likeliest character); > 0: sample")
+      ->check(integer_in(0, kMaxTokens));
+  sub->add_option("--temperature", args->options.temperature, "0: greedy (the likeliest character); > 0: sample")
       ->capture_default_str()
-      ->check(non_negative_number()));
-  lm.push_back(sub->add_option("--top-k", args->options.top_k, "sample among the k likeliest characters only (0: all)")
+      ->check(non_negative_number());
+  sub->add_option("--top-k", args->options.top_k, "sample among the k likeliest characters only (0: all)")
       ->capture_default_str()
-      ->check(integer_in(0, train::kMaxVocab)));
-  lm.push_back(sub->add_option("--top-p", args->options.top_p, "sample among the likeliest characters whose probabilities sum "
+      ->check(integer_in(0, train::kMaxVocab));
+  sub->add_option("--top-p", args->options.top_p, "sample among the likeliest characters whose probabilities sum "
                                                   "to p (the nucleus; 1: all)")
       ->capture_default_str()
-      ->check(probability_mass()));
-  lm.push_back(sub->add_option("--seed", args->options.seed, "seeds the sampling")->capture_default_str()->check(seed_number()));
-  lm.push_back(sub->add_option("--stop", args->stop, "stop once the generated text ends with this (left out of the output)"));
-  lm.push_back(sub->add_flag("--no-cache", args->no_cache, "re-run the whole context for every character instead of caching "
-                                              "each layer's keys and values (same text, slower)"));
+      ->check(probability_mass());
+  sub->add_option("--seed", args->options.seed, "seeds the sampling")->capture_default_str()->check(seed_number());
+  sub->add_option("--stop", args->stop, "stop once the generated text ends with this (left out of the output)");
+  sub->add_flag("--no-cache", args->no_cache, "re-run the whole context for every character instead of caching "
+                                              "each layer's keys and values (same text, slower)");
+  for (const char* name : {"--tokens", "--temperature", "--top-k", "--top-p", "--seed", "--stop", "--no-cache"})
+    args->language_model_flags.push_back(sub->get_option(name));
   args->beam_option = sub->add_option("--beam", args->beam, "seq2seq runs: decode --prompt with beam search of "
                                                             "this width (without it, greedily)")
                           ->check(integer_in(1, train::kMaxBeam));

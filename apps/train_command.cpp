@@ -371,11 +371,14 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--data", &C::data, "lm: a UTF-8 text file (default: the built-in grammar corpus); file: a .tsv "
                                        "or .jsonl labelled file");
   const int64_t max_length = train::kMaxSequenceLength;
-  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort/sort_unique: shortest sequence")->check(integer_in(1, max_length));
-  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort/sort_unique: longest sequence")->check(integer_in(1, max_length));
+  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort/sort_unique: shortest sequence")
+      ->check(integer_in(1, max_length));
+  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort/sort_unique: longest sequence")
+      ->check(integer_in(1, max_length));
   flag(sub, *args, "--modulus", &C::modulus, "mod_add: the modulus")->check(integer_in(2, train::kMaxModulus));
   flag(sub, *args, "--block-size", &C::block_size, "lm: characters per window")->check(integer_in(1, max_length));
-  flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add and the seq2seq tasks: validation examples")
+  flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add and the seq2seq tasks: "
+                                                       "validation examples")
       ->check(integer_in(1, train::kMaxExamples));
   flag(sub, *args, "--val-fraction", &C::val_fraction, "lm/file: the share of --data held out for validation")
       ->check(open_fraction());
@@ -396,7 +399,8 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--d-model", &C::d_model, "model width")->check(integer_in(1, train::kMaxDModel));
   flag(sub, *args, "--heads", &C::heads, "attention heads (must divide --d-model)")
       ->check(integer_in(1, train::kMaxDModel));
-  flag(sub, *args, "--layers", &C::layers, "encoder layers (gpt blocks; seq2seq: encoder and decoder layers each)")->check(integer_in(1, train::kMaxLayers));
+  flag(sub, *args, "--layers", &C::layers, "encoder layers (gpt blocks; seq2seq: encoder and decoder layers each)")
+      ->check(integer_in(1, train::kMaxLayers));
   flag(sub, *args, "--ff", &C::ff, "feed-forward width")->check(integer_in(1, train::kMaxFeedForward));
   flag(sub, *args, "--dropout", &C::dropout, "dropout probability")->check(number_in(0, 0.99));
   CLI::Option* steps = sub->add_option_function<std::string>(

@@ -24,7 +24,8 @@ Seq2SeqPair parse_tsv_line(std::string_view line, const std::string& where) {
 std::string json_string(const nlohmann::json& obj, const char* key, const std::string& where) {
   if (!obj.contains(key)) throw Error(kOp, fmt::format("{}: {} is missing", where, key));
   const nlohmann::json& value = obj.at(key);
-  if (!value.is_string()) throw Error(kOp, fmt::format("{}: {} must be a string, got {}", where, key, value.type_name()));
+  if (!value.is_string())
+    throw Error(kOp, fmt::format("{}: {} must be a string, got {}", where, key, value.type_name()));
   return value.get<std::string>();
 }
 
@@ -38,7 +39,8 @@ Seq2SeqPair parse_jsonl_line(std::string_view line, const std::string& where) {
   } catch (const nlohmann::json::exception& e) {
     throw Error(kOp, fmt::format("{}: bad JSON: {}", where, excerpt(e.what(), 160)));
   }
-  if (!obj.is_object()) throw Error(kOp, fmt::format("{}: expected a JSON object with \"input\" and \"output\"", where));
+  if (!obj.is_object())
+    throw Error(kOp, fmt::format("{}: expected a JSON object with \"input\" and \"output\"", where));
   return {json_string(obj, "input", where), json_string(obj, "output", where)};
 }
 

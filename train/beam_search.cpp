@@ -14,7 +14,8 @@ namespace {
 constexpr const char* kOp = "decode";
 
 // The scorer's rows, checked: one per prefix, each of the same width V >= 1.
-std::vector<std::vector<double>> scores(const NextTokenLogProbs& next, const std::vector<std::vector<int64_t>>& prefixes) {
+std::vector<std::vector<double>> scores(const NextTokenLogProbs& next,
+                                        const std::vector<std::vector<int64_t>>& prefixes) {
   std::vector<std::vector<double>> rows = next(prefixes);
   if (rows.size() != prefixes.size())
     throw Error(kOp, fmt::format("the scorer returned {} rows for {} prefixes", rows.size(), prefixes.size()));
@@ -82,7 +83,8 @@ Hypothesis beam_search(const NextTokenLogProbs& next, int64_t beam, const Search
     std::vector<Hypothesis> next_live;
     for (const Candidate& c : candidates) {
       if (c.token == limits.eos) {
-        if (!any_finished || c.log_prob > best_finished.log_prob) best_finished = {live[c.hypothesis].tokens, c.log_prob};
+        if (!any_finished || c.log_prob > best_finished.log_prob)
+          best_finished = {live[c.hypothesis].tokens, c.log_prob};
         any_finished = true;
         continue;
       }

@@ -103,7 +103,8 @@ void check_model_matches(const std::filesystem::path& path, const Checkpoint& c)
   if (t.task == "lm") expect("max_len", m.max_len, t.block_size, "the config's block_size");
   else if (is_seq2seq_task(t.task)) {
     const data::Seq2SeqTask task = seq2seq_task(t);
-    expect("max_len", m.max_len, seq2seq_positions(task.max_input_length(), task.max_output_length()), "task " + t.task);
+    expect("max_len", m.max_len, seq2seq_positions(task.max_input_length(), task.max_output_length()),
+           "task " + t.task);
   } else if (t.task != "file") {
     const data::SequenceTask task(data::parse_task_kind(t.task),
                                   {.min_len = t.min_len, .max_len = t.max_len, .modulus = t.modulus});

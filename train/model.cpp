@@ -43,7 +43,8 @@ void check_model_config(const ModelConfig& c) {
     throw Error("TransformerModel", fmt::format("dropout must be in [0, 1), got {}", c.dropout));
   if (c.arch != "encoder" && c.arch != "gpt" && c.arch != "seq2seq")
     throw Error("TransformerModel", fmt::format("arch must be encoder, gpt or seq2seq, got \"{}\"", c.arch));
-  if (c.arch == "seq2seq" && c.causal) throw Error("TransformerModel", "a seq2seq model is not causal (its decoder is)");
+  if (c.arch == "seq2seq" && c.causal)
+    throw Error("TransformerModel", "a seq2seq model is not causal (its decoder is)");
   if (c.arch == "gpt" && !c.causal) throw Error("TransformerModel", "a gpt model must be causal");
   if (c.tie_weights && c.arch != "gpt")
     throw Error("TransformerModel", fmt::format("tie_weights needs arch gpt, got {}", c.arch));

@@ -22,14 +22,16 @@ ModelConfig checked(const ModelConfig& c) {
 
 void check_ids(const char* name, const Tensor& ids) {
   if (!ids.defined() || ids.dim() != 2 || ids.dtype() != kI64)
-    throw Error(kModule, fmt::format("expected {} (B,N) int64, got {}", name, ids.defined() ? ids.describe() : "undefined"));
+    throw Error(kModule,
+                fmt::format("expected {} (B,N) int64, got {}", name, ids.defined() ? ids.describe() : "undefined"));
 }
 
 }  // namespace
 
 Seq2SeqModel::Seq2SeqModel(const ModelConfig& c) : Module(kModule), config(checked(c)) {
   embedding = register_module("embedding", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model, data::kPadId));
-  pos_encoding = register_module("pos_encoding", std::make_shared<nn::SinusoidalPositionalEncoding>(c.max_len, c.d_model));
+  pos_encoding =
+      register_module("pos_encoding", std::make_shared<nn::SinusoidalPositionalEncoding>(c.max_len, c.d_model));
   const nn::EncoderLayerConfig layer{.d_model = c.d_model, .nhead = c.heads, .dim_feedforward = c.ff,
                                      .dropout = c.dropout, .activation = nn::Activation::relu, .norm_first = true};
   transformer = register_module("transformer", std::make_shared<nn::Transformer>(layer, c.layers, c.layers));

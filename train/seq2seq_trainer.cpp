@@ -97,7 +97,8 @@ StepMetrics Seq2SeqTrainer::train_step() {
   const auto accum = static_cast<double>(config_.grad_accum);
   for (int64_t k = 0; k < config_.grad_accum; ++k) {
     const int64_t index = step_ * config_.grad_accum + k;
-    const Seq2SeqBatch b = make_seq2seq_batch(data_.training_batch(index, config_.batch_size), data_.tokenizer, device_);
+    const Seq2SeqBatch b =
+        make_seq2seq_batch(data_.training_batch(index, config_.batch_size), data_.tokenizer, device_);
     const Tensor logits = model_->forward(b.src, b.src_padding, b.tgt_in, b.tgt_padding);  // (B,T,V)
     const Tensor loss = cross_entropy(logits, b.tgt_out);  // mean over target tokens; pads are kIgnoreIndex
     loss.backward(config_.grad_accum > 1 ? full({}, 1 / accum, loss.dtype(), loss.device()) : Tensor());

@@ -69,7 +69,8 @@ TEST_CASE("cli: train --arch seq2seq --task FILE reads pairs of any lengths") {
   TempDir dir("seq2seq_file_cli");
   const std::string data = (dir.path() / "words.jsonl").string();
   std::ofstream file(data);
-  for (int i = 0; i < 30; ++i) file << fmt::format("{{\"input\": \"{}\", \"output\": \"{}\"}}\n", i, std::string(i % 4 + 1, 'x'));
+  for (int i = 0; i < 30; ++i)
+    file << fmt::format("{{\"input\": \"{}\", \"output\": \"{}\"}}\n", i, std::string(i % 4 + 1, 'x'));
   file.close();
   const std::string out = (dir.path() / "run").string();
   auto r = run_cli(tiny_run(data, out, "4"));
@@ -103,7 +104,8 @@ TEST_CASE("cli: seq2seq bad input is refused naming the flag") {
     const char* message;
   };
   const Case cases[] = {
-      {{"train", "--arch", "seq2seq", "--task", "lm"}, 2, "--arch: seq2seq is an encoder-decoder: it needs --task addition"},
+      {{"train", "--arch", "seq2seq", "--task", "lm"}, 2,
+       "--arch: seq2seq is an encoder-decoder: it needs --task addition"},
       {{"train", "--task", "addition"}, 2, "--task: addition maps an input to an output of another length: it needs "
                                            "--arch seq2seq"},
       {{"train", "--task", "pairs.tsv"}, 2, "--task: a file of pairs (pairs.tsv) is read by --arch seq2seq"},

@@ -1,9 +1,12 @@
 // The encoder-decoder (arch seq2seq): teacher-forcing batches checked by hand, the model's masks,
-// its parameter count, the training pairs, and decoding (greedy, beam search).
+// its parameter count, the training pairs, decoding (greedy, beam search) and exact resume.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
+
+#include <fmt/format.h>
 
 #include "core/factories.h"
 #include "core/grad_mode.h"
@@ -14,6 +17,7 @@
 #include "train/seq2seq_data.h"
 #include "train/seq2seq_decode.h"
 #include "train/seq2seq_model.h"
+#include "train/seq2seq_trainer.h"
 #include "train_test_util.h"
 
 using namespace tg;
@@ -156,4 +160,34 @@ TEST_CASE("seq2seq decoding: beam search finds a likelier output than greedy") {
   CHECK(train::beam_search(table_scorer(), 2, {.max_tokens = 0, .eos = 0}).tokens.empty());
   CHECK_THROWS_WITH_AS(train::beam_search(table_scorer(), 0, limits), doctest::Contains("beam must be >= 1, got 0"),
                        Error);
+}
+
+TEST_CASE("seq2seq trainer: 3 steps, a checkpoint, resume and 3 more give 6 uninterrupted steps' weights") {
+  test::TempDir dir("seq2seq_resume");
+  train::TrainConfig c = train::seq2seq_defaults();
+  c.d_model = 16, c.heads = 2, c.layers = 1, c.ff = 32, c.dropout = 0.1;
+  c.steps = 6, c.batch_size = 8, c.warmup = 1, c.eval_every = 3, c.val_examples = 8;
+  c.out = (dir.path() / "straight").string();
+  train::Seq2SeqTrainer straight(c, {.console = nullptr});
+  straight.fit();
+
+  c.out = (dir.path() / "resumed").string();
+  train::Seq2SeqTrainer first(c, {.console = nullptr});
+  first.fit(3);
+  train::Seq2SeqTrainer second(c, {.console = nullptr});
+  second.resume(c.out);
+  CHECK(second.step() == 3);
+  second.fit();
+  const NamedTensors a = straight.model().state_dict(), b = second.model().state_dict();
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CAPTURE(a[i].first);
+    CHECK(values(a[i].second) == values(b[i].second));
+  }
+  CHECK(values(a[0].second) != values(first.model().state_dict()[0].second));  // the last 3 steps changed it
+
+  train::TrainConfig other = c;
+  other.lr = 1e-2;
+  train::Seq2SeqTrainer changed(other, {.console = nullptr});
+  CHECK_THROWS_WITH_AS(changed.resume(c.out), doctest::Contains("differs from the checkpoint's in lr"), Error);
 }
