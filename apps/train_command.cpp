@@ -141,6 +141,8 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
     throw CLI::ValidationError("--arch", fmt::format("seq2seq is an encoder-decoder: it needs --task addition, "
                                                      "number_words, sort_unique or a .tsv/.jsonl file, got task {}",
                                                      c.task));
+  if (c.arch == "seq2seq" && given(args, "--ignore-tokens"))
+    throw CLI::ValidationError("--ignore-tokens", "a seq2seq run scores whole decoded outputs: no token is left out");
   if (seq2seq_task && c.arch != "seq2seq")
     throw CLI::ValidationError("--task", fmt::format("{} maps an input to an output of another length: it needs "
                                                      "--arch seq2seq, got {}", c.task, c.arch));

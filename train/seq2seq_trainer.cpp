@@ -38,6 +38,7 @@ Seq2SeqTrainer::Seq2SeqTrainer(const TrainConfig& config, TrainerOptions options
   device_ = parse_device(config_.device);
   manual_seed(config_.seed);  // the parameters' initial values, then dropout, draw from it
   model_ = std::make_unique<Seq2SeqModel>(seq2seq_model_config(config_, data_));
+  initial_rng_offset_ = default_generator().offset();
   if (!device_.is_cpu()) model_->to_(device_);
   model_->set_composed(config_.composed);
   for (auto& [name, t] : model_->named_parameters()) params_.push_back({name, t});
@@ -51,8 +52,8 @@ std::filesystem::path Seq2SeqTrainer::checkpoint_path() const {
   return std::filesystem::path(config_.out) / "checkpoint.safetensors";
 }
 
-data::LoaderState Seq2SeqTrainer::loader_state() const {
-  const int64_t read = step_ * config_.grad_accum, per_epoch = data_.batches_per_epoch(config_.batch_size);
+data::LoaderState Seq2SeqTrainer::loader_state(int64_t steps) const {
+  const int64_t read = steps * config_.grad_accum, per_epoch = data_.batches_per_epoch(config_.batch_size);
   return per_epoch > 0 ? data::LoaderState{read / per_epoch, read % per_epoch} : data::LoaderState{0, read};
 }
 
@@ -60,6 +61,14 @@ void Seq2SeqTrainer::resume(const std::filesystem::path& where) {
   const std::filesystem::path file = checkpoint_file(where);
   const Checkpoint c = load_checkpoint(file);
   check_resume(file, c, config_, model_->config);
+  const data::LoaderState expected = loader_state(c.step);
+  if (c.loader != expected)
+    throw Error("resume", fmt::format("{}: the loader is at epoch {}, batch {}, but {} steps end at epoch {}, batch {}",
+                                      file.string(), c.loader.epoch, c.loader.batch, c.step, expected.epoch,
+                                      expected.batch));
+  if (c.rng_offset < initial_rng_offset_)
+    throw Error("resume", fmt::format("{}: rng.offset is {}, before the {} the initial weights already drew",
+                                      file.string(), c.rng_offset, initial_rng_offset_));
   if (c.input_vocab != data_.tokenizer.vocab())
     throw Error("resume", fmt::format("{}: the checkpoint's vocabulary differs from this run's data (the data file "
                                       "changed?)", file.string()));
@@ -86,7 +95,7 @@ void Seq2SeqTrainer::save_checkpoint(const std::filesystem::path& path) {
                                 .step = step_,
                                 .rng_seed = default_generator().seed(),
                                 .rng_offset = default_generator().offset(),
-                                .loader = loader_state()});
+                                .loader = loader_state(step_)});
 }
 
 StepMetrics Seq2SeqTrainer::train_step() {

@@ -37,7 +37,8 @@ class Seq2SeqTrainer {
   explicit Seq2SeqTrainer(const TrainConfig& config, TrainerOptions options = {});
 
   // Loads a checkpoint (a file or a run directory) written by a run with the same config; what
-  // may differ is check_resume's (train/trainer.h).
+  // may differ is check_resume's (train/trainer.h). The loader must be where the checkpoint's
+  // steps end, the generator past the initial weights' draws.
   void resume(const std::filesystem::path& checkpoint);
   // Trains until step() == until (default: config.steps) or stop_requested() says so.
   FitResult fit(int64_t until = -1);
@@ -56,7 +57,8 @@ class Seq2SeqTrainer {
 
  private:
   StepMetrics train_step();
-  data::LoaderState loader_state() const;  // where the batches read so far end, as a checkpoint records it
+  // Where the batches of `steps` steps end, as a checkpoint records it.
+  data::LoaderState loader_state(int64_t steps) const;
 
   TrainConfig config_;
   TrainerOptions options_;
@@ -67,6 +69,7 @@ class Seq2SeqTrainer {
   std::unique_ptr<Scheduler> scheduler_;
   Device device_;
   int64_t step_ = 0;
+  uint64_t initial_rng_offset_ = 0;  // the global generator's offset after the initial weights
 };
 
 }  // namespace tg::train

@@ -110,6 +110,7 @@ TEST_CASE("cli: seq2seq bad input is refused naming the flag") {
                                            "--arch seq2seq"},
       {{"train", "--task", "pairs.tsv"}, 2, "--task: a file of pairs (pairs.tsv) is read by --arch seq2seq"},
       {{"train", "--arch", "seq2seq", "--task", "pairs.csv"}, 2, "pairs.csv is not a task"},
+      {{"train", "--arch", "seq2seq", "--ignore-tokens", "0"}, 2, "--ignore-tokens: a seq2seq run scores whole"},
       {{"train", "--arch", "seq2seq", "--task", "addition", "--block-size", "9"}, 2, "--block-size: task addition does "
                                                                                      "not read it"},
       {{"train", "--arch", "seq2seq", "--task", bad_pairs, "--out", (dir.path() / "bad").string()}, 1,
