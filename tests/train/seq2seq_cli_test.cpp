@@ -116,6 +116,8 @@ TEST_CASE("cli: seq2seq bad input is refused naming the flag") {
       {{"train", "--arch", "seq2seq", "--task", bad_pairs, "--out", (dir.path() / "bad").string()}, 1,
        "bad.tsv:2: expected the input, one tab, the output"},
       {{"eval", out, "--beam", "0"}, 2, "--beam: must be an integer in [1, 64], got 0"},
+      {{"explore", out, "--example", "0"}, 1, "explore steps through encoder and gpt models only"},
+      {{"export", out, "--format", "pytorch", (dir.path() / "exported").string()}, 1, "the run's model is arch seq2seq"},
       {{"eval", encoder, "--beam", "2"}, 2, "--beam: "},
       {{"eval", out, "--predictions", "p.jsonl"}, 2, "--predictions: writes per-position predictions"},
       {{"sample", out}, 2, "--prompt: a seq2seq run translates an input"},
