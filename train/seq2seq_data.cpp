@@ -51,11 +51,15 @@ std::vector<data::Seq2SeqPair> Seq2SeqData::training_batch(int64_t index, int64_
     return pairs;
   }
   const int64_t per_epoch = batches_per_epoch(batch_size), epoch = index / per_epoch;
-  Generator gen(seed);
-  gen.set_state(seed, static_cast<uint64_t>(epoch) << kCountersPerEpoch);
-  const std::vector<int64_t> order = data::random_permutation(std::ssize(train), gen);
+  if (epoch != cached_epoch_) {
+    Generator gen(seed);
+    gen.set_state(seed, static_cast<uint64_t>(epoch) << kCountersPerEpoch);
+    cached_order_ = data::random_permutation(std::ssize(train), gen);
+    cached_epoch_ = epoch;
+  }
   const int64_t first = (index % per_epoch) * batch_size;
-  for (int64_t i = first; i < std::min(first + batch_size, std::ssize(train)); ++i) pairs.push_back(train[order[i]]);
+  for (int64_t i = first; i < std::min(first + batch_size, std::ssize(train)); ++i)
+    pairs.push_back(train[cached_order_[i]]);
   return pairs;
 }
 

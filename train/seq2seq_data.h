@@ -47,6 +47,10 @@ struct Seq2SeqData {
   std::vector<data::Seq2SeqPair> training_batch(int64_t index, int64_t batch_size) const;
   // Batches per epoch of a file's training pairs; 0 for a shipped task (every batch is new).
   int64_t batches_per_epoch(int64_t batch_size) const;
+
+ private:
+  mutable int64_t cached_epoch_ = -1;  // the epoch whose order of the training pairs cached_order_ holds
+  mutable std::vector<int64_t> cached_order_;
 };
 
 // Reads the files the config names (relative paths: in the run directory, config.out).
