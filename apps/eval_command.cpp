@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "apps/seq2seq_commands.h"
 #include "core/error.h"
 #include "core/grad_mode.h"
 #include "data/dataloader.h"
@@ -18,6 +19,7 @@
 #include "train/config.h"
 #include "train/eval_set.h"
 #include "train/prediction_log.h"
+#include "train/seq2seq_decode.h"
 #include "train/task_data.h"
 #include "train/trainer.h"
 
@@ -33,9 +35,23 @@ struct EvalArgs {
   CLI::Option* ignore_option = nullptr;
   int64_t batches = 0;
   int64_t show = 3;
+  int64_t beam = 0;  // seq2seq: 0 greedy, K beam search
+  CLI::Option* beam_option = nullptr;
+  CLI::Option* predictions_option = nullptr;
   int threads = 0;
   bool composed = false;
 };
+
+// A seq2seq run is decoded (apps/seq2seq_commands.h); the per-position flags do not apply.
+void eval_seq2seq(const EvalArgs& args, const train::Checkpoint& c, const std::filesystem::path& file, Io& io) {
+  if (args.predictions_option->count() > 0)
+    throw CLI::ValidationError("--predictions", "writes per-position predictions; a seq2seq run prints its decoded "
+                                                "outputs with --show N");
+  if (args.ignore_option->count() > 0)
+    throw CLI::ValidationError("--ignore-tokens", "seq2seq runs score whole decoded outputs: no token is left out");
+  run_seq2seq_eval(c, file, {.data = args.data, .beam = args.beam, .batches = args.batches, .show = args.show,
+                             .composed = args.composed}, io);
+}
 
 // What the ids of a checkpoint mean, and how to print them.
 struct Tokens {
@@ -78,6 +94,10 @@ void run_eval(const EvalArgs& args, Io& io) {
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
   const train::TrainConfig& config = c.config;
+  if (config.arch == "seq2seq") return eval_seq2seq(args, c, file, io);
+  if (args.beam_option->count() > 0)
+    throw CLI::ValidationError("--beam", fmt::format("{} is a {} model of task {}: beam search decodes seq2seq runs "
+                                                     "only", file.string(), config.arch, config.task));
   if (!args.data.empty() && config.task != "lm" && config.task != "file")
     throw CLI::ValidationError("--data", fmt::format("{} was trained on task {}, which reads no data file",
                                                      file.string(), config.task));
@@ -118,12 +138,13 @@ void run_eval(const EvalArgs& args, Io& io) {
 
 void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand(
-      "eval", "Evaluate a checkpoint on its run's validation set, or on every example of a file (--data)");
+      "eval", "Evaluate a checkpoint on its run's validation set, or on every example of a file (--data); a "
+             "seq2seq run's outputs are decoded (greedy, or --beam K) and scored by exact match and token accuracy");
   auto args = std::make_shared<EvalArgs>();
   sub->add_option("checkpoint", args->checkpoint, "a checkpoint file or a run directory")->required();
-  sub->add_option("--data", args->data, "score every example of this file (file: .tsv/.jsonl; lm: a text), encoded "
+  sub->add_option("--data", args->data, "score every example of this file (file and seq2seq: .tsv/.jsonl; lm: a text), encoded "
                                          "with the checkpoint's vocabularies; an unknown token is an error");
-  sub->add_option("--predictions", args->predictions, "write every example's input, target and prediction to this "
+  args->predictions_option = sub->add_option("--predictions", args->predictions, "write every example's input, target and prediction to this "
                                                       "JSONL file");
   args->ignore_option = sub->add_option("--ignore-tokens", args->ignore_tokens,
                                         "output tokens whose positions the accuracies leave out, comma-separated "
@@ -137,6 +158,10 @@ void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   sub->add_option("--show", args->show, "examples to print with the model's answers")
       ->capture_default_str()
       ->check(integer_in(0, train::kMaxExamples));
+  args->beam_option = sub->add_option("--beam", args->beam, "seq2seq runs: decode with beam search of this width "
+                                                            "(hypotheses scored by the sum of their log-probabilities, "
+                                                            "no length normalisation); without it, greedily")
+                          ->check(integer_in(1, train::kMaxBeam));
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());
   sub->add_flag("--composed", args->composed, "run the model on the composed path (every op separately, no fused "
                                               "ops): the same results to float tolerance");

@@ -75,6 +75,9 @@ nlohmann::json record_run(const ExploreArgs& args, Io& io) {
   const std::filesystem::path file = train::checkpoint_file(args.run);
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
+  if (c.config.arch == "seq2seq")
+    throw Error("explore", fmt::format("{}: a seq2seq (encoder-decoder) run of task {}: explore steps through encoder "
+                                       "and gpt models only", file.string(), c.config.task));
   const train::TaskData d = train::make_task_data(c.config);
   if (train::model_config(c.config, d) != c.model_config)
     throw Error("explore", fmt::format("{}: the model does not fit the data of task {} (its vocabulary or length "

@@ -37,6 +37,7 @@ train::RunReport load_run(const std::filesystem::path& dir, Io& io) {
   io.activity = "loading " + checkpoint.string();
   const train::Checkpoint c = train::load_checkpoint(checkpoint);
   run.config_json = train::to_json(c.config);
+  if (c.config.arch == "seq2seq") return run;  // the page's attention maps are an encoder's (or gpt's)
   try {
     const train::TaskData data = train::make_task_data(c.config);
     if (train::model_config(c.config, data) != c.model_config)

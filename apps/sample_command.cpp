@@ -1,14 +1,17 @@
-// tapegrad sample: text from a character language model checkpoint (either arch), through a
-// key/value cache unless --no-cache (train/generate.h).
+// tapegrad sample: text from a character language model checkpoint (encoder or gpt), through a
+// key/value cache unless --no-cache (train/generate.h); for a seq2seq checkpoint, the decoded
+// output of --prompt (greedy, or --beam K), where the sampling flags are refused.
 #include <string>
 
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "apps/seq2seq_commands.h"
 #include "core/error.h"
 #include "data/char_tokenizer.h"
 #include "train/checkpoint.h"
 #include "train/generate.h"
+#include "train/seq2seq_decode.h"
 
 namespace tg::cli {
 
@@ -22,8 +25,22 @@ struct SampleArgs {
   std::string stop;
   bool no_cache = false;
   train::GenerateOptions options;
+  int64_t beam = 0;                          // seq2seq: 0 greedy, K beam search
+  CLI::Option* beam_option = nullptr;
+  CLI::Option* prompt_option = nullptr;
+  std::vector<CLI::Option*> language_model_flags;  // --tokens, --temperature, ...: not for seq2seq
   int threads = 0;
 };
+
+void sample_seq2seq(const SampleArgs& args, const train::Checkpoint& c, Io& io) {
+  for (const CLI::Option* o : args.language_model_flags)
+    if (o->count() > 0)
+      throw CLI::ValidationError(o->get_name(), "samples a language model; a seq2seq run decodes --prompt (greedy, "
+                                                "or --beam K)");
+  if (args.prompt_option->count() == 0)
+    throw CLI::ValidationError("--prompt", "a seq2seq run translates an input: give it, e.g. --prompt \"12+345\"");
+  run_seq2seq_sample(c, args.prompt, args.beam, io);
+}
 
 // The ids of --stop: every character must be one the model can write.
 std::vector<int64_t> stop_ids(const std::string& stop, const data::CharTokenizer& tokenizer) {
@@ -53,6 +70,10 @@ void run_sample(const SampleArgs& args, Io& io) {
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
+  if (c.config.arch == "seq2seq") return sample_seq2seq(args, c, io);
+  if (args.beam_option->count() > 0)
+    throw CLI::ValidationError("--beam", fmt::format("{} is a language model: --beam decodes seq2seq runs only",
+                                                     file.string()));
   if (!c.model_config.causal)
     throw Error("sample", fmt::format("{} was trained on task {}; sample needs a language model (train --task lm)",
                                       file.string(), c.config.task));
@@ -71,10 +92,13 @@ void run_sample(const SampleArgs& args, Io& io) {
 }  // namespace
 
 void add_sample_command(CLI::App& app, const std::shared_ptr<Io>& io) {
-  CLI::App* sub = app.add_subcommand("sample", "Generate text with a language-model checkpoint (train --task lm)");
+  CLI::App* sub = app.add_subcommand("sample", "Generate text with a language-model checkpoint (train --task lm), or "
+                                                "translate --prompt with a seq2seq checkpoint");
   auto args = std::make_shared<SampleArgs>();
   sub->add_option("checkpoint", args->checkpoint, "a checkpoint file or a run directory")->required();
-  sub->add_option("--prompt", args->prompt, "the text to continue")->capture_default_str();
+  args->prompt_option =
+      sub->add_option("--prompt", args->prompt, "the text to continue (seq2seq: the input to translate)")
+          ->capture_default_str();
   sub->add_option("--tokens", args->options.max_new_tokens, "the most characters to generate")
       ->capture_default_str()
       ->check(integer_in(0, kMaxTokens));
@@ -92,6 +116,11 @@ void add_sample_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   sub->add_option("--stop", args->stop, "stop once the generated text ends with this (left out of the output)");
   sub->add_flag("--no-cache", args->no_cache, "re-run the whole context for every character instead of caching "
                                               "each layer's keys and values (same text, slower)");
+  for (const char* name : {"--tokens", "--temperature", "--top-k", "--top-p", "--seed", "--stop", "--no-cache"})
+    args->language_model_flags.push_back(sub->get_option(name));
+  args->beam_option = sub->add_option("--beam", args->beam, "seq2seq runs: decode --prompt with beam search of "
+                                                            "this width (without it, greedily)")
+                          ->check(integer_in(1, train::kMaxBeam));
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")->check(thread_count());
   sub->callback([args, io] { run_sample(*args, *io); });
 }

@@ -4,7 +4,9 @@
 // A fresh run refuses an --out directory that holds a run unless --overwrite is given. A flag
 // that the run's task does not read is refused (--data for reverse, --val-examples for lm).
 // Data paths are stored as the run directory needs them (train::path_for_run), and
-// --steps +N continues a run for N more steps than its checkpoint has done.
+// --steps +N continues a run for N more steps than its checkpoint has done. A fresh --arch seq2seq
+// run takes train::seq2seq_defaults() for the flags not given, and --task pairs.tsv for --task
+// file --data pairs.tsv (apps/seq2seq_commands.h runs it).
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "apps/seq2seq_commands.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/trainer.h"
@@ -102,14 +105,29 @@ struct TaskFlag {
   const char* name;
   std::vector<std::string> tasks;
 };
-const TaskFlag kTaskFlags[] = {{"--data", {"lm", "file"}},
-                               {"--val-data", {"file"}},
-                               {"--val-fraction", {"lm", "file"}},
-                               {"--min-len", {"copy", "reverse", "sort"}},
-                               {"--max-len", {"copy", "reverse", "sort"}},
-                               {"--modulus", {"mod_add"}},
-                               {"--block-size", {"lm"}},
-                               {"--val-examples", {"copy", "reverse", "sort", "mod_add"}}};
+const TaskFlag kTaskFlags[] = {
+    {"--data", {"lm", "file"}},
+    {"--val-data", {"file"}},
+    {"--val-fraction", {"lm", "file"}},
+    {"--min-len", {"copy", "reverse", "sort", "sort_unique"}},
+    {"--max-len", {"copy", "reverse", "sort", "sort_unique"}},
+    {"--modulus", {"mod_add"}},
+    {"--block-size", {"lm"}},
+    {"--val-examples", {"copy", "reverse", "sort", "mod_add", "addition", "number_words", "sort_unique"}}};
+
+bool is_data_file(const std::string& task) { return task.ends_with(".tsv") || task.ends_with(".jsonl"); }
+
+// --task: a task's name, or (arch seq2seq) a .tsv/.jsonl file of pairs.
+CLI::Validator task_name() {
+  return CLI::Validator(
+      [](std::string& text) {
+        const std::vector<std::string> tasks = {"copy", "reverse", "sort", "mod_add", "lm", "file", "addition",
+                                                "number_words", "sort_unique"};
+        if (is_data_file(text) || std::find(tasks.begin(), tasks.end(), text) != tasks.end()) return std::string();
+        return fmt::format("{} is not a task ({}) nor a .tsv/.jsonl file", text, fmt::join(tasks, ", "));
+      },
+      "TASK|FILE");
+}
 
 // The checks that concern more than one flag (each flag's own range is checked as it is
 // parsed), on the run's config: the flags', or with --resume the checkpoint's with the flags.
@@ -118,6 +136,16 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
     if (given(args, f.name) && std::find(f.tasks.begin(), f.tasks.end(), c.task) == f.tasks.end())
       throw CLI::ValidationError(f.name, fmt::format("task {} does not read it (tasks that do: {})", c.task,
                                                      fmt::join(f.tasks, ", ")));
+  const bool seq2seq_task = c.task == "addition" || c.task == "number_words" || c.task == "sort_unique";
+  if (c.arch == "seq2seq" && !seq2seq_task && c.task != "file")
+    throw CLI::ValidationError("--arch", fmt::format("seq2seq is an encoder-decoder: it needs --task addition, "
+                                                     "number_words, sort_unique or a .tsv/.jsonl file, got task {}",
+                                                     c.task));
+  if (c.arch == "seq2seq" && given(args, "--ignore-tokens"))
+    throw CLI::ValidationError("--ignore-tokens", "a seq2seq run scores whole decoded outputs: no token is left out");
+  if (seq2seq_task && c.arch != "seq2seq")
+    throw CLI::ValidationError("--task", fmt::format("{} maps an input to an output of another length: it needs "
+                                                     "--arch seq2seq, got {}", c.task, c.arch));
   if (c.arch == "gpt" && c.task != "lm")
     throw CLI::ValidationError("--arch", fmt::format("gpt is a decoder-only language model: it needs --task lm, got "
                                                      "task {}", c.task));
@@ -149,8 +177,22 @@ train::TrainConfig fresh_config(const TrainArgs& args) {
                                                       "fresh run takes the total, --steps {})", args.more_steps,
                                                       args.more_steps));
   train::TrainConfig c = args.config;
+  if (c.arch == "seq2seq") {  // its own defaults for the flags not given
+    const train::TrainConfig defaults = train::seq2seq_defaults();
+    for (const Flag& f : args.flags)
+      if (f.option->count() == 0) f.copy(c, defaults);
+  }
   if (!given(args, "--warmup")) c.warmup = std::min(c.warmup, c.steps / 10);
   store_paths_for_run(args, c);
+  if (is_data_file(c.task)) {  // --task pairs.tsv: --task file --data pairs.tsv
+    if (c.arch != "seq2seq")
+      throw CLI::ValidationError("--task", fmt::format("a file of pairs ({}) is read by --arch seq2seq; per-position "
+                                                       "labels are --task file --data {}", c.task, c.task));
+    if (given(args, "--data"))
+      throw CLI::ValidationError("--data", fmt::format("--task already names the data file ({})", c.task));
+    c.data = train::path_for_run(c.task, c.out);
+    c.task = "file";
+  }
   return c;
 }
 
@@ -211,6 +253,11 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
                const std::shared_ptr<train::DataParallel>& parallel) {
   const bool lead = !parallel || parallel->rank() == 0;  // prints and writes the run's files
   const int threads = set_threads(args.threads);
+  if (config.arch == "seq2seq") {
+    if (parallel) throw Error("train", "arch seq2seq trains in one process: run it without mpirun");
+    if (!resuming) remove_earlier_run(config.out);
+    return run_seq2seq_training(config, resuming ? args.resume : std::string(), threads, io);
+  }
   io.activity = fmt::format("reading the data and building the model (--d-model {}, --layers {}, --ff {}, "
                             "--batch-size {})", config.d_model, config.layers, config.ff, config.batch_size);
   train::Trainer trainer(config, {.console = lead ? io.out : nullptr, .write_files = lead, .parallel = parallel});
@@ -314,20 +361,26 @@ void run_train(const TrainArgs& args, Io& io) {
 
 void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand(
-      "train", "Train a Transformer encoder (or, --arch gpt, a decoder-only language model). With no options: reverse sequences of 1-8 digits, 600 steps (9.4-26 s "
+      "train", "Train a Transformer encoder (--arch gpt: a decoder-only language model; --arch seq2seq: an "
+               "encoder-decoder, 2000 steps by default). With no options: reverse sequences of 1-8 digits, 600 steps (9.4-26 s "
                "of CPU time, depending on the CPU), reaching 100% exact match on 512 held-out sequences");
   auto args = std::make_shared<TrainArgs>();
   using C = train::TrainConfig;
-  flag(sub, *args, "--task", &C::task, "copy, reverse, sort, mod_add, lm (character LM) or file (labelled .tsv/.jsonl)")
-      ->check(CLI::IsMember({"copy", "reverse", "sort", "mod_add", "lm", "file"}));
+  flag(sub, *args, "--task", &C::task, "copy, reverse, sort, mod_add, lm (character LM) or file (labelled .tsv/.jsonl); "
+                                       "--arch seq2seq: addition, number_words, sort_unique, or a .tsv/.jsonl file "
+                                       "of input/output pairs")
+      ->check(task_name());
   flag(sub, *args, "--data", &C::data, "lm: a UTF-8 text file (default: the built-in grammar corpus); file: a .tsv "
                                        "or .jsonl labelled file");
   const int64_t max_length = train::kMaxSequenceLength;
-  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort: shortest sequence")->check(integer_in(1, max_length));
-  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort: longest sequence")->check(integer_in(1, max_length));
+  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort/sort_unique: shortest sequence")
+      ->check(integer_in(1, max_length));
+  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort/sort_unique: longest sequence")
+      ->check(integer_in(1, max_length));
   flag(sub, *args, "--modulus", &C::modulus, "mod_add: the modulus")->check(integer_in(2, train::kMaxModulus));
   flag(sub, *args, "--block-size", &C::block_size, "lm: characters per window")->check(integer_in(1, max_length));
-  flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add: validation examples")
+  flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add and the seq2seq tasks: "
+                                                       "validation examples")
       ->check(integer_in(1, train::kMaxExamples));
   flag(sub, *args, "--val-fraction", &C::val_fraction, "lm/file: the share of --data held out for validation")
       ->check(open_fraction());
@@ -338,16 +391,18 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(token_name());
-  flag(sub, *args, "--arch", &C::arch, "encoder (every task) or gpt (decoder-only, learned positions, gelu; --task "
-                                       "lm only)")
-      ->check(CLI::IsMember({"encoder", "gpt"}));
+  flag(sub, *args, "--arch", &C::arch, "encoder (the per-position tasks), gpt (decoder-only, learned positions, "
+                                       "gelu; --task lm only) or seq2seq (encoder-decoder; addition, number_words, "
+                                       "sort_unique or a file of pairs)")
+      ->check(CLI::IsMember({"encoder", "gpt", "seq2seq"}));
   CLI::Option* tie = sub->add_flag("--tie-weights", args->config.tie_weights,
                                    "--arch gpt: the output head is the token embedding (no head of its own)");
   args->flags.push_back({"--tie-weights", tie, [](C& to, const C& from) { to.tie_weights = from.tie_weights; }});
   flag(sub, *args, "--d-model", &C::d_model, "model width")->check(integer_in(1, train::kMaxDModel));
   flag(sub, *args, "--heads", &C::heads, "attention heads (must divide --d-model)")
       ->check(integer_in(1, train::kMaxDModel));
-  flag(sub, *args, "--layers", &C::layers, "encoder layers (gpt blocks)")->check(integer_in(1, train::kMaxLayers));
+  flag(sub, *args, "--layers", &C::layers, "encoder layers (gpt blocks; seq2seq: encoder and decoder layers each)")
+      ->check(integer_in(1, train::kMaxLayers));
   flag(sub, *args, "--ff", &C::ff, "feed-forward width")->check(integer_in(1, train::kMaxFeedForward));
   flag(sub, *args, "--dropout", &C::dropout, "dropout probability")->check(number_in(0, 0.99));
   CLI::Option* steps = sub->add_option_function<std::string>(

@@ -10,6 +10,7 @@
 #include "data/labelled_file.h"
 #include "data/metrics.h"
 #include "data/random.h"
+#include "data/seq2seq_file.h"
 #include "data/seq2seq_tasks.h"
 #include "data/tasks.h"
 #include "data/text.h"

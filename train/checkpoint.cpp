@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/factories.h"
 #include "data/tasks.h"
+#include "train/seq2seq_data.h"
 
 namespace tg::train {
 
@@ -100,7 +101,11 @@ void check_model_matches(const std::filesystem::path& path, const Checkpoint& c)
   expect("vocab_size", m.vocab_size, c.input_vocab.size(), "input_vocab");
   expect("num_classes", m.num_classes, c.output_vocab.size(), "output_vocab");
   if (t.task == "lm") expect("max_len", m.max_len, t.block_size, "the config's block_size");
-  else if (t.task != "file") {
+  else if (is_seq2seq_task(t.task)) {
+    const data::Seq2SeqTask task = seq2seq_task(t);
+    expect("max_len", m.max_len, seq2seq_positions(task.max_input_length(), task.max_output_length()),
+           "task " + t.task);
+  } else if (t.task != "file") {
     const data::SequenceTask task(data::parse_task_kind(t.task),
                                   {.min_len = t.min_len, .max_len = t.max_len, .modulus = t.modulus});
     expect("max_len", m.max_len, task.max_length(), "task " + t.task);
@@ -209,6 +214,9 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
 }
 
 std::unique_ptr<TransformerModel> load_model(const Checkpoint& c) {
+  if (c.model_config.arch == "seq2seq")
+    throw Error("checkpoint", fmt::format("a seq2seq (encoder-decoder) checkpoint of task {}: this command reads "
+                                          "encoder and gpt models only", c.config.task));
   auto model = std::make_unique<TransformerModel>(c.model_config);
   model->load_state_dict(c.model);
   model->eval();

@@ -47,7 +47,8 @@ struct Checkpoint {
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& checkpoint);
 Checkpoint load_checkpoint(const std::filesystem::path& path);
 
-// The model the checkpoint describes, with its weights (in evaluation mode).
+// The model the checkpoint describes, with its weights (in evaluation mode); a seq2seq checkpoint
+// throws (its model is train/seq2seq_model.h's load_seq2seq_model).
 std::unique_ptr<TransformerModel> load_model(const Checkpoint& checkpoint);
 
 // The ModelConfig as the "model" metadata stores it: a JSON object of its fields.

@@ -45,9 +45,11 @@ void require_finite_in(const char* field, double value, double lo, double hi) {
 }  // namespace
 
 void validate(const TrainConfig& c) {
-  const std::string tasks[] = {"copy", "reverse", "sort", "mod_add", "lm", "file"};
+  const std::string tasks[] = {"copy", "reverse", "sort", "mod_add", "lm", "file", "addition", "number_words",
+                               "sort_unique"};
   require(std::find(std::begin(tasks), std::end(tasks), c.task) != std::end(tasks),
-          fmt::format("unknown task \"{}\" (copy, reverse, sort, mod_add, lm or file)", c.task));
+          fmt::format("unknown task \"{}\" (copy, reverse, sort, mod_add, lm, file, addition, number_words or "
+                      "sort_unique)", c.task));
   require(c.task != "file" || !c.data.empty(), "task file needs a data file (--data path.tsv or path.jsonl)");
   require_in("min_len", c.min_len, 1, kMaxSequenceLength);
   require_in("max_len", c.max_len, c.min_len, kMaxSequenceLength);
@@ -57,7 +59,14 @@ void validate(const TrainConfig& c) {
   require(c.val_fraction > 0 && c.val_fraction < 1, fmt::format("val_fraction must be in (0, 1), got {}", c.val_fraction));
   require(c.val_data.empty() || c.task == "file", fmt::format("val_data is read by task file only, not {}", c.task));
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
-  require(c.arch == "encoder" || c.arch == "gpt", fmt::format("unknown arch \"{}\" (encoder or gpt)", c.arch));
+  require(c.arch == "encoder" || c.arch == "gpt" || c.arch == "seq2seq",
+          fmt::format("unknown arch \"{}\" (encoder, gpt or seq2seq)", c.arch));
+  const bool seq2seq_task = c.task == "addition" || c.task == "number_words" || c.task == "sort_unique";
+  require(c.arch != "seq2seq" || seq2seq_task || c.task == "file",
+          fmt::format("arch seq2seq needs task addition, number_words, sort_unique or file, not {}", c.task));
+  require(!seq2seq_task || c.arch == "seq2seq",
+          fmt::format("task {} maps an input to an output of another length: it needs arch seq2seq, not {}", c.task,
+                      c.arch));
   require(c.arch != "gpt" || c.task == "lm", fmt::format("arch gpt is a language model: it needs task lm, not {}", c.task));
   require(!c.tie_weights || c.arch == "gpt", "tie_weights needs arch gpt (the encoder's head is its own)");
   require_in("d_model", c.d_model, 1, kMaxDModel);
@@ -84,6 +93,22 @@ void validate(const TrainConfig& c) {
   require_in("eval_batches", c.eval_batches, 0, kMaxSteps);
   require(!c.out.empty(), "out (the run directory) must not be empty");
   parse_device(c.device);
+}
+
+TrainConfig seq2seq_defaults() {
+  TrainConfig c;
+  c.arch = "seq2seq";
+  c.task = "addition";
+  c.d_model = 64;
+  c.heads = 4;
+  c.layers = 2;
+  c.ff = 256;
+  c.steps = 2000;
+  c.batch_size = 64;
+  c.lr = 3e-3;
+  c.warmup = 100;
+  c.eval_every = 500;
+  return c;
 }
 
 std::string to_json(const TrainConfig& config) {

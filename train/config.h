@@ -8,7 +8,10 @@
 //   lm                    character language model on `data` (a UTF-8 text file), or on the
 //                         built-in grammar corpus when `data` is empty; windows of block_size
 //   file                  per-position labelling from `data` (a .tsv or .jsonl file); validation
-//                         on `val_data` when given, else on a val_fraction share of `data`
+//                         on `val_data` when given, else on a val_fraction share of `data`;
+//                         with arch seq2seq, input/output string pairs (data/seq2seq_file.h)
+//   addition, number_words, sort_unique   sequence-to-sequence tasks (data/seq2seq_tasks.h;
+//                         arch seq2seq only; sort_unique reads min_len and max_len)
 // The synthetic tasks draw a fresh example for every index of the training set (seeded), so the
 // model rarely sees the same one twice; their validation set is val_examples examples from a
 // different seed; the lm task's validation windows do not overlap.
@@ -45,11 +48,13 @@ struct TrainConfig {
   std::vector<std::string> ignore_tokens;
 
   // ---- model -----------------------------------------------------------------------------
-  std::string arch = "encoder";  // "encoder" (every task) or "gpt" (lm only): train/model.h
+  // "encoder" (the per-position tasks), "gpt" (lm only): train/model.h; "seq2seq" (addition,
+  // number_words, sort_unique, file): train/seq2seq_model.h
+  std::string arch = "encoder";
   bool tie_weights = false;      // gpt: the output head is the token embedding
   int64_t d_model = 64;
   int64_t heads = 4;
-  int64_t layers = 2;
+  int64_t layers = 2;          // seq2seq: encoder layers, and as many decoder layers
   int64_t ff = 256;
   double dropout = 0;
 
@@ -89,6 +94,11 @@ inline constexpr int64_t kMaxSteps = int64_t{1} << 40;         // steps, warmup,
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;     // batch_size, grad_accum
 inline constexpr int64_t kMaxExamples = int64_t{1} << 40;      // steps * batch_size * grad_accum, val_examples
 inline constexpr int64_t kMaxModulus = int64_t{1} << 40;
+
+// The defaults of `train --arch seq2seq` (train/seq2seq_trainer.h): a TrainConfig{} with arch
+// seq2seq and task addition, and the model and optimisation fields tuned for it (see the
+// definition for the values, and README "Model shapes" for what they reach).
+TrainConfig seq2seq_defaults();
 
 // Throws tg::Error("config", ...) naming the first field out of range and its limits (lr,
 // weight_decay and clip need only be finite).

@@ -41,8 +41,10 @@ void check_model_config(const ModelConfig& c) {
   require_in("ff", c.ff, 1, kMaxFeedForward);
   if (!(c.dropout >= 0 && c.dropout < 1))
     throw Error("TransformerModel", fmt::format("dropout must be in [0, 1), got {}", c.dropout));
-  if (c.arch != "encoder" && c.arch != "gpt")
-    throw Error("TransformerModel", fmt::format("arch must be encoder or gpt, got \"{}\"", c.arch));
+  if (c.arch != "encoder" && c.arch != "gpt" && c.arch != "seq2seq")
+    throw Error("TransformerModel", fmt::format("arch must be encoder, gpt or seq2seq, got \"{}\"", c.arch));
+  if (c.arch == "seq2seq" && c.causal)
+    throw Error("TransformerModel", "a seq2seq model is not causal (its decoder is)");
   if (c.arch == "gpt" && !c.causal) throw Error("TransformerModel", "a gpt model must be causal");
   if (c.tie_weights && c.arch != "gpt")
     throw Error("TransformerModel", fmt::format("tie_weights needs arch gpt, got {}", c.arch));
@@ -63,6 +65,10 @@ int64_t parameter_count(const ModelConfig& c) {
   const int64_t embedding = c.vocab_size * E, final_norm = 2 * E;
   const int64_t positions = c.arch == "gpt" ? c.max_len * E : 0;  // learned; the sinusoidal table is computed
   const int64_t head = c.tie_weights ? 0 : E * c.num_classes + c.num_classes;
+  if (c.arch == "seq2seq") {  // and per decoder layer a cross-attention and a third LayerNorm; two final norms
+    const int64_t decoder_layer = layer + attention + 2 * E;
+    return embedding + c.layers * (layer + decoder_layer) + 2 * final_norm + head;
+  }
   return embedding + positions + c.layers * layer + final_norm + head;
 }
 
@@ -90,6 +96,8 @@ void check_weights_fit(const ModelConfig& c, const NamedTensors& weights) {
 }
 
 TransformerModel::TransformerModel(const ModelConfig& c) : Module("TransformerModel"), config(checked(c)) {
+  if (c.arch == "seq2seq")
+    throw Error("TransformerModel", "arch seq2seq is an encoder-decoder: train::Seq2SeqModel (train/seq2seq_model.h)");
   const bool gpt = c.arch == "gpt";
   // gpt: no padding row (a tied head would train it); the loss ignores pads either way
   embedding = register_module("embedding", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model,

@@ -48,7 +48,7 @@ struct ModelConfig {
   int64_t ff = 256;         // feed-forward width
   double dropout = 0;
   bool causal = false;      // true: position t sees positions <= t only
-  std::string arch = "encoder";  // "encoder" or "gpt" (above)
+  std::string arch = "encoder";  // "encoder" or "gpt" (above); "seq2seq": train::Seq2SeqModel
   bool tie_weights = false;      // gpt: the head is the embedding (needs num_classes == vocab_size)
   bool operator==(const ModelConfig&) const = default;
 };
@@ -59,10 +59,11 @@ inline constexpr int64_t kMaxPositionTable = int64_t{1} << 24;
 
 // Throws tg::Error("TransformerModel", ...) naming the first field that is out of range: the
 // sizes must be positive and within the limits of train/config.h and kMaxPositionTable; arch
-// "encoder" or "gpt", a gpt model causal, tie_weights only for gpt with num_classes == vocab_size.
+// "encoder", "gpt" or "seq2seq", a gpt model causal (a seq2seq one not), tie_weights only for gpt
+// with num_classes == vocab_size.
 void check_model_config(const ModelConfig& config);
 
-// The number of parameters the model `config` describes, computed without building it.
+// The number of parameters the model `config` describes (either class), computed without building it.
 int64_t parameter_count(const ModelConfig& config);
 
 // Checks, before any memory is allocated for the model, that `weights` (a state_dict as a

@@ -136,22 +136,27 @@ std::filesystem::path Trainer::checkpoint_path() const {
   return std::filesystem::path(config_.out) / "checkpoint.safetensors";
 }
 
-void Trainer::resume(const std::filesystem::path& where) {
-  const std::filesystem::path file = checkpoint_file(where);
-  Checkpoint c = load_checkpoint(file);
+void check_resume(const std::filesystem::path& file, const Checkpoint& c, const TrainConfig& config,
+                  const ModelConfig& model) {
   std::vector<std::string> changed;
-  for (const FieldDifference& d : differing_fields(c.config, config_))
+  for (const FieldDifference& d : differing_fields(c.config, config))
     if (!kResumable.contains(d.field)) changed.push_back(fmt::format("{} (checkpoint {}, now {})", d.field, d.a, d.b));
   if (!changed.empty())
     throw Error("resume", fmt::format("{}: this run's config differs from the checkpoint's in {}; a resumed run may "
                                       "change only steps, eval_every, log_every, eval_batches, out and ignore_tokens",
                                       file.string(), fmt::join(changed, ", ")));
-  if (c.model_config != model_->config)
+  if (c.model_config != model)
     throw Error("resume", fmt::format("{}: the checkpoint's model does not fit this run's data: {} (the data file "
-                                      "changed?)", file.string(), model_differences(c.model_config, model_->config)));
-  if (c.step > config_.steps)
+                                      "changed?)", file.string(), model_differences(c.model_config, model)));
+  if (c.step > config.steps)
     throw Error("resume", fmt::format("{}: the checkpoint is at step {}, past this run's steps ({})", file.string(),
-                                      c.step, config_.steps));
+                                      c.step, config.steps));
+}
+
+void Trainer::resume(const std::filesystem::path& where) {
+  const std::filesystem::path file = checkpoint_file(where);
+  Checkpoint c = load_checkpoint(file);
+  check_resume(file, c, config_, model_->config);
   // The loader has read step * grad_accum batches since the start of the run. (The synthetic
   // tasks size their training set to the run's steps, so a longer run's epochs are longer.)
   const int64_t batches_read = c.step * config_.grad_accum, per_epoch = train_loader_->batches_per_epoch();

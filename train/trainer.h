@@ -44,6 +44,7 @@
 #include "data/metrics.h"
 #include "optim/adam.h"
 #include "optim/lr_schedule.h"
+#include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/data_parallel.h"
 #include "train/model.h"
@@ -80,6 +81,12 @@ struct EvalOptions {
 // The model's loss, token accuracy and exact match on epoch 0 of `loader`, in evaluation mode
 // (no dropout) and without recording; `step` is left 0 for the caller to fill in.
 EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const EvalOptions& options = {});
+
+// Throws tg::Error("resume", ...) unless a run with `config` and `model` may continue checkpoint
+// `c` (read from `file`): only steps, eval_every, log_every, eval_batches, out and ignore_tokens
+// may differ, the model must be the same, and the checkpoint no further than config.steps.
+void check_resume(const std::filesystem::path& file, const Checkpoint& c, const TrainConfig& config,
+                  const ModelConfig& model);
 
 class Trainer {
  public:

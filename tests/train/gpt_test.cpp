@@ -49,7 +49,7 @@ TEST_CASE("gpt model: learned positions, a tied or untied head, parameter_count 
                                .layers = 1, .ff = 24, .causal = true, .arch = "gpt"};
   train::ModelConfig c = gpt;
   c.arch = "rnn";
-  refused(c, "arch must be encoder or gpt, got \"rnn\"");
+  refused(c, "arch must be encoder, gpt or seq2seq, got \"rnn\"");
   c = gpt, c.causal = false;
   refused(c, "a gpt model must be causal");
   c = gpt, c.tie_weights = true, c.num_classes = 12;
@@ -143,7 +143,7 @@ TEST_CASE("cli: train --arch gpt, sample with and without the cache, eval, expor
   const Case cases[] = {
       {{"train", "--arch", "gpt", "--task", "reverse"}, "--arch: gpt is a decoder-only language model: it needs --task lm"},
       {{"train", "--tie-weights"}, "--tie-weights: ties a gpt model's head to its embedding: it needs --arch gpt"},
-      {{"train", "--arch", "rnn"}, "--arch: rnn not in {encoder,gpt}"},
+      {{"train", "--arch", "rnn"}, "--arch: rnn not in {encoder,gpt,seq2seq}"},
       {{"sample", out, "--top-k", "2"}, "--top-k: restricts sampling: it needs --temperature > 0"},
       {{"sample", out, "--top-p", "0.5"}, "--top-p: restricts sampling: it needs --temperature > 0"},
       {{"sample", out, "--temperature", "1", "--top-k", "99"}, "--top-k: must be in [0, "},

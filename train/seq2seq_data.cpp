@@ -1,0 +1,153 @@
+#include "train/seq2seq_data.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/copy.h"
+#include "core/error.h"
+#include "core/factories.h"
+#include "data/example.h"
+#include "data/random.h"
+#include "data/seq2seq_file.h"
+#include "data/text.h"
+
+namespace tg::train {
+
+namespace {
+
+constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;  // as the encoder's synthetic tasks (task_data.cpp)
+constexpr int kCountersPerPair = 20;                       // pair i at offset i << 20
+constexpr int kCountersPerEpoch = 32;                      // epoch e's order at offset e << 32
+
+int64_t longest(const std::vector<data::Seq2SeqPair>& pairs, std::string data::Seq2SeqPair::*side) {
+  int64_t n = 0;
+  for (const data::Seq2SeqPair& p : pairs) n = std::max<int64_t>(n, std::ssize(data::utf8_chars(p.*side)));
+  return n;
+}
+
+}  // namespace
+
+bool is_seq2seq_task(const std::string& task) {
+  return task == "addition" || task == "number_words" || task == "sort_unique";
+}
+
+data::Seq2SeqTask seq2seq_task(const TrainConfig& c) {
+  return data::Seq2SeqTask(data::parse_seq2seq_task_kind(c.task), {.min_len = c.min_len, .max_len = c.max_len});
+}
+
+int64_t seq2seq_positions(int64_t max_input_chars, int64_t max_output_chars) {
+  return std::max(max_input_chars, max_output_chars + 1);
+}
+
+std::vector<data::Seq2SeqPair> Seq2SeqData::training_batch(int64_t index, int64_t batch_size) const {
+  std::vector<data::Seq2SeqPair> pairs;
+  if (task) {
+    for (int64_t i = index * batch_size; i < (index + 1) * batch_size; ++i) {
+      Generator gen(seed);
+      gen.set_state(seed, static_cast<uint64_t>(i) << kCountersPerPair);
+      pairs.push_back(task->sample(gen));
+    }
+    return pairs;
+  }
+  const int64_t per_epoch = batches_per_epoch(batch_size), epoch = index / per_epoch;
+  if (epoch != cached_epoch_) {
+    Generator gen(seed);
+    gen.set_state(seed, static_cast<uint64_t>(epoch) << kCountersPerEpoch);
+    cached_order_ = data::random_permutation(std::ssize(train), gen);
+    cached_epoch_ = epoch;
+  }
+  const int64_t first = (index % per_epoch) * batch_size;
+  for (int64_t i = first; i < std::min(first + batch_size, std::ssize(train)); ++i)
+    pairs.push_back(train[cached_order_[i]]);
+  return pairs;
+}
+
+int64_t Seq2SeqData::batches_per_epoch(int64_t batch_size) const {
+  return task ? 0 : (std::ssize(train) + batch_size - 1) / batch_size;
+}
+
+Seq2SeqData make_seq2seq_data(const TrainConfig& c) {
+  validate(c);
+  if (c.arch != "seq2seq") throw Error("config", fmt::format("make_seq2seq_data needs arch seq2seq, got {}", c.arch));
+  Seq2SeqData d;
+  d.seed = c.seed;
+  if (c.task == "file") {
+    const std::string path = path_in_run(c.data, c.out).string();
+    std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(path);
+    if (c.val_data.empty()) {
+      data::split_by_fraction(pairs, c.val_fraction, c.seed, d.train, d.val);
+    } else {
+      d.train = std::move(pairs);
+      d.val = data::read_seq2seq_file(path_in_run(c.val_data, c.out).string());
+    }
+    if (d.train.empty() || d.val.empty())
+      throw Error("config", fmt::format("{}: too few pairs to hold out a validation set (val_fraction {})", path,
+                                        c.val_fraction));
+    std::string text;
+    for (const data::Seq2SeqPair& p : d.train) text += p.input + p.output;
+    d.tokenizer = data::CharTokenizer::from_text(text, path);
+    for (const auto* part : {&d.train, &d.val})
+      d.max_len = std::max(d.max_len, seq2seq_positions(longest(*part, &data::Seq2SeqPair::input),
+                                                        longest(*part, &data::Seq2SeqPair::output)));
+  } else {
+    d.task = seq2seq_task(c);
+    d.tokenizer = d.task->tokenizer();
+    d.val = d.task->pairs(c.val_examples, c.seed + kValSeedOffset);
+    d.max_len = seq2seq_positions(d.task->max_input_length(), d.task->max_output_length());
+  }
+  return d;
+}
+
+std::vector<int64_t> encode_known(const data::CharTokenizer& tokenizer, const std::string& text,
+                                  const std::string& where) {
+  const std::vector<std::string> chars = data::utf8_chars(text, where);
+  std::vector<int64_t> ids;
+  for (const std::string& ch : chars) {
+    const int64_t id = tokenizer.vocab().id(ch);
+    if (id < data::kNumReserved)
+      throw Error("seq2seq", fmt::format("{}: the character \"{}\" is not in the model's vocabulary ({} characters)",
+                                         where, data::escape_token(ch), tokenizer.size() - data::kNumReserved));
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+Seq2SeqBatch make_seq2seq_batch(const std::vector<data::Seq2SeqPair>& pairs, const data::CharTokenizer& tokenizer,
+                                Device device) {
+  if (pairs.empty()) throw Error("make_seq2seq_batch", "no pairs to batch");
+  std::vector<std::vector<int64_t>> inputs, outputs;
+  int64_t S = 0, T = 0;
+  for (const data::Seq2SeqPair& p : pairs) {
+    inputs.push_back(tokenizer.encode(p.input));
+    outputs.push_back(tokenizer.encode(p.output));
+    S = std::max<int64_t>(S, std::ssize(inputs.back()));
+    T = std::max<int64_t>(T, std::ssize(outputs.back()) + 1);
+  }
+  const auto B = std::ssize(pairs);
+  std::vector<int64_t> src(B * S, data::kPadId), tgt_in(B * T, data::kPadId), tgt_out(B * T, data::kIgnoreIndex);
+  std::vector<bool> src_pad(B * S, true), tgt_pad(B * T, true);
+  Seq2SeqBatch batch;
+  for (int64_t b = 0; b < B; ++b) {
+    const std::vector<int64_t>& x = inputs[b];
+    const std::vector<int64_t>& y = outputs[b];
+    const auto n = std::ssize(y);
+    std::copy(x.begin(), x.end(), src.begin() + b * S);
+    std::fill(src_pad.begin() + b * S, src_pad.begin() + b * S + std::ssize(x), false);
+    tgt_in[b * T] = data::kBosId;
+    std::copy(y.begin(), y.end(), tgt_in.begin() + b * T + 1);
+    std::copy(y.begin(), y.end(), tgt_out.begin() + b * T);
+    tgt_out[b * T + n] = kEosId;
+    std::fill(tgt_pad.begin() + b * T, tgt_pad.begin() + b * T + n + 1, false);
+    batch.src_tokens += std::ssize(x);
+    batch.tgt_tokens += n + 1;
+  }
+  batch.src = to_device_copy(tensor_i64(src, {B, S}), device);
+  batch.src_padding = to_device_copy(tensor_bool(src_pad, {B, S}), device);
+  batch.tgt_in = to_device_copy(tensor_i64(tgt_in, {B, T}), device);
+  batch.tgt_padding = to_device_copy(tensor_bool(tgt_pad, {B, T}), device);
+  batch.tgt_out = to_device_copy(tensor_i64(tgt_out, {B, T}), device);
+  return batch;
+}
+
+}  // namespace tg::train

@@ -1,0 +1,76 @@
+#pragma once
+// The data of a sequence-to-sequence run (arch seq2seq): input/output string pairs from a shipped
+// task (data/seq2seq_tasks.h: addition, number_words, sort_unique) or a user file (task file:
+// data/seq2seq_file.h), one CharTokenizer for both sides, and teacher-forcing batches.
+//
+// Teacher forcing: the decoder reads the target shifted right behind <bos> and learns to write
+// it followed by the end-of-sequence token. The reserved token <sep> is that end token (kEosId):
+//   output "357":  tgt_in  <bos> 3 5 7         tgt_out  3 5 7 <sep>
+// so a target of n characters takes n + 1 decoder positions.
+//
+// Training pairs: a shipped task draws pair i from Generator(seed) at offset i * 2^20 (a fresh pair
+// for every index, as the encoder's synthetic tasks); a file's training pairs are visited in a
+// random order per epoch (Generator(seed) at offset epoch * 2^32). Validation: a shipped task's
+// val_examples pairs from another seed; a file's val_data, or a val_fraction share of it.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "data/char_tokenizer.h"
+#include "data/seq2seq_tasks.h"
+#include "data/vocab.h"
+#include "train/config.h"
+
+namespace tg::train {
+
+inline constexpr int64_t kEosId = data::kSepId;  // ends every output
+
+// addition, number_words, sort_unique (the shipped tasks that need arch seq2seq).
+bool is_seq2seq_task(const std::string& task);
+// The shipped task a config names (sort_unique reads min_len and max_len; addition has operands
+// of up to 3 digits).
+data::Seq2SeqTask seq2seq_task(const TrainConfig& config);
+// The positions the model needs for a task's pairs: the longest input, and the longest output + 1.
+int64_t seq2seq_positions(int64_t max_input_chars, int64_t max_output_chars);
+
+struct Seq2SeqData {
+  data::CharTokenizer tokenizer;           // both sides
+  std::optional<data::Seq2SeqTask> task;   // a shipped task (draws the training pairs)
+  std::vector<data::Seq2SeqPair> train;    // a file's training pairs (empty for a shipped task)
+  std::vector<data::Seq2SeqPair> val;
+  int64_t max_len = 0;                     // seq2seq_positions of every pair
+  uint64_t seed = 0;
+
+  // The training pairs of batch `index` (0, 1, ...) of batch_size pairs.
+  std::vector<data::Seq2SeqPair> training_batch(int64_t index, int64_t batch_size) const;
+  // Batches per epoch of a file's training pairs; 0 for a shipped task (every batch is new).
+  int64_t batches_per_epoch(int64_t batch_size) const;
+
+ private:
+  mutable int64_t cached_epoch_ = -1;  // the epoch whose order of the training pairs cached_order_ holds
+  mutable std::vector<int64_t> cached_order_;
+};
+
+// Reads the files the config names (relative paths: in the run directory, config.out).
+Seq2SeqData make_seq2seq_data(const TrainConfig& config);
+
+struct Seq2SeqBatch {  // B pairs, S = the longest input, T = the longest output + 1
+  Tensor src;          // (B,S) int64 input ids, <pad> after each input
+  Tensor src_padding;  // (B,S) bool, true = pad
+  Tensor tgt_in;       // (B,T) int64 <bos> y1 .. yn, then <pad>
+  Tensor tgt_padding;  // (B,T) bool, true = pad
+  Tensor tgt_out;      // (B,T) int64 y1 .. yn <eos>, then kIgnoreIndex (the loss skips it)
+  int64_t src_tokens = 0, tgt_tokens = 0;  // non-pad positions of src and of tgt_out
+};
+
+// Characters not in the tokenizer become <unk>.
+Seq2SeqBatch make_seq2seq_batch(const std::vector<data::Seq2SeqPair>& pairs, const data::CharTokenizer& tokenizer,
+                                Device device = kCPU);
+
+// The ids of `text`; a character the tokenizer lacks throws naming `where` and the character.
+std::vector<int64_t> encode_known(const data::CharTokenizer& tokenizer, const std::string& text,
+                                  const std::string& where);
+
+}  // namespace tg::train
