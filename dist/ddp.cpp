@@ -147,12 +147,18 @@ void DistributedDataParallel::check_devices() {
                                     rank(), gradient_path_name(static_cast<GradientPath>(paths[0])), r,
                                     gradient_path_name(static_cast<GradientPath>(paths[r]))));
   if (path_ != GradientPath::nccl) return;
+  const int local = local_rank();  // a collective: before any rank may throw
   const Device mine = local_device();
-  if (device_ != mine)
-    throw Error(kWho, fmt::format("rank {}: with NCCL each rank trains on its own GPU, here {} (local rank {} of a "
-                                  "machine with {} GPU(s)), but the parameters are on {}: create the model on "
-                                  "tg::dist::local_device()",
-                                  rank(), mine.str(), local_rank(), cuda_device_count(), device_.str()));
+  const std::vector<uint32_t> placed = allgather(device_ == mine ? 1 : 0);  // every rank learns of a misplaced one
+  std::vector<size_t> misplaced;
+  for (size_t r = 0; r < placed.size(); ++r)
+    if (!placed[r]) misplaced.push_back(r);
+  if (misplaced.empty()) return;
+  throw Error(kWho, fmt::format("rank {}: with NCCL each rank trains on its own GPU (tg::dist::local_device(): "
+                                "cuda:(local rank % GPUs)), but rank(s) {} have their parameters elsewhere; here the "
+                                "GPU is {} (local rank {} of a machine with {} GPU(s)) and the parameters are on {}",
+                                rank(), fmt::join(misplaced, ", "), mine.str(), local, cuda_device_count(),
+                                device_.str()));
 }
 
 // Every rank compares its parameters' names, shapes and dtypes with rank 0's; all of them learn
