@@ -22,7 +22,20 @@
 //
 // backward(loss, {.sync = false}) only accumulates (a micro-batch before the last one);
 // backward(Tensor(), ...) is a rank with no examples this step: it contributes zeros.
-// Parameters are CPU tensors of float32 or float64.
+// Parameters are float32 or float64 tensors, all on one device: the CPU or one GPU.
+//
+// Gradients on a GPU (gradient_path()):
+// - nccl, when tapegrad is built with NCCL (-DTAPEGRAD_NCCL, dist/nccl.h) and use_nccl is on:
+//   the bucket is gathered on the GPU and ncclAllReduce is enqueued from the hook on the
+//   stream of every tapegrad kernel, then scaled on the GPU. The host never waits for it; on
+//   the GPU it runs in stream order between the backward kernels, so GPU compute and transfer
+//   do not run at the same time. The model must be on local_device().
+// - host_mpi otherwise: the bucket is gathered on the GPU, copied (cudaMemcpy, which waits for
+//   the kernels queued before it) into a host buffer kept for the bucket (page-locked with a
+//   real GPU), and its MPI_Iallreduce starts from the hook; MPI then moves it on while backward
+//   goes on issuing and running the kernels of the earlier layers. After backward the buckets
+//   are waited for in order, averaged on the host and copied back into .grad() on the GPU.
+//   The device-to-host copies block the host and so do not overlap backward.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +44,7 @@
 #include "core/hooks.h"
 #include "core/tensor.h"
 #include "dist/dist.h"
+#include "dist/nccl.h"
 #include "nn/module.h"
 #include "optim/optimizer.h"
 
@@ -39,7 +53,12 @@ namespace tg::dist {
 struct DdpOptions {
   int64_t bucket_bytes = int64_t{4} << 20;
   Op reduce = Op::average;  // sum: for a loss already divided by the whole job's count
+  bool use_nccl = true;      // gradients on a GPU: NCCL when built; false: MPI through host memory
 };
+
+// How the gradients travel between the ranks.
+enum class GradientPath { cpu_mpi, host_mpi, nccl };
+const char* gradient_path_name(GradientPath path);  // "cpu_mpi", "host_mpi", "nccl"
 
 struct BackwardOptions {
   bool sync = true;  // reduce the gradients after this backward
@@ -69,12 +88,15 @@ class DistributedDataParallel {
 
   const std::vector<NamedParameter>& parameters() const { return params_; }  // for the optimizer
   size_t bucket_count() const { return buckets_.size(); }
+  GradientPath gradient_path() const { return path_; }
   int64_t synced_backwards() const { return synced_; }
-  double wait_seconds() const { return wait_seconds_; }  // in MPI_Wait for the buckets, over all synced backwards
+  // In MPI_Wait for the buckets, over all synced backwards; 0 with NCCL (the GPU waits).
+  double wait_seconds() const { return wait_seconds_; }
   const std::vector<DdpEvent>& events() const { return events_; }  // of the last synced backward
 
  private:
   struct Bucket;
+  void check_devices();
   void check_same_model() const;
   void broadcast_parameters();
   void on_gradient(size_t param, const Tensor& grad);
@@ -84,6 +106,9 @@ class DistributedDataParallel {
 
   std::vector<NamedParameter> params_;
   DdpOptions options_;
+  Device device_;
+  GradientPath path_ = GradientPath::cpu_mpi;
+  std::unique_ptr<NcclCommunicator> nccl_;  // path_ == nccl
   std::vector<std::unique_ptr<Bucket>> buckets_;
   std::vector<size_t> bucket_of_;      // param -> bucket
   std::vector<int64_t> offset_of_;     // param -> element offset in its bucket

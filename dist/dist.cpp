@@ -86,6 +86,22 @@ int world_size() {
   return n;
 }
 
+int local_rank() {
+  if (!initialized()) return 0;
+  MPI_Comm node = MPI_COMM_NULL;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int r = 0;
+  const int rc = MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  check(rc, "MPI_Comm_rank");
+  return r;
+}
+
+Device local_device() {
+  const int gpus = cuda_device_count();
+  return gpus > 0 ? Device::cuda(local_rank() % gpus) : kCPU;
+}
+
 void allreduce(std::span<float> values, Op op) { allreduce_typed(values, op, MPI_FLOAT, "floats"); }
 void allreduce(std::span<double> values, Op op) { allreduce_typed(values, op, MPI_DOUBLE, "doubles"); }
 

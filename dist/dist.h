@@ -14,6 +14,8 @@
 #include <span>
 #include <vector>
 
+#include "core/device.h"
+
 namespace tg::dist {
 
 // Whether a launcher started this process as part of a job (mpirun or srun set the environment).
@@ -23,6 +25,11 @@ void finalize();  // MPI_Finalize if init() ran and it has not yet
 bool initialized();
 int rank();
 int world_size();
+// This rank's place among the ranks on its machine (MPI_COMM_TYPE_SHARED), 0 when not started.
+int local_rank();
+// The GPU this rank should train on: cuda:(local_rank() % GPUs), or the CPU without a GPU.
+// NCCL (DistributedDataParallel with gradients on a GPU) requires the model there.
+Device local_device();
 
 enum class Op { sum, average };
 void allreduce(std::span<float> values, Op op = Op::sum);

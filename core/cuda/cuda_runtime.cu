@@ -1,6 +1,8 @@
 // CUDA services for the core: device count, allocation (a caching allocator), copies. Built
 // with CUDA only.
+#include <cstdlib>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include "core/block_cache.h"
@@ -110,6 +112,27 @@ void cuda_memcpy(void* dst, Device dst_device, const void* src, Device src_devic
                             : cudaMemcpyDeviceToHost;
   TG_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, kind), "copy");
 }
+
+#ifdef TAPEGRAD_CUDA_EMULATOR
+void* cuda_host_alloc(size_t nbytes) {
+  void* ptr = std::malloc(nbytes == 0 ? 1 : nbytes);
+  if (!ptr) throw Error("cuda_host_alloc", "out of host memory for " + std::to_string(nbytes) + " bytes");
+  return ptr;
+}
+void cuda_host_free(void* ptr) { std::free(ptr); }
+bool cuda_host_memory_pinned() { return false; }
+#else
+void* cuda_host_alloc(size_t nbytes) {
+  void* ptr = nullptr;
+  TG_CUDA_CHECK(cudaMallocHost(&ptr, nbytes == 0 ? 1 : nbytes), "cuda_host_alloc");
+  return ptr;
+}
+// Called from destructors: an error (the context already gone at exit) is not thrown.
+void cuda_host_free(void* ptr) {
+  if (ptr) cudaFreeHost(ptr);
+}
+bool cuda_host_memory_pinned() { return true; }
+#endif
 
 void cuda_synchronize() { TG_CUDA_CHECK(cudaDeviceSynchronize(), "cuda_synchronize"); }
 

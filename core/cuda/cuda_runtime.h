@@ -17,6 +17,12 @@ void cuda_free(void* ptr, size_t nbytes, int device_index);
 MemoryStats cuda_allocator_stats(int device_index);
 void cuda_reset_peak_memory_stats(int device_index);
 void cuda_memcpy(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);
+// Host memory for copies to and from a GPU: page-locked (cudaMallocHost) with a real GPU, so
+// the copies run at full speed; plain memory under the emulator. Free with cuda_host_free.
+void* cuda_host_alloc(size_t nbytes);
+void cuda_host_free(void* ptr);
+// True when cuda_host_alloc gives page-locked memory.
+bool cuda_host_memory_pinned();
 void cuda_synchronize();
 
 }  // namespace tg

@@ -21,6 +21,9 @@ MemoryStats cuda_allocator_stats(int) { return {}; }
 void cuda_empty_cache() {}
 void cuda_reset_peak_memory_stats(int) {}
 void cuda_memcpy(void*, Device, const void*, Device, size_t) { not_built("cuda_memcpy"); }
+void* cuda_host_alloc(size_t) { not_built("cuda_host_alloc"); }
+void cuda_host_free(void*) {}
+bool cuda_host_memory_pinned() { return false; }
 void cuda_synchronize() {}
 
 }  // namespace tg
