@@ -109,6 +109,22 @@ def text_corpus():
     }
 
 
+def seq2seq_corpus():
+    line = lambda i, o: json.dumps({"input": i, "output": o}) + "\n"
+    return {
+        "valid_tsv": "12+345\t357\n9+1\t10\n\n",
+        "valid_jsonl": line("12+345", "357") + line("dos", "2"),
+        "missing_tab": "no tab here\n",
+        "two_tabs": "a\tb\tc\n",
+        "empty_side": "\tb\n",
+        "not_string": line("x", 5),
+        "utf8": "caf\xc3\xa9\tcoffee\n".encode("latin-1"),
+        "bad_utf8": b"a\tb\n\xff\tc\n",
+        "deep": '{"input": ' + "[" * 30 + "]" * 30 + ', "output": "X"}\n',
+        "long_side": "a" * 1025 + "\tb\n",
+    }
+
+
 def checkpoint_corpus(path):
     good = pathlib.Path(path).read_bytes()
     flipped = bytearray(good)
@@ -121,6 +137,7 @@ def main():
     write("labelled_tsv", labelled_corpus("tsv"))
     write("labelled_jsonl", labelled_corpus("jsonl"))
     write("text_corpus", text_corpus())
+    write("seq2seq_pairs", seq2seq_corpus())
     if len(sys.argv) > 1:
         other = {"not_a_checkpoint": safetensors_corpus()["valid_all_dtypes"]}
         write("checkpoint", {**checkpoint_corpus(sys.argv[1]), **other})
