@@ -1,12 +1,12 @@
 #include "apps/seq2seq_commands.h"
 
 #include <algorithm>
-#include <csignal>
 #include <ctime>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "apps/fit_console.h"
 #include "core/error.h"
 #include "data/seq2seq_file.h"
 #include "train/seq2seq_data.h"
@@ -17,9 +17,6 @@
 namespace tg::cli {
 
 namespace {
-
-volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_seq2seq_interrupt(int) { interrupted = 1; }
 
 int64_t parameter_count(train::Seq2SeqModel& model) {
   int64_t n = 0;
@@ -68,28 +65,12 @@ void run_seq2seq_training(const train::TrainConfig& config, const std::string& r
              resume.empty() ? "" : fmt::format(" (resumed at step {})", trainer.step()));
   std::fflush(io.out);
 
-  interrupted = 0;
-  void (*previous)(int) = std::signal(SIGINT, on_seq2seq_interrupt);
-  trainer.stop_requested = [] { return interrupted != 0; };
+  InterruptScope interrupt;
+  trainer.stop_requested = interrupt_requested;
   io.activity = fmt::format("training (--batch-size {}, --d-model {})", config.batch_size, config.d_model);
   const std::clock_t cpu_start = std::clock();
-  train::FitResult r;
-  try {
-    r = trainer.fit();
-  } catch (...) {
-    std::signal(SIGINT, previous);
-    throw;
-  }
-  std::signal(SIGINT, previous);
-  const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  if (r.stopped) {
-    fmt::print(io.out, "interrupted at step {}/{}; checkpoint {} written. Continue with: tapegrad train --resume {}\n",
-               trainer.step(), config.steps, trainer.checkpoint_path().string(), config.out);
-    io.status = 130;
-    return;
-  }
-  fmt::print(io.out, "done: {} steps in {:.1f} s ({:.1f} s of CPU time; {:.1f} ms/step, {:.0f} tokens/s)\n",
-             r.steps_run, r.seconds, cpu_seconds, r.ms_per_step, r.tokens_per_s);
+  const train::FitResult r = trainer.fit();
+  if (!print_fit_end(r, cpu_start, trainer.step(), config, trainer.checkpoint_path(), io)) return;
   fmt::print(io.out, "validation at step {} (greedy decoding): exact match {:.4f}, token accuracy {:.4f}, "
                      "teacher-forced loss {:.4f} ({} pairs)\n",
              r.eval.step, r.eval.exact_match, r.eval.token_accuracy, r.eval.loss, r.eval.sequences);

@@ -8,7 +8,6 @@
 // run takes train::seq2seq_defaults() for the flags not given, and --task pairs.tsv for --task
 // file --data pairs.tsv (apps/seq2seq_commands.h runs it).
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -21,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "apps/commands.h"
+#include "apps/fit_console.h"
 #include "apps/seq2seq_commands.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
@@ -33,21 +33,6 @@
 namespace tg::cli {
 
 namespace {
-
-volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_interrupt(int) { interrupted = 1; }
-
-// Ctrl-C asks the trainer to stop after the current step (and write a checkpoint) while alive.
-class InterruptScope {
- public:
-  InterruptScope() : previous_(std::signal(SIGINT, on_interrupt)) { interrupted = 0; }
-  ~InterruptScope() { std::signal(SIGINT, previous_); }
-  InterruptScope(const InterruptScope&) = delete;
-  InterruptScope& operator=(const InterruptScope&) = delete;
-
- private:
-  void (*previous_)(int);
-};
 
 // A flag bound to one TrainConfig field, so that on --resume exactly the flags given can be
 // copied over the checkpoint's config.
@@ -291,20 +276,12 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
   std::fflush(io.out);
 
   InterruptScope interrupt;
-  if (!parallel) trainer.stop_requested = [] { return interrupted != 0; };  // mpirun ends a job on Ctrl-C
+  if (!parallel) trainer.stop_requested = interrupt_requested;  // mpirun ends a job on Ctrl-C
   io.activity = fmt::format("training (--batch-size {}, --d-model {}, sequences of up to {} tokens)",
                             config.batch_size, config.d_model, m.max_len);
   const std::clock_t cpu_start = std::clock();
   const train::FitResult r = trainer.fit();
-  const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-  if (r.stopped) {
-    fmt::print(io.out, "interrupted at step {}/{}; checkpoint {} written. Continue with: tapegrad train --resume {}\n",
-               trainer.step(), config.steps, trainer.checkpoint_path().string(), config.out);
-    io.status = 130;
-    return;
-  }
-  fmt::print(io.out, "done: {} steps in {:.1f} s ({:.1f} s of CPU time; {:.1f} ms/step, {:.0f} tokens/s)\n",
-             r.steps_run, r.seconds, cpu_seconds, r.ms_per_step, r.tokens_per_s);
+  if (!print_fit_end(r, cpu_start, trainer.step(), config, trainer.checkpoint_path(), io)) return;
   fmt::print(io.out, "validation at step {}: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} ({} sequences)\n",
              r.eval.step, r.eval.loss, r.eval.token_accuracy, r.eval.exact_match, r.eval.sequences);
   fmt::print(io.out, "checkpoint: {}\n", trainer.checkpoint_path().string());

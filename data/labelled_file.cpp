@@ -113,19 +113,7 @@ FileFormat format_from_path(const std::string& path) {
 std::vector<TokenPair> parse_labelled(std::string_view content, FileFormat format, std::string_view source) {
   utf8_chars(content, source);  // throws naming the line of any invalid UTF-8
   std::vector<TokenPair> pairs;
-  // Blank lines at the end are allowed (an editor's trailing newline, or a few); one in the
-  // middle is an error.
-  const size_t last_char = content.find_last_not_of(" \t\r\n");
-  if (last_char == std::string_view::npos) return pairs;
-  content = content.substr(0, content.find('\n', last_char));  // to the end of the last line that is not blank
-  size_t start = 0;
-  for (int64_t line_no = 1; start < content.size(); ++line_no) {
-    size_t end = content.find('\n', start);
-    if (end == std::string_view::npos) end = content.size();
-    std::string_view line = content.substr(start, end - start);
-    start = end + 1;
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    const std::string where = fmt::format("{}:{}", source, line_no);
+  for_each_record_line(content, source, [&](std::string_view line, const std::string& where) {
     if (line.find_first_not_of(" \t") == std::string_view::npos)
       throw Error(kOp, fmt::format("{}: empty line", where));
     TokenPair p = format == FileFormat::tsv ? parse_tsv_line(line, where) : parse_jsonl_line(line, where);
@@ -134,7 +122,7 @@ std::vector<TokenPair> parse_labelled(std::string_view content, FileFormat forma
     if (p.input.size() != p.output.size())
       throw Error(kOp, fmt::format("{}: input has {} tokens but output has {}", where, p.input.size(), p.output.size()));
     pairs.push_back(std::move(p));
-  }
+  });
   return pairs;
 }
 

@@ -57,23 +57,13 @@ void check_side(const std::string& text, const char* field, const std::string& w
 std::vector<Seq2SeqPair> parse_seq2seq(std::string_view content, FileFormat format, std::string_view source) {
   utf8_chars(content, source);  // throws naming the line of any invalid UTF-8
   std::vector<Seq2SeqPair> pairs;
-  const size_t last_char = content.find_last_not_of(" \t\r\n");
-  if (last_char == std::string_view::npos) return pairs;
-  content = content.substr(0, content.find('\n', last_char));  // to the end of the last line that is not blank
-  size_t start = 0;
-  for (int64_t line_no = 1; start < content.size(); ++line_no) {
-    size_t end = content.find('\n', start);
-    if (end == std::string_view::npos) end = content.size();
-    std::string_view line = content.substr(start, end - start);
-    start = end + 1;
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    const std::string where = fmt::format("{}:{}", source, line_no);
+  for_each_record_line(content, source, [&](std::string_view line, const std::string& where) {
     if (line.empty()) throw Error(kOp, fmt::format("{}: empty line", where));
     Seq2SeqPair p = format == FileFormat::tsv ? parse_tsv_line(line, where) : parse_jsonl_line(line, where);
     check_side(p.input, "input", where);
     check_side(p.output, "output", where);
     pairs.push_back(std::move(p));
-  }
+  });
   return pairs;
 }
 

@@ -12,6 +12,7 @@
 #include "ops/cross_entropy/cross_entropy.h"
 #include "optim/clip_grad.h"
 #include "train/checkpoint.h"
+#include "train/fit_loop.h"
 #include "train/report_page.h"
 #include "train/seq2seq_decode.h"
 
@@ -150,41 +151,20 @@ EvalMetrics Seq2SeqTrainer::evaluate() {
 }
 
 FitResult Seq2SeqTrainer::fit(int64_t until) {
-  if (until < 0) until = config_.steps;
-  if (until > config_.steps || until < step_)
-    throw Error("train", fmt::format("fit: cannot train from step {} to step {} (steps = {})", step_, until,
-                                     config_.steps));
-  const auto start = Clock::now();
-  Reporter reporter(options_.console, step_, until, config_.log_every);
-  if (options_.write_files) {
-    std::filesystem::create_directories(config_.out);
-    reporter.open_log(std::filesystem::path(config_.out) / "metrics.jsonl", step_);
-  }
-  FitResult r;
-  double update_ms = 0;
-  int64_t tokens = 0;
-  while (step_ < until) {
-    const StepMetrics m = train_step();
-    reporter.step(m);
-    ++r.steps_run, update_ms += m.ms, tokens += m.tokens;
-    r.stopped = stop_requested && stop_requested();
-    if (!r.stopped && (step_ == until || (config_.eval_every > 0 && step_ % config_.eval_every == 0))) {
-      r.eval = evaluate();
-      reporter.eval(r.eval);
-    }
-    if (options_.write_files && (r.stopped || step_ == until || r.eval.step == step_)) {
-      save_checkpoint(checkpoint_path());
-      write_run_report(config_.out, {.name = config_.out, .config_json = to_json(config_), .metrics = reporter.log(),
-                                     .attention = {}});
-    }
-    if (r.stopped) break;
-  }
-  if (r.steps_run == 0) r.eval = evaluate();
-  reporter.finish();
-  r.seconds = ms_since(start) / 1e3;
-  r.ms_per_step = r.steps_run > 0 ? update_ms / static_cast<double>(r.steps_run) : 0;
-  r.tokens_per_s = update_ms > 0 ? static_cast<double>(tokens) / (update_ms / 1e3) : 0;
-  return r;
+  return run_fit_loop(
+      config_, options_, until,
+      {.step = [this] { return step_; },
+       .update = [this] { return train_step(); },
+       .evaluate = [this] { return evaluate(); },
+       .after_update =
+           [this](bool checkpoint_due, const MetricsLog& log) {
+             if (!options_.write_files || !checkpoint_due) return;
+             save_checkpoint(checkpoint_path());
+             write_run_report(config_.out,
+                              {.name = config_.out, .config_json = to_json(config_), .metrics = log, .attention = {}});
+           },
+       .on_step = nullptr,
+       .stop_requested = [this] { return stop_requested && stop_requested(); }});
 }
 
 }  // namespace tg::train

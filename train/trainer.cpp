@@ -20,6 +20,7 @@
 #include "ops/slice/slice.h"
 #include "optim/clip_grad.h"
 #include "train/checkpoint.h"
+#include "train/fit_loop.h"
 #include "train/report_page.h"
 
 namespace tg::train {
@@ -312,44 +313,22 @@ EvalMetrics Trainer::evaluate() {
 }
 
 FitResult Trainer::fit(int64_t until) {
-  if (until < 0) until = config_.steps;
-  if (until > config_.steps || until < step_)
-    throw Error("train", fmt::format("fit: cannot train from step {} to step {} (steps = {})", step_, until,
-                                     config_.steps));
-  const auto start = Clock::now();
-  Reporter reporter(options_.console, step_, until, config_.log_every);
-  if (options_.write_files) {
-    std::filesystem::create_directories(config_.out);
-    reporter.open_log(std::filesystem::path(config_.out) / "metrics.jsonl", step_);
-  }
-  FitResult r;
-  double update_ms = 0;
-  int64_t tokens = 0;
-  while (step_ < until) {
-    const StepMetrics m = train_step();
-    reporter.step(m);
-    if (on_step) on_step(m);
-    ++r.steps_run, update_ms += m.ms, tokens += m.tokens;
-    r.stopped = stop_requested && stop_requested();
-    if (!r.stopped && (step_ == until || (config_.eval_every > 0 && step_ % config_.eval_every == 0))) {
-      r.eval = evaluate();
-      reporter.eval(r.eval);
-    }
-    const bool checkpoint_due = r.stopped || step_ == until || r.eval.step == step_;
-    if (options_.parallel && (checkpoint_due || step_ % kCheckParametersEvery == 0))
-      options_.parallel->check_parameters_agree(fmt::format("at step {}", step_));
-    if (options_.write_files && checkpoint_due) {
-      save_checkpoint(checkpoint_path());
-      write_report(reporter.log());
-    }
-    if (r.stopped) break;
-  }
-  if (r.steps_run == 0) r.eval = evaluate();
-  reporter.finish();
-  r.seconds = ms_since(start) / 1e3;
-  r.ms_per_step = r.steps_run > 0 ? update_ms / static_cast<double>(r.steps_run) : 0;
-  r.tokens_per_s = update_ms > 0 ? static_cast<double>(tokens) / (update_ms / 1e3) : 0;
-  return r;
+  return run_fit_loop(
+      config_, options_, until,
+      {.step = [this] { return step_; },
+       .update = [this] { return train_step(); },
+       .evaluate = [this] { return evaluate(); },
+       .after_update =
+           [this](bool checkpoint_due, const MetricsLog& log) {
+             if (options_.parallel && (checkpoint_due || step_ % kCheckParametersEvery == 0))
+               options_.parallel->check_parameters_agree(fmt::format("at step {}", step_));
+             if (options_.write_files && checkpoint_due) {
+               save_checkpoint(checkpoint_path());
+               write_report(log);
+             }
+           },
+       .on_step = [this](const StepMetrics& m) { if (on_step) on_step(m); },
+       .stop_requested = [this] { return stop_requested && stop_requested(); }});
 }
 
 }  // namespace tg::train

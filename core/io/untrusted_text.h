@@ -1,11 +1,33 @@
 #pragma once
 // Helpers for readers of untrusted text (safetensors headers, JSONL data files).
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include <fmt/format.h>
+
 namespace tg {
+
+// Calls fn(line, where) for each line of a line-per-record file's `content`, without its "\n" or
+// "\r\n", up to the last line that is not blank: blank lines at the end (an editor's trailing
+// newline, or a few) are not records. `where` is "source:line_number", for error messages.
+template <class Fn>
+void for_each_record_line(std::string_view content, std::string_view source, Fn&& fn) {
+  const size_t last_char = content.find_last_not_of(" \t\r\n");
+  if (last_char == std::string_view::npos) return;
+  content = content.substr(0, content.find('\n', last_char));  // to the end of the last line that is not blank
+  size_t start = 0;
+  for (int64_t line_number = 1; start < content.size(); ++line_number) {
+    size_t end = content.find('\n', start);
+    if (end == std::string_view::npos) end = content.size();
+    std::string_view line = content.substr(start, end - start);
+    start = end + 1;
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    fn(line, fmt::format("{}:{}", source, line_number));
+  }
+}
 
 // The offset of the first '[' or '{' (outside strings) that opens more than `max_depth` nested
 // arrays and objects, if any. A linear scan that recurses into nothing, to run before a JSON
