@@ -11,13 +11,14 @@ install(DIRECTORY core ops nn optim train data lessons DESTINATION ${CMAKE_INSTA
 install(FILES tapegrad.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad)
 install(EXPORT tapegradTargets NAMESPACE tapegrad:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tapegrad)
 
-# CUDA: the layers link CUDA::cudart and CUDA::cublas (and what cuBLAS links); the installed
-# headers include no CUDA header. So a consumer needs those libraries to link, but no CUDA
-# toolkit to configure: the package config defines each such target the consumer lacks from
-# the file this build linked (TAPEGRAD_CUDA_TARGETS, one tapegrad_cuda_library() call each).
+# CUDA: the layers link CUDA::cudart (cuBLAS is opened at run time, ops/matmul/cublas_library.h
+# says why); the installed headers include no CUDA header. So a consumer needs that library to
+# link, but no CUDA toolkit to configure: the package config defines each such target the
+# consumer lacks from the file this build linked (TAPEGRAD_CUDA_TARGETS, one
+# tapegrad_cuda_library() call each).
 set(TAPEGRAD_CUDA_TARGETS "")
 if(TAPEGRAD_WITH_CUDA AND NOT TAPEGRAD_CUDA_EMULATOR)
-  set(pending CUDA::cudart CUDA::cublas)
+  set(pending CUDA::cudart)
   set(seen "")
   while(pending)
     list(POP_FRONT pending lib)

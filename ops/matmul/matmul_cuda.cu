@@ -4,9 +4,9 @@
 #include <type_traits>
 
 #include "core/copy.h"
-#include "core/cuda/cublas_check.h"
 #include "core/cuda/cuda_check.h"
 #include "core/dispatch.h"
+#include "ops/matmul/cublas_library.h"
 #include "ops/matmul/gemm_input.h"
 #include "ops/matmul/matmul.h"
 
@@ -22,7 +22,7 @@ cublasHandle_t cublas_handle(int device) {
   if (device < 0 || device >= static_cast<int>(handles.size()))
     throw Error("matmul", "cuda:" + std::to_string(device) + " is beyond the supported GPUs");
   std::lock_guard<std::mutex> lock(mutex);
-  if (!handles[device]) TG_CUBLAS_CHECK(cublasCreate(&handles[device]), "matmul");
+  if (!handles[device]) TG_CUBLAS_CHECK(detail::cublas_library().create(&handles[device]), "matmul");
   return handles[device];
 }
 
@@ -49,18 +49,19 @@ void matmul_forward_cuda(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int m = checked_int(N), n = checked_int(M), k = checked_int(K), count = checked_int(numel(batch));
   const int ldb = checked_int(gb.ld), lda = checked_int(ga.ld);
   const long long stride_b = batch_stride(gb), stride_a = batch_stride(ga), stride_c = M * N;
+  const detail::CublasLibrary& cublas = detail::cublas_library();
   dispatch_floating(out.dtype(), "matmul", [&](auto zero) {
     using T = decltype(zero);
     const T one = 1, nothing = 0;
     if constexpr (std::is_same_v<T, float>)
-      TG_CUBLAS_CHECK(cublasSgemmStridedBatched(handle, op_b, op_a, m, n, k, &one, gb.x.data<T>(), ldb, stride_b,
-                                                ga.x.data<T>(), lda, stride_a, &nothing, out.data<T>(), m,
-                                                stride_c, count),
+      TG_CUBLAS_CHECK(cublas.sgemm_strided_batched(handle, op_b, op_a, m, n, k, &one, gb.x.data<T>(), ldb, stride_b,
+                                                   ga.x.data<T>(), lda, stride_a, &nothing, out.data<T>(), m,
+                                                   stride_c, count),
                       "matmul");
     else
-      TG_CUBLAS_CHECK(cublasDgemmStridedBatched(handle, op_b, op_a, m, n, k, &one, gb.x.data<T>(), ldb, stride_b,
-                                                ga.x.data<T>(), lda, stride_a, &nothing, out.data<T>(), m,
-                                                stride_c, count),
+      TG_CUBLAS_CHECK(cublas.dgemm_strided_batched(handle, op_b, op_a, m, n, k, &one, gb.x.data<T>(), ldb, stride_b,
+                                                   ga.x.data<T>(), lda, stride_a, &nothing, out.data<T>(), m,
+                                                   stride_c, count),
                       "matmul");
   });
 }

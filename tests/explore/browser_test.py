@@ -3,7 +3,8 @@
 
 For tapegrad trace's example, every lesson and a tiny trained run, it writes the page and the
 recording it shows (--json), loads the page from disk, clicks every entry in the list (and, for
-the small pages, every entry in the graph), steps backward to the end and back, and checks that
+the small pages, every entry in the graph), steps backward to the end and back (the first click
+of each kind with the mouse, the rest from a script), and checks that
 what the page shows is the recording's: each heatmap's tensor, statistics and hovered values,
 and the backward status of every step. It fails on a console error, on any request that is not
 the file itself, and when Chromium cannot start. Screenshots go to the work directory.
@@ -68,25 +69,52 @@ def same(shown, expected):
     return value == expected or abs(value - expected) <= 1e-6 * max(1.0, abs(expected))
 
 
-# For every heatmap of the detail pane: its tensor id, caption and the tooltip of its first and
-# last cell (mouse moves dispatched at the canvas' corners).
+# For every heatmap under the selector `where`: its tensor id, caption and the tooltip of its first
+# and last cell (mouse moves dispatched at the canvas' corners).
 READ_FIGURES = """
-const tooltip = document.getElementById('tooltip');
-const hover = (canvas, x, y) => {
-  canvas.dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
-  return tooltip.hidden ? null : tooltip.textContent;
+const readFigures = where => {
+  const tooltip = document.getElementById('tooltip');
+  const hover = (canvas, x, y) => {
+    canvas.dispatchEvent(new MouseEvent('mousemove', {clientX: x, clientY: y, bubbles: true}));
+    return tooltip.hidden ? null : tooltip.textContent;
+  };
+  return [...document.querySelectorAll(where + ' figure.heatmap')].map(f => {
+    const canvas = f.querySelector('canvas'), box = canvas && canvas.getBoundingClientRect();
+    return {tensor: f.dataset.tensor, role: f.dataset.role, stats: f.querySelector('.stats').textContent,
+            first: canvas ? hover(canvas, box.left + 1, box.top + 1) : null,
+            last: canvas ? hover(canvas, box.right - 1, box.bottom - 1) : null};
+  });
 };
-return [...document.querySelectorAll(arguments[0] + ' figure.heatmap')].map(f => {
-  const canvas = f.querySelector('canvas'), box = canvas && canvas.getBoundingClientRect();
-  return {tensor: f.dataset.tensor, role: f.dataset.role, stats: f.querySelector('.stats').textContent,
-          first: canvas ? hover(canvas, box.left + 1, box.top + 1) : null,
-          last: canvas ? hover(canvas, box.right - 1, box.bottom - 1) : null};
-});
 """
 
+# What the page shows after a click: the detail pane's title, entry and heatmaps, and the
+# backward status line.
+READ_PAGE = READ_FIGURES + """
+const detail = document.getElementById('detail'), title = detail.querySelector('.entry-title');
+return {title: title ? title.innerText : null, position: detail.dataset.position,
+        status: document.getElementById('bw-status').innerText, figures: readFigures('#detail')};
+"""
 
-def check_figures(driver, rec, where, context):
-    figures = driver.execute_script(READ_FIGURES, where)
+# A click from a script, then READ_PAGE: one WebDriver round trip, where a mouse click through
+# WebDriver takes about 0.1 s and reading the page a dozen more calls.
+CLICK_AND_READ = """
+const target = arguments[0];
+target.scrollIntoView({block: 'center', inline: 'center'});
+target.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+""" + READ_PAGE
+
+
+def click(driver, element, mouse):
+    """Clicks element, with WebDriver's mouse when mouse is set (the first of each kind, so that
+    a control a user could not reach fails), else from a script, and returns READ_PAGE's record."""
+    if not mouse:
+        return driver.execute_script(CLICK_AND_READ, element)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", element)
+    element.click()
+    return driver.execute_script(READ_PAGE)
+
+
+def check_figures(figures, rec, context):
     for f in figures:
         if f["tensor"] == "":
             continue
@@ -100,7 +128,6 @@ def check_figures(driver, rec, where, context):
                 assert hovered, f"{context}: hovering tensor {f['tensor']} showed nothing"
                 shown = hovered.rsplit(" ", 1)[1]
                 assert same(shown, expected), f"{context}: tensor {f['tensor']} hover '{hovered}', recorded {expected}"
-    return figures
 
 
 def ids(figures, role):
@@ -111,35 +138,32 @@ def check_page(driver, page, rec, screenshot, click_graph):
     driver.get(page.as_uri())
     rows = driver.find_elements(By.CSS_SELECTOR, "#entry-list li")
     assert len(rows) == len(rec["entries"]), f"{page}: {len(rows)} rows for {len(rec['entries'])} entries"
-    for row, entry in zip(rows, rec["entries"]):
-        driver.execute_script("arguments[0].scrollIntoView({block: 'nearest'})", row)
-        row.click()
+    for k, (row, entry) in enumerate(zip(rows, rec["entries"])):
+        shown = click(driver, row, mouse=k == 0)
         context = f"{page.name} #{entry['position']} {entry['op']}"
-        title = driver.find_element(By.CSS_SELECTOR, "#detail .entry-title").text
-        assert title == f"#{entry['position']} {entry['op']}", f"{context}: the detail shows '{title}'"
-        figures = check_figures(driver, rec, "#detail", context)
+        assert shown["title"] == f"#{entry['position']} {entry['op']}", f"{context}: the detail shows '{shown['title']}'"
+        figures = shown["figures"]
+        check_figures(figures, rec, context)
         assert ids(figures, "input") == [i["tensor"] for i in entry["inputs"] if i["tensor"] is not None], context
         assert ids(figures, "output") == entry["outputs"], context
         assert ids(figures, "saved") == [s["tensor"] for s in entry["saved"] if s["tensor"] is not None], context
     if click_graph:
         nodes = driver.find_elements(By.CSS_SELECTOR, "#graph .node.entry")
         assert len(nodes) == len(rec["entries"]), f"{page}: {len(nodes)} graph nodes for {len(rec['entries'])} entries"
-        for node in nodes:
-            driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", node)
-            node.click()
-            position = node.get_attribute("data-position")
-            assert driver.find_element(By.ID, "detail").get_attribute("data-position") == position, page.name
+        for k, node in enumerate(nodes):
+            shown = click(driver, node, mouse=k == 0)
+            assert shown["position"] == node.get_attribute("data-position"), page.name
     driver.save_screenshot(str(screenshot.with_name(screenshot.stem + "-forward.png")))
 
     step = driver.find_element(By.ID, "bw-step")
     for k, s in enumerate(rec["backward"], start=1):
-        step.click()
+        shown = click(driver, step, mouse=k == 1)
         entry = next(e for e in rec["entries"] if e["position"] == s["position"])
         context = f"{page.name} backward step {k}"
-        status = driver.find_element(By.ID, "bw-status").text
-        assert status.startswith(f"step {k} of {len(rec['backward'])}: #{s['position']} {entry['op']}"), \
-            f"{context}: status '{status}'"
-        figures = check_figures(driver, rec, "#detail", context)
+        assert shown["status"].startswith(f"step {k} of {len(rec['backward'])}: #{s['position']} {entry['op']}"), \
+            f"{context}: status '{shown['status']}'"
+        figures = shown["figures"]
+        check_figures(figures, rec, context)
         assert ids(figures, "grad-in") == [g for g in s["grads_in"] if g is not None], context
         assert ids(figures, "grad-out") == [g for g in s["grads_out"] if g is not None], context
         if k == max(1, len(rec["backward"]) // 2):

@@ -11,7 +11,8 @@ trainer's report.html and the page `tapegrad report a b` writes, from disk, and 
   - every point the Chart.js charts plot equals metrics.jsonl's (tokens/s = tokens / ms);
   - one heatmap per layer x head of each run, labelled with validation example 0's tokens;
   - the overlay has both runs' lines, named by their directories;
-  - `tapegrad report a` rewrites a's report.html as the trainer wrote it.
+  - `tapegrad report a` rewrites a's report.html as the trainer wrote it;
+  - a seq2seq run's page says why it has no attention maps.
 Screenshots go into the work directory. Chromium failing to start is a failure, not a skip.
 """
 import json
@@ -163,6 +164,8 @@ def main():
     check(open("run_a/report.html", "rb").read() == trainer_page,
           "tapegrad report run_a wrote another page than the trainer's")
     tapegrad(program, "report", "run_a", "run_b", "--out", "both.html")
+    tapegrad(program, "train", "--arch", "seq2seq", "--task", "addition", "--layers", "1", "--heads", "2", *TINY,
+             "--out", "run_s")
 
     profile = tempfile.mkdtemp(prefix="tapegrad_chromium_")
     try:
@@ -182,6 +185,11 @@ def main():
         check_curves(both, "run_b", "run_b \u00b7 ")
         check_heatmaps(both["heatmaps"], 0, "run_a", 2, 2, SENTENCE)
         check_heatmaps(both["heatmaps"], 1, "run_b", 1, 4, None)
+
+        seq2seq = open_page(driver, "run_s/report.html", os.path.join(work, "report_run_s.png"))
+        headings = driver.execute_script("return [...document.querySelectorAll('#attention h3')].map(h => h.textContent)")
+        expected = "run_s: no attention maps (an encoder-decoder run: the page draws self-attention of an encoder or a GPT)"
+        check(headings == [expected] and seq2seq["heatmaps"] == [], f"run_s/report.html: attention section {headings}")
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
