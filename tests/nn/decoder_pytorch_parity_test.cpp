@@ -159,7 +159,9 @@ TEST_CASE("nn::pytorch_interop: decoder state_dicts load from PyTorch's and save
       {"pytorch_decoder_layer_norm_first", [&] { return std::make_shared<nn::DecoderLayer>(pre_ln); }},
       {"pytorch_decoder_2_layers", [] { return std::make_shared<nn::TransformerDecoder>(kLayer, 2, true); }},
       {"pytorch_transformer", [&] { return std::make_shared<nn::Transformer>(pre_ln, 2, 2); }}};
-  for (const auto& [module, make] : modules) {
+  for (const auto& entry : modules) {
+    const std::string& module = entry.first;  // not a structured binding: clang 14 cannot capture one
+    const auto& make = entry.second;
     CAPTURE(module);
     const NamedTensors pytorch = load_safetensors(pytorch_fixture(module + ".safetensors")).tensors;
     // The names convert both ways exactly, order included.
