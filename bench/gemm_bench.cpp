@@ -10,10 +10,8 @@
 //
 // Each sample times enough repetitions to last >= 20 ms; the table gives the median of 9
 // samples and the ratio of the medians, then the ratio of the best samples (less sensitive to
-// other work on the machine). Build with optimisation (the release preset). On a machine busy
-// with other work, run it with OMP_WAIT_POLICY=passive: GNU OpenMP's threads otherwise spin
-// while they wait, and a spinning thread can hold the core its partner needs for a whole time
-// slice, at every parallel region.
+// other work on the machine). Build with optimisation (the release preset). Its OpenMP threads
+// wait as every tapegrad program's do: a short spin, then sleep (core/openmp_wait.cpp).
 #include <fmt/format.h>
 #include <omp.h>
 

@@ -6,8 +6,8 @@
 //   tapegrad_train_step_bench [--config toy|larger] [--threads N] [--steps N] [--warmup N]
 //
 // bench/libtorch/train_step_libtorch.cpp is the same model in libtorch; bench/side_by_side.sh
-// runs both. Run with OMP_WAIT_POLICY=passive on a machine shared with other work (see
-// gemm_bench.cpp).
+// runs both, on an idle machine and beside a busy loop. Its OpenMP threads wait as every
+// tapegrad program's do (core/openmp_wait.cpp) unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.
 #include <omp.h>
 
 #include <chrono>

@@ -133,10 +133,11 @@ inline void print_result(const char* framework, const Args& a, std::vector<doubl
   std::printf(
       "{\"framework\": \"%s\", \"config\": \"%s\", \"threads\": %d, \"steps\": %d, \"median_ms\": %.2f, "
       "\"min_ms\": %.2f, \"cpu_ms\": %.2f, \"matmul_gflop_per_step\": %.3f, \"gflops\": %.1f, \"pct_peak\": %.1f, "
-      "\"peak_rss_mib\": %.1f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"omp_wait_policy\": \"%s\"%s}\n",
+      "\"peak_rss_mib\": %.1f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"omp_wait_policy\": \"%s\", "
+      "\"gomp_spincount\": \"%s\"%s}\n",
       framework, a.config.name.c_str(), a.threads, a.steps, median, ms.front(), cpu_ms, matmul_flops(a.config) * 1e-9,
       gflops, 100 * gflops / peak_gflops(), peak_rss_mib(), loss0, loss, env_or("OMP_WAIT_POLICY", "default"),
-      extra.c_str());
+      env_or("GOMP_SPINCOUNT", "default"), extra.c_str());
   std::fflush(stdout);
 }
 

@@ -3,7 +3,7 @@
 include(CMakePackageConfigHelpers)
 
 get_property(layers GLOBAL PROPERTY TAPEGRAD_LAYERS)
-install(TARGETS ${layers} tapegrad EXPORT tapegradTargets
+install(TARGETS ${layers} tapegrad tapegrad_openmp EXPORT tapegradTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY core ops nn optim train data lessons DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tapegrad
