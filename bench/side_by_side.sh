@@ -66,7 +66,8 @@ out="$build/side_by_side.jsonl"
 busy_loop=""
 trap '[[ -n "$busy_loop" ]] && kill "$busy_loop" 2> /dev/null' EXIT
 
-# Every setting once: the JSON lines, each tagged with the machine's state ("idle" or "busy").
+# Every setting once: the JSON lines, each tagged with the machine's state ("idle" or "busy")
+# and the wait setting it ran with.
 one_round() {
   local config=$1 n=$2 state=$3 wait t blas
   for wait in default PASSIVE SPIN; do
@@ -75,11 +76,11 @@ one_round() {
     [[ $wait == SPIN ]] && env_wait=(GOMP_SPINCOUNT=300000)
     for t in 1 2; do
       env "${env_wait[@]}" "$ours" --config "$config" --threads "$t" --steps "$n" --warmup 2 |
-        sed "s/}$/, \"machine\": \"$state\"}/" >> "$out"
+        sed "s/}$/, \"machine\": \"$state\", \"wait\": \"$wait\"}/" >> "$out"
       [[ $wait == SPIN ]] && continue  # libgomp's own default: the libtorch runs have it as "default"
       for blas in 1 2; do
         env "${env_wait[@]}" OPENBLAS_NUM_THREADS=$blas "$theirs" --config "$config" --threads "$t" \
-          --steps "$n" --warmup 2 | sed "s/}$/, \"machine\": \"$state\"}/" >> "$out"
+          --steps "$n" --warmup 2 | sed "s/}$/, \"machine\": \"$state\", \"wait\": \"$wait\"}/" >> "$out"
       done
     done
   done
@@ -113,10 +114,7 @@ runs = [json.loads(line) for line in open(sys.argv[1])]
 times, cpu, info = defaultdict(list), defaultdict(list), {}
 for r in runs:
     cores = max(r["threads"], int(r.get("openblas_threads", 1)))
-    wait = r["omp_wait_policy"].upper()
-    if wait == "DEFAULT" and r["framework"] == "tapegrad" and r["gomp_spincount"] == "300000":
-        wait = "SPIN"
-    setting = (r["framework"], r["config"], r["threads"], r.get("openblas_threads", "-"), wait)
+    setting = (r["framework"], r["config"], r["threads"], r.get("openblas_threads", "-"), r["wait"].upper())
     key = (r["machine"], setting)
     times[key].append(r["median_ms"])
     cpu[key].append(r["cpu_ms"])
