@@ -255,7 +255,7 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
   if (lead) {
     std::filesystem::create_directories(config.out);
     lock.emplace("train", config.out);
-    if (!resuming) refuse_existing_run(args, config.out);  // again: a run that ended meanwhile
+    if (!resuming) refuse_existing_run(args, config.out);  // again, locked: a run may have ended here since
   }
   const int threads = set_threads(args.threads);
   if (config.arch == "seq2seq") {
