@@ -6,10 +6,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <new>
 #include <sstream>
+#include <string_view>
 #include <thread>
 #include <utility>
 
@@ -18,6 +20,8 @@
 
 #include "apps/commands.h"
 #include "core/error.h"
+#include "core/io/untrusted_text.h"
+#include "data/text.h"
 #include "train/config.h"
 
 namespace tg::cli {
@@ -62,6 +66,35 @@ int cores() {
   return count;
 }
 
+// Whether `text` is a thread count in [1, max_threads()], or a comma-separated list of them (one
+// per nesting level), blanks around each allowed: the forms libgomp reads in OMP_NUM_THREADS.
+bool valid_thread_counts(std::string_view text) {
+  if (text.empty() || text.ends_with(',')) return false;
+  std::stringstream counts{std::string(text)};
+  for (std::string count; std::getline(counts, count, ',');) {
+    const size_t first = count.find_first_not_of(" \t\n"), last = count.find_last_not_of(" \t\n");
+    int64_t n = 0;
+    if (first == std::string::npos || !parse_exactly(count.substr(first, last + 1 - first), n) || n < 1 ||
+        n > max_threads())
+      return false;
+  }
+  return true;
+}
+
+// OMP_NUM_THREADS, OpenMP's default thread count: the --threads bound holds for it too (OpenMP
+// crashes starting tens of thousands of threads, and thousands take seconds to start). Checked
+// before any command runs, so before a parallel region starts the threads (libgomp has only
+// read the variable so far). Where libgomp would warn about a malformed value and use its own
+// default, tapegrad refuses it too.
+void check_omp_num_threads() {
+  const char* value = std::getenv("OMP_NUM_THREADS");
+  if (value != nullptr && !valid_thread_counts(value))
+    throw Error("OMP_NUM_THREADS",
+                fmt::format("the environment variable is \"{}\"; OpenMP's thread count must be an integer in [1, {}] "
+                            "({} per core, {} cores), or a comma-separated list of them (unset it, or set it within "
+                            "that range)", excerpt(value), max_threads(), kThreadsPerCore, cores()));
+}
+
 // Out of memory: while doing what, with the flags that asked for it where the command said.
 void print_out_of_memory(std::FILE* err, const Io& io, const std::string& detail) {
   fmt::print(err, "tapegrad: error: out of memory while {}{}\n", io.activity.empty() ? "starting" : io.activity,
@@ -97,6 +130,7 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   try {
+    if (!parse_only) check_omp_num_threads();  // the environment, not the arguments
     app.parse(static_cast<int>(argv.size()), argv.data());
   } catch (const CLI::ParseError& e) {
     std::ostringstream o, e_out;
@@ -160,6 +194,25 @@ CLI::Validator seed_number() {
         return fmt::format("must be an integer in [0, {}], got {}", UINT64_MAX, text);
       },
       "[0, 2^64 - 1]");
+}
+
+std::string non_utf8_path(const std::string& path) {
+  try {
+    data::utf8_chars(path);
+    return {};
+  } catch (const Error&) {
+    std::string shown;  // every byte outside printable ASCII as \xHH, so the message shows which
+    for (const char c : path) {
+      const auto byte = static_cast<unsigned char>(c);
+      shown += byte == '\\' ? "\\\\" : byte >= 0x20 && byte < 0x7F ? std::string(1, c) : fmt::format("\\x{:02x}", byte);
+    }
+    return fmt::format("the path \"{}\" is not valid UTF-8, and tapegrad stores paths in JSON, which holds UTF-8 text "
+                       "only: rename it, or give a link to it with a UTF-8 name", shown);
+  }
+}
+
+CLI::Validator utf8_path() {
+  return CLI::Validator([](std::string& text) { return non_utf8_path(text); }, "");
 }
 
 CLI::Validator device_name() {

@@ -43,6 +43,13 @@ CLI::Validator open_fraction();                  // a finite number in (0, 1)
 CLI::Validator probability_mass();               // a finite number in (0, 1]
 CLI::Validator token_name();                     // a non-empty string (a vocabulary's token)
 
+// A path that a command stores in JSON (a run's directory and data files in its checkpoint, a
+// run's name in report.html, explore's title) must be UTF-8, which JSON text is: checked as the
+// flag is parsed, so that no run fails at its first checkpoint after training. non_utf8_path
+// says what is wrong ("" for a UTF-8 path), showing the bytes outside printable ASCII as \xHH.
+std::string non_utf8_path(const std::string& path);
+CLI::Validator utf8_path();
+
 // --threads: 0 (OpenMP's default) to kThreadsPerCore threads per core. OpenMP itself fails
 // (a crash) when asked for tens of thousands.
 inline constexpr int kThreadsPerCore = 4;

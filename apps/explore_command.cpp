@@ -142,7 +142,8 @@ void add_explore_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand(
       "explore", "Write one self-contained HTML page to step through a computation's tape, forward and backward");
   auto args = std::make_shared<ExploreArgs>();
-  sub->add_option("run", args->run, "a run directory (or checkpoint file) whose validation example to explore");
+  sub->add_option("run", args->run, "a run directory (or checkpoint file) whose validation example to explore")
+      ->check(utf8_path());
   sub->add_option("--example", args->example, "the validation example to run through the trained model")
       ->capture_default_str()
       ->check(integer_in(0, train::kMaxExamples));

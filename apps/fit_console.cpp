@@ -1,26 +1,75 @@
 #include "apps/fit_console.h"
 
-#include <csignal>
+#include <array>
+#include <cstdio>
 
 #include <fmt/format.h>
 
 namespace tg::cli {
 
 namespace {
-volatile std::sig_atomic_t interrupted = 0;
-extern "C" void on_interrupt(int) { interrupted = 1; }
+
+struct StopSignal {
+  int number;
+  const char* name;
+};
+// In the order that decides which signal a job reports when its ranks got different ones.
+constexpr std::array<StopSignal, kStopSignalCount> kStopSignals{
+    {{SIGINT, "SIGINT"}, {SIGTERM, "SIGTERM"}, {SIGHUP, "SIGHUP"}}};
+
+volatile std::sig_atomic_t received = 0;  // the first signal since the scope began (the handler's)
+int stopping = 0;                         // the signal the run stopped for (the stop check's)
+
+extern "C" void on_stop_signal(int number) {
+  if (received == 0) received = number;
+}
+
+const char* signal_name(int number) {
+  for (const StopSignal& s : kStopSignals)
+    if (s.number == number) return s.name;
+  return "a signal";
+}
+
+// The signal that every rank stops for: the first of kStopSignals that any rank received (0: none).
+int agreed_signal(train::DataParallel& parallel) {
+  std::array<double, kStopSignals.size()> counts{};  // ranks that received each signal
+  for (size_t k = 0; k < kStopSignals.size(); ++k) counts[k] = received == kStopSignals[k].number ? 1 : 0;
+  parallel.sum(counts);
+  for (size_t k = 0; k < kStopSignals.size(); ++k)
+    if (counts[k] > 0) return kStopSignals[k].number;
+  return 0;
+}
+
 }  // namespace
 
-InterruptScope::InterruptScope() : previous_(std::signal(SIGINT, on_interrupt)) { interrupted = 0; }
-InterruptScope::~InterruptScope() { std::signal(SIGINT, previous_); }
-bool interrupt_requested() { return interrupted != 0; }
+// SA_RESTART: a read or write the signal interrupts carries on, as it would without a handler.
+StopSignalScope::StopSignalScope() {
+  received = 0, stopping = 0;
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (size_t k = 0; k < kStopSignals.size(); ++k) sigaction(kStopSignals[k].number, &action, &previous_[k]);
+}
+
+StopSignalScope::~StopSignalScope() {
+  for (size_t k = 0; k < kStopSignals.size(); ++k) sigaction(kStopSignals[k].number, &previous_[k], nullptr);
+}
+
+std::function<bool()> stop_on_signal(train::DataParallel* parallel) {
+  return [parallel] {
+    stopping = parallel != nullptr ? agreed_signal(*parallel) : static_cast<int>(received);
+    return stopping != 0;
+  };
+}
 
 bool print_fit_end(const train::FitResult& r, std::clock_t cpu_start, int64_t step, const train::TrainConfig& config,
                    const std::filesystem::path& checkpoint, Io& io) {
   if (r.stopped) {
-    fmt::print(io.out, "interrupted at step {}/{}; checkpoint {} written. Continue with: tapegrad train --resume {}\n",
-               step, config.steps, checkpoint.string(), config.out);
-    io.status = 130;
+    fmt::print(io.out, "interrupted at step {}/{} by {}; checkpoint {} written. Continue with: tapegrad train --resume "
+                       "{}\n", step, config.steps, signal_name(stopping), checkpoint.string(), config.out);
+    std::fflush(io.out);  // under mpirun, a rank that exits first makes mpirun end the others
+    io.status = 128 + stopping;
     return false;
   }
   const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;

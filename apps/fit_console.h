@@ -1,32 +1,45 @@
 #pragma once
-// What `tapegrad train` does around a trainer's fit(), for every arch: Ctrl-C asks the trainer to
-// stop after the current step (it writes its checkpoint; the program exits 130), and the lines
-// printed when fit() ends. Internal to the program.
+// What `tapegrad train` does around a trainer's fit(), for every arch: SIGINT (Ctrl-C), SIGTERM
+// (what `kill` and job schedulers send) and SIGHUP (the terminal closed) ask the trainer to stop
+// after the current step (it writes its checkpoint; the program exits 128 + the signal's number,
+// as a shell reports a process the signal ended: 130, 143, 129), and the lines printed when fit()
+// ends. Internal to the program.
+#include <csignal>
+#include <cstddef>
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 
 #include "apps/commands.h"
 #include "train/config.h"
+#include "train/data_parallel.h"
 #include "train/trainer.h"
 
 namespace tg::cli {
 
-// While alive, Ctrl-C sets interrupt_requested() instead of ending the process.
-class InterruptScope {
+inline constexpr size_t kStopSignalCount = 3;  // SIGINT, SIGTERM, SIGHUP
+
+// While alive, SIGINT, SIGTERM and SIGHUP are recorded instead of ending the process.
+class StopSignalScope {
  public:
-  InterruptScope();
-  ~InterruptScope();
-  InterruptScope(const InterruptScope&) = delete;
-  InterruptScope& operator=(const InterruptScope&) = delete;
+  StopSignalScope();
+  ~StopSignalScope();
+  StopSignalScope(const StopSignalScope&) = delete;
+  StopSignalScope& operator=(const StopSignalScope&) = delete;
 
  private:
-  void (*previous_)(int);
+  struct sigaction previous_[kStopSignalCount];
 };
-bool interrupt_requested();
 
-// Prints how fit() ended: "done: N steps in ..." (returns true), or "interrupted at step ..."
-// with how to continue, setting io.status to 130 (returns false).
+// A trainer's stop_requested while a StopSignalScope is alive: true once a signal came. On a rank
+// of a data-parallel job (parallel not null) the ranks decide together after every step (a sum
+// over the ranks of three numbers), so that they all stop after the same step, whichever rank
+// the signal reached, and agree on the signal.
+std::function<bool()> stop_on_signal(train::DataParallel* parallel);
+
+// Prints how fit() ended: "done: N steps in ..." (returns true), or "interrupted at step ... by
+// SIGTERM" with how to continue, setting io.status to 128 + the signal (returns false).
 bool print_fit_end(const train::FitResult& r, std::clock_t cpu_start, int64_t step, const train::TrainConfig& config,
                    const std::filesystem::path& checkpoint, Io& io);
 

@@ -6,6 +6,7 @@
 #include "apps/commands.h"
 #include "train/checkpoint.h"
 #include "train/pytorch_export.h"
+#include "train/run_lock.h"
 
 namespace tg::cli {
 
@@ -17,17 +18,24 @@ struct ImportArgs {
   std::string out;
 };
 
+// An import makes a new run: it never replaces one.
+void refuse_existing_run(const std::string& out, const std::filesystem::path& written) {
+  if (std::filesystem::exists(written))
+    throw CLI::ValidationError("--out", fmt::format("{} already holds a run ({}); import into a new directory", out,
+                                                    written.filename().string()));
+}
+
 void run_import(const ImportArgs& args, Io& io) {
   if (io.parse_only) return;
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
   const std::filesystem::path written = std::filesystem::path(args.out) / "checkpoint.safetensors";
-  if (std::filesystem::exists(written))
-    throw CLI::ValidationError("--out", fmt::format("{} already holds a run ({}); import into a new directory",
-                                                    args.out, written.filename().string()));
+  refuse_existing_run(args.out, written);
   io.activity = "loading " + file.string();
   train::Checkpoint c = train::import_pytorch(train::load_checkpoint(file), args.state_dict);
   c.config.out = args.out;
   std::filesystem::create_directories(args.out);
+  const train::RunLock lock("import", args.out);
+  refuse_existing_run(args.out, written);  // again: another process may have made one meanwhile
   train::save_checkpoint(written, c);
   fmt::print(io.out, "import: {} into the model of {} (task {}, step {}) -> {}\n", args.state_dict, file.string(),
              c.config.task, c.step, written.string());
@@ -43,7 +51,7 @@ void add_import_command(CLI::App& app, const std::shared_ptr<Io>& io) {
                                                   "config and vocabularies to use")->required();
   sub->add_option("state_dict", args->state_dict, "a safetensors file with the model's state_dict in PyTorch's "
                                                   "names")->required();
-  sub->add_option("--out", args->out, "the new run directory (must not hold a run)")->required();
+  sub->add_option("--out", args->out, "the new run directory (must not hold a run)")->required()->check(utf8_path());
   sub->callback([args, io] { run_import(*args, *io); });
 }
 

@@ -1,5 +1,8 @@
 // tapegrad report: report.html (train/report_page.h) made from one or more run directories'
 // metrics.jsonl and checkpoints, the runs overlaid; --csv also rewrites each run's metrics.csv.
+// A run directory written into (its report.html, its metrics.csv) is locked while the command
+// runs (train/run_lock.h): a run still training refuses it, naming the training's pid.
+#include <list>
 #include <string>
 #include <vector>
 
@@ -9,6 +12,7 @@
 #include "core/error.h"
 #include "train/checkpoint.h"
 #include "train/report_page.h"
+#include "train/run_lock.h"
 #include "train/task_data.h"
 
 namespace tg::cli {
@@ -54,18 +58,21 @@ train::RunReport load_run(const std::filesystem::path& dir, Io& io) {
 void run_report(const ReportArgs& args, Io& io) {
   if (io.parse_only) return;
   std::vector<train::RunReport> runs;
+  std::list<train::RunLock> locks;  // of the run directories written into, until the command ends
+  const bool page_in_run = args.out.empty() && args.runs.size() == 1;
   for (const std::string& name : args.runs) {
     std::filesystem::path dir(name);
     if (!dir.has_filename() && dir.has_parent_path()) dir = dir.parent_path();  // "runs/a/" -> "runs/a"
     runs.push_back(load_run(dir, io));
+    if (args.csv || page_in_run) locks.emplace_back("report", dir);
     if (args.csv) {
       train::write_file_atomically(dir / "metrics.csv", train::metrics_csv(runs.back().metrics), "report");
       fmt::print(io.out, "wrote {}\n", (dir / "metrics.csv").string());
     }
   }
-  const std::filesystem::path out = !args.out.empty()  ? std::filesystem::path(args.out)
-                                    : runs.size() == 1 ? std::filesystem::path(runs[0].name) / "report.html"
-                                                       : std::filesystem::path("report.html");
+  const std::filesystem::path out = !args.out.empty() ? std::filesystem::path(args.out)
+                                    : page_in_run     ? std::filesystem::path(runs[0].name) / "report.html"
+                                                      : std::filesystem::path("report.html");
   io.activity = "writing " + out.string();
   const std::string html = train::report_html(runs);
   train::write_file_atomically(out, html, "report");
@@ -79,7 +86,7 @@ void add_report_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand("report", "Write report.html (training curves, attention maps, config) for "
                                                "one or more run directories, overlaid");
   auto args = std::make_shared<ReportArgs>();
-  sub->add_option("runs", args->runs, "run directories (each with metrics.jsonl)")->required();
+  sub->add_option("runs", args->runs, "run directories (each with metrics.jsonl)")->required()->check(utf8_path());
   sub->add_option("--out", args->out, "the page to write (default: <run>/report.html for one run, report.html for "
                                       "several)");
   sub->add_flag("--csv", args->csv, "also rewrite each run's metrics.csv");

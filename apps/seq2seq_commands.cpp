@@ -65,8 +65,8 @@ void run_seq2seq_training(const train::TrainConfig& config, const std::string& r
              resume.empty() ? "" : fmt::format(" (resumed at step {})", trainer.step()));
   std::fflush(io.out);
 
-  InterruptScope interrupt;
-  trainer.stop_requested = interrupt_requested;
+  StopSignalScope signals;
+  trainer.stop_requested = stop_on_signal(nullptr);
   io.activity = fmt::format("training (--batch-size {}, --d-model {})", config.batch_size, config.d_model);
   const std::clock_t cpu_start = std::clock();
   const train::FitResult r = trainer.fit();

@@ -1,9 +1,11 @@
 // tapegrad train: flags -> TrainConfig -> Trainer. With --resume the config comes from the
 // checkpoint and only the flags given explicitly change it (the Trainer refuses changes that
 // would alter the steps already taken); the run writes into the directory --resume names.
-// A fresh run refuses an --out directory that holds a run unless --overwrite is given. A flag
+// A fresh run refuses an --out directory that holds a run unless --overwrite is given, and the
+// run directory is locked for the whole run (train/run_lock.h: rank 0's under mpirun). A flag
 // that the run's task does not read is refused (--data for reverse, --val-examples for lm).
-// Data paths are stored as the run directory needs them (train::path_for_run), and
+// Data paths are stored as the run directory needs them (train::path_for_run), every path it
+// stores valid UTF-8 (checked before anything runs: the checkpoint's config is JSON), and
 // --steps +N continues a run for N more steps than its checkpoint has done. A fresh --arch seq2seq
 // run takes train::seq2seq_defaults() for the flags not given, and --task pairs.tsv for --task
 // file --data pairs.tsv (apps/seq2seq_commands.h runs it).
@@ -13,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +27,7 @@
 #include "apps/seq2seq_commands.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/run_lock.h"
 #include "train/trainer.h"
 #ifdef TAPEGRAD_WITH_MPI  // mpirun -np N tapegrad train: data-parallel training (dist/)
 #include "dist/dist.h"
@@ -148,11 +152,21 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
                                train::kMaxExamples, c.steps, c.batch_size, c.grad_accum));
 }
 
-// The data paths given on the command line (relative to the working directory), as the run
-// stores them: relative to its directory when inside it, absolute otherwise.
+// A data path given with `flag` (relative to the working directory), as the run stores it:
+// relative to its directory when inside it, absolute otherwise. The flag's text is UTF-8
+// (utf8_path); made absolute, it takes the working directory's bytes too, which may not be.
+std::string stored_path(const char* flag, const std::string& path, const std::string& run_dir) {
+  std::string stored = train::path_for_run(path, run_dir);
+  if (const std::string problem = non_utf8_path(stored); !problem.empty())
+    throw CLI::ValidationError(flag, problem + " (the run stores the file's absolute path, of which the working "
+                                               "directory is part)");
+  return stored;
+}
+
+// The data paths given on the command line, as the run stores them.
 void store_paths_for_run(const TrainArgs& args, train::TrainConfig& c) {
   for (auto [flag, path] : {std::pair{"--data", &c.data}, std::pair{"--val-data", &c.val_data}})
-    if (given(args, flag) && !path->empty()) *path = train::path_for_run(*path, c.out);
+    if (given(args, flag) && !path->empty()) *path = stored_path(flag, *path, c.out);
 }
 
 // A fresh run's config: the flags, with the default warmup scaled to a short run.
@@ -175,7 +189,7 @@ train::TrainConfig fresh_config(const TrainArgs& args) {
                                                        "labels are --task file --data {}", c.task, c.task));
     if (given(args, "--data"))
       throw CLI::ValidationError("--data", fmt::format("--task already names the data file ({})", c.task));
-    c.data = train::path_for_run(c.task, c.out);
+    c.data = stored_path("--task", c.task, c.out);
     c.task = "file";
   }
   return c;
@@ -237,6 +251,12 @@ train::TrainConfig resumed_config(const TrainArgs& args) {
 void train_run(const TrainArgs& args, const train::TrainConfig& config, bool resuming, Io& io,
                const std::shared_ptr<train::DataParallel>& parallel) {
   const bool lead = !parallel || parallel->rank() == 0;  // prints and writes the run's files
+  std::optional<train::RunLock> lock;  // the run directory is this run's until it returns
+  if (lead) {
+    std::filesystem::create_directories(config.out);
+    lock.emplace("train", config.out);
+    if (!resuming) refuse_existing_run(args, config.out);  // again, locked: a run may have ended here since
+  }
   const int threads = set_threads(args.threads);
   if (config.arch == "seq2seq") {
     if (parallel) throw Error("train", "arch seq2seq trains in one process: run it without mpirun");
@@ -275,8 +295,8 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
              resuming ? fmt::format(" (resumed at step {})", trainer.step()) : "");
   std::fflush(io.out);
 
-  InterruptScope interrupt;
-  if (!parallel) trainer.stop_requested = interrupt_requested;  // mpirun ends a job on Ctrl-C
+  StopSignalScope signals;
+  trainer.stop_requested = stop_on_signal(parallel.get());
   io.activity = fmt::format("training (--batch-size {}, --d-model {}, sequences of up to {} tokens)",
                             config.batch_size, config.d_model, m.max_len);
   const std::clock_t cpu_start = std::clock();
@@ -326,7 +346,7 @@ void run_train(const TrainArgs& args, Io& io) {
   train::TrainConfig config = resuming ? resumed_config(args) : fresh_config(args);
   check_flag_combinations(args, config);
   if (io.parse_only) return;
-  if (!resuming) refuse_existing_run(args, config.out);
+  if (!resuming) refuse_existing_run(args, config.out);  // before anything is made
 
 #ifdef TAPEGRAD_WITH_MPI
   if (dist::launched()) return run_rank(args, config, resuming, io);
@@ -346,9 +366,11 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--task", &C::task, "copy, reverse, sort, mod_add, lm (character LM) or file (labelled .tsv/.jsonl); "
                                        "--arch seq2seq: addition, number_words, sort_unique, or a .tsv/.jsonl file "
                                        "of input/output pairs")
-      ->check(task_name());
+      ->check(task_name())
+      ->check(utf8_path());
   flag(sub, *args, "--data", &C::data, "lm: a UTF-8 text file (default: the built-in grammar corpus); file: a .tsv "
-                                       "or .jsonl labelled file");
+                                       "or .jsonl labelled file")
+      ->check(utf8_path());
   const int64_t max_length = train::kMaxSequenceLength;
   flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort/sort_unique: shortest sequence")
       ->check(integer_in(1, max_length));
@@ -362,7 +384,8 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--val-fraction", &C::val_fraction, "lm/file: the share of --data held out for validation")
       ->check(open_fraction());
   flag(sub, *args, "--val-data", &C::val_data, "file: a separate validation file (.tsv/.jsonl), scored whole; its "
-                                               "tokens must all be in --data");
+                                               "tokens must all be in --data")
+      ->check(utf8_path());
   flag(sub, *args, "--ignore-tokens", &C::ignore_tokens, "output tokens whose positions the accuracies leave out, "
                                                          "comma-separated ('$' or 'PAD,$'); eval uses them too")
       ->delimiter(',')
@@ -404,13 +427,15 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
       ->check(integer_in(0, train::kMaxSteps));
   flag(sub, *args, "--device", &C::device, "cpu or cuda[:N]")->check(device_name());
   flag(sub, *args, "--seed", &C::seed, "seeds the data, the initial weights and dropout")->check(seed_number());
-  flag(sub, *args, "--out", &C::out, "run directory: checkpoint.safetensors, metrics.jsonl, metrics.csv, report.html");
+  flag(sub, *args, "--out", &C::out, "run directory: checkpoint.safetensors, metrics.jsonl, metrics.csv, report.html")
+      ->check(utf8_path());
   CLI::Option* composed = sub->add_flag("--composed", args->config.composed,
                                         "the composed (teaching) path: every op of the model on the tape, no fused "
                                         "ops (same results, slower)");
   args->flags.push_back({"--composed", composed, [](C& to, const C& from) { to.composed = from.composed; }});
   sub->add_option("--resume", args->resume, "continue the run in this directory (or the directory of this "
-                                            "checkpoint file), writing there");
+                                            "checkpoint file), writing there")
+      ->check(utf8_path());
   sub->add_flag("--overwrite", args->overwrite, "start afresh in an --out directory that holds a run, removing "
                                                 "its checkpoint and metrics");
   sub->add_option("--threads", args->threads, "OpenMP threads (0: OpenMP's default)")

@@ -6,8 +6,9 @@
 //   recording["attention"] (optional): [{"layer", "head", "queries": [token], "keys": [token],
 //                                        "weights": summary}] heatmaps labelled with the tokens
 //
-// The tape's graph is laid out by Graphviz at export time: recording["dot"] goes through
-// `dot -Tsvg` (Debian's graphviz package), whose SVG the page makes clickable.
+// The tape's graph is laid out by Graphviz at export time: recording["dot"] is piped through
+// `dot -Tsvg` (Debian's graphviz package; core/io/run_program.h, no shell), whose SVG the page
+// makes clickable.
 #include <filesystem>
 #include <string>
 

@@ -1,15 +1,11 @@
 #include "lessons/experiments/plot.h"
 
-#include <sys/wait.h>
-
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/io/run_program.h"
 
 namespace tg::lessons {
 
@@ -19,16 +15,6 @@ std::string quoted(const std::string& text) {  // a gnuplot single-quoted string
   std::string out = "'";
   for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
   return out + "'";
-}
-
-bool on_path(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    std::error_code ec;
-    if (!dir.empty() && std::filesystem::is_regular_file(std::filesystem::path(dir) / program, ec)) return true;
-  }
-  return false;
 }
 
 void write_panel(std::string& s, const Panel& panel, size_t p) {
@@ -54,7 +40,7 @@ void write_panel(std::string& s, const Panel& panel, size_t p) {
 
 }  // namespace
 
-std::string gnuplot_script(const Figure& figure, const std::filesystem::path& svg) {
+std::string gnuplot_script(const Figure& figure) {
   std::string s;
   for (size_t p = 0; p < figure.panels.size(); ++p)
     for (size_t k = 0; k < figure.panels[p].series.size(); ++k) {
@@ -63,27 +49,19 @@ std::string gnuplot_script(const Figure& figure, const std::filesystem::path& sv
       for (size_t i = 0; i < series.x.size(); ++i) s += fmt::format("{:.9g} {:.9g}\n", series.x[i], series.y[i]);
       s += "EOD\n";
     }
-  s += fmt::format("set terminal svg size {},420 noenhanced font 'sans,11' background rgb 'white'\nset output {}\n",
-                   460 * figure.panels.size(), quoted(svg.string()));
+  s += fmt::format("set terminal svg size {},420 noenhanced font 'sans,11' background rgb 'white'\n",
+                   460 * figure.panels.size());
   s += fmt::format("set multiplot layout 1,{} title {}\n", figure.panels.size(), quoted(figure.title));
   for (size_t p = 0; p < figure.panels.size(); ++p) write_panel(s, figure.panels[p], p);
   return s + "unset multiplot\nset output\n";
 }
 
 void write_svg(const Figure& figure, const std::filesystem::path& svg) {
-  if (!on_path("gnuplot"))
-    throw Error("experiment", "gnuplot is not installed: the plots are drawn by Debian's gnuplot-nox "
-                              "(apt-get install gnuplot-nox, or scripts/setup-debian.sh)");
-  if (!std::ofstream(svg))
-    throw Error("experiment", fmt::format("cannot write the plot {}", svg.string()));
-  std::FILE* pipe = popen("gnuplot", "w");
-  if (!pipe) throw Error("experiment", "cannot start gnuplot");
-  std::string script = gnuplot_script(figure, svg);
-  std::fwrite(script.data(), 1, script.size(), pipe);
-  int status = pclose(pipe);
-  if (status != 0)
-    throw Error("experiment", fmt::format("gnuplot failed (exit status {}) writing {}",
-                                          WIFEXITED(status) ? WEXITSTATUS(status) : -1, svg.string()));
+  const std::string text = run_program("experiment", {"gnuplot"}, gnuplot_script(figure),
+                                       "the plots are drawn by Debian's gnuplot-nox (apt-get install gnuplot-nox, "
+                                       "or scripts/setup-debian.sh)");
+  std::ofstream out(svg, std::ios::binary);
+  if (!(out << text) || !out.flush()) throw Error("experiment", fmt::format("cannot write the plot {}", svg.string()));
 }
 
 }  // namespace tg::lessons

@@ -1,7 +1,7 @@
 #pragma once
 // Figures drawn by gnuplot (Debian's gnuplot-nox): a figure is one or more panels side by side,
-// each with line series; write_svg pipes a gnuplot script with the data inline to `gnuplot` and
-// lets it write the SVG.
+// each with line series; write_svg pipes a gnuplot script with the data inline to `gnuplot`
+// (core/io/run_program.h, no shell) and writes the SVG it prints.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ struct Figure {
   std::vector<Panel> panels;
 };
 
-std::string gnuplot_script(const Figure& figure, const std::filesystem::path& svg);
+std::string gnuplot_script(const Figure& figure);  // the SVG goes to gnuplot's stdout
 // Throws tg::Error("experiment", ...) when gnuplot is missing (naming the package) or fails.
 void write_svg(const Figure& figure, const std::filesystem::path& svg);
 

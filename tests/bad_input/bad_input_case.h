@@ -2,7 +2,7 @@
 // The bad-input matrix (issue: untrusted files and bad input): every misuse of the library
 // API, the loaders and the tapegrad program that we know of, each with the key parts of the
 // error it must give. One table, run by bad_input_matrix_test.cpp; the rows live beside it,
-// one file per area (library_cases.cpp, loader_cases.cpp, cli_cases.cpp).
+// one file per area (library_cases.cpp, loader_cases.cpp, cli_cases.cpp, process_cases.cpp).
 #include <functional>
 #include <string>
 #include <vector>
@@ -29,5 +29,6 @@ std::string cli_outcome(std::vector<std::string> args);
 std::vector<BadInputCase> library_cases();
 std::vector<BadInputCase> loader_cases();
 std::vector<BadInputCase> cli_cases();
+std::vector<BadInputCase> process_cases();  // environment, run directories in use, non-UTF-8 paths
 
 }  // namespace tg::test

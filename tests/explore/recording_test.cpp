@@ -1,6 +1,7 @@
 // tapegrad explore's recording (explore/recording.h), tensor summaries and page.
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "apps/attention_example.h"
@@ -10,6 +11,7 @@
 #include "explore/recording.h"
 #include "explore/tensor_summary.h"
 #include "test_util.h"
+#include "train/train_test_util.h"
 
 using namespace tg;
 using namespace tg::test;
@@ -158,4 +160,18 @@ TEST_CASE("explore page: without Graphviz's dot, an error naming the graphviz pa
   CHECK_THROWS_WITH_AS(explore::render_svg("digraph { a }"), doctest::Contains("install the graphviz package"), Error);
   setenv("PATH", path.c_str(), 1);
   CHECK_THROWS_WITH_AS(explore::render_svg("digraph { a -> }"), doctest::Contains("dot failed"), Error);
+}
+
+TEST_CASE("explore page: Graphviz runs without a shell: a TMPDIR holding shell syntax runs nothing") {
+  TempDir dir("explore_tmpdir");
+  const std::filesystem::path pwned = dir.path() / "PWNED";
+  const std::string tmpdir = dir.str() + "/x';touch " + pwned.string() + ";'";  // the issue's reproduction
+  std::filesystem::create_directories(tmpdir);
+  std::string svg;
+  {
+    const ScopedEnv env("TMPDIR", tmpdir);
+    CHECK_NOTHROW(svg = explore::render_svg("digraph { a -> b }"));
+  }
+  CHECK(svg.starts_with("<svg"));
+  CHECK_FALSE(std::filesystem::exists(pwned));
 }

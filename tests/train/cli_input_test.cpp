@@ -12,6 +12,7 @@
 #include "core/sanitizers.h"
 #include "test_util.h"
 #include "train/checkpoint.h"
+#include "train/run_lock.h"
 #include "train_test_util.h"
 
 using namespace tg;
@@ -29,12 +30,13 @@ std::vector<std::string> tiny_run(const std::filesystem::path& out, int steps) {
           "--out", out.string()};
 }
 
-// Every file under `dir` with its bytes and modification time.
+// Every file under `dir` with its bytes and modification time, but the lock file (train/run_lock.h),
+// which every command that may write into a run rewrites with its pid.
 std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> snapshot(
     const std::filesystem::path& dir) {
   std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> files;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file())
+    if (entry.is_regular_file() && entry.path().filename() != train::kRunLockFile)
       files[entry.path().string()] = {test::read_file(entry.path()), entry.last_write_time()};
   return files;
 }

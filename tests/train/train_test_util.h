@@ -1,13 +1,17 @@
 #pragma once
 // What the train/ and CLI tests share: a scratch run directory, a tiny fast config, reading
-// whole files, and running the tapegrad program in-process with its output captured.
+// whole files, running the tapegrad program in-process with its output captured, and setting an
+// environment variable for a scope.
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/cli.h"
@@ -79,5 +83,25 @@ inline CliResult run_cli(std::vector<std::string> args) {
   std::free(err_buf);
   return r;
 }
+
+// An environment variable set (or, with nullopt, unset) for the duration of a scope, then restored.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::string name, const std::optional<std::string>& value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = old;
+    if (value) setenv(name_.c_str(), value->c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_.c_str(), old_->c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 }  // namespace tg::test

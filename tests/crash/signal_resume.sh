@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Signal test: `tapegrad train` stopped by SIGTERM, SIGHUP and SIGINT at random points must finish
+# its step, write its checkpoint, say how to continue and exit 128 + the signal; resumed after
+# each stop, the run must end with the uninterrupted run's metrics and tensor bytes. Then two
+# runs into one directory: the second is refused at once, naming the first's pid, and the first,
+# stopped by SIGTERM with --eval-every 0 (no checkpoint before the end), leaves a checkpoint that
+# resumes.
+#
+#   tests/crash/signal_resume.sh TAPEGRAD WORK_DIR [SEED]
+#
+# SEED (default 1) seeds the delays, so that a failure can be replayed.
+set -euo pipefail
+
+tapegrad=$1
+work=$2
+RANDOM=${3:-1}
+
+# kill_resume.sh's tiny model, on one thread (runs on different thread counts differ).
+train_flags=(--task reverse --d-model 16 --heads 2 --ff 32 --layers 1 --steps 60 --batch-size 16
+             --eval-every 3 --val-examples 32 --log-every 1000 --threads 1 --seed 3)
+signals=(TERM HUP INT TERM HUP INT)
+declare -A signal_number=([HUP]=1 [INT]=2 [TERM]=15)
+
+fail() {
+  echo "signal_resume: $*" >&2
+  exit 1
+}
+
+metrics_without_timings() { sed 's/,"ms":[^,}]*}$/}/' "$1/metrics.jsonl"; }
+
+tensor_bytes() {
+  local header
+  header=$(od -An -tu8 -N8 "$1/checkpoint.safetensors" | tr -d ' ')
+  tail -c +$((9 + header)) "$1/checkpoint.safetensors" | cksum
+}
+
+# The step of the checkpoint in run directory $1, as `tapegrad eval` reports it.
+checkpoint_step() {
+  "$tapegrad" eval "$1" > "$work/eval.log" 2>&1 || fail "the checkpoint of $1 does not load: $(cat "$work/eval.log")"
+  sed -n 's/^eval: .*(task [^,]*, step \([0-9]*\)[,)].*/\1/p' "$work/eval.log"
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+reference=$work/reference
+start=$(date +%s%N)
+"$tapegrad" train "${train_flags[@]}" --out "$reference" > "$work/reference.log" 2>&1 ||
+  fail "the uninterrupted run failed: $(cat "$work/reference.log")"
+run_ms=$((($(date +%s%N) - start) / 1000000))
+echo "signal_resume: the uninterrupted run takes $run_ms ms"
+
+# Waits until the run in the background ($1) has printed its run directory (training starts next),
+# or has ended.
+wait_for_training() {
+  for _ in $(seq 500); do
+    grep -q "^  run directory" "$work/attempt.log" && return
+    kill -0 "$1" 2> /dev/null || return
+    sleep 0.01
+  done
+}
+
+dir=$work/run
+stops=0
+for signal in "${signals[@]}"; do
+  if [[ -f $dir/checkpoint.safetensors ]]; then
+    "$tapegrad" train --resume "$dir" --threads 1 > "$work/attempt.log" 2>&1 &
+  else
+    "$tapegrad" train "${train_flags[@]}" --out "$dir" --overwrite > "$work/attempt.log" 2>&1 &
+  fi
+  pid=$!
+  wait_for_training "$pid"
+  delay_ms=$((RANDOM % (run_ms / 4 + 1)))
+  sleep "$((delay_ms / 1000)).$(printf %03d $((delay_ms % 1000)))"
+  kill -s "$signal" "$pid" 2> /dev/null || true
+  status=0
+  { wait "$pid"; } 2> /dev/null || status=$?  # (no "Terminated" line from the shell)
+  ((status == 0)) && break                    # the run ended before the signal came
+  ((status == 128 + signal_number[$signal])) ||
+    fail "SIG$signal after $delay_ms ms: exit $status, not $((128 + signal_number[$signal])): $(cat "$work/attempt.log")"
+  # Before training starts a signal ends the process as usual (nothing is lost yet).
+  step=$(sed -n "s|^interrupted at step \([0-9]*\)/60 by SIG$signal; .*|\1|p" "$work/attempt.log")
+  [[ -n $step ]] || continue
+  expected="interrupted at step $step/60 by SIG$signal; checkpoint $dir/checkpoint.safetensors written. Continue"
+  expected+=" with: tapegrad train --resume $dir"
+  grep -qxF "$expected" "$work/attempt.log" ||
+    fail "SIG$signal: the message does not say where the run stopped and how to continue: $(cat "$work/attempt.log")"
+  [[ $(checkpoint_step "$dir") == "$step" ]] || fail "SIG$signal: the checkpoint is not at step $step"
+  stops=$((stops + 1))
+  echo "signal_resume: SIG$signal $delay_ms ms into training: stopped at step $step, exit $status"
+done
+((stops >= 3)) || fail "only $stops of ${#signals[@]} signals came during training: too few to test"
+if [[ -f $dir/checkpoint.safetensors ]] && (($(checkpoint_step "$dir") < 60)); then
+  "$tapegrad" train --resume "$dir" --threads 1 > "$work/attempt.log" 2>&1 ||
+    fail "the last resume failed: $(cat "$work/attempt.log")"
+fi
+diff <(metrics_without_timings "$reference") <(metrics_without_timings "$dir") > "$work/metrics.diff" ||
+  fail "metrics.jsonl differs from the uninterrupted run's: $(head -5 "$work/metrics.diff")"
+[[ $(tensor_bytes "$reference") == $(tensor_bytes "$dir") ]] ||
+  fail "the final checkpoint's tensors differ from the uninterrupted run's"
+echo "signal_resume: $stops stops during training, each at a checkpoint that loads; the resumed run ended equal" \
+     "to the uninterrupted one"
+
+# Two runs into one directory. The first trains for long with no checkpoint before its end.
+locked=$work/locked
+long_flags=(--task reverse --d-model 16 --heads 2 --ff 32 --layers 1 --steps 100000 --warmup 2 --batch-size 16
+            --eval-every 0 --val-examples 32 --log-every 1 --threads 1)
+"$tapegrad" train "${long_flags[@]}" --out "$locked" > "$work/first.log" 2>&1 &
+first=$!
+for _ in $(seq 200); do
+  grep -q '"type":"train"' "$locked/metrics.jsonl" 2> /dev/null && break
+  sleep 0.05
+done
+grep -q '"type":"train"' "$locked/metrics.jsonl" || fail "the first run did not start training in 10 s"
+status=0
+"$tapegrad" train "${long_flags[@]}" --out "$locked" --overwrite > "$work/second.log" 2>&1 || status=$?
+((status == 1)) || fail "a second run into a directory in use: exit $status, not 1: $(cat "$work/second.log")"
+grep -q "run directory $locked is in use by process $first (lock file $locked/.tapegrad.lock)" "$work/second.log" ||
+  fail "the second run's refusal does not name the first's pid $first: $(cat "$work/second.log")"
+kill -TERM "$first"
+status=0
+{ wait "$first"; } 2> /dev/null || status=$?
+((status == 143)) || fail "SIGTERM with --eval-every 0: exit $status, not 143: $(cat "$work/first.log")"
+step=$(sed -n 's|^interrupted at step \([0-9]*\)/100000 by SIGTERM.*|\1|p' "$work/first.log")
+[[ -n $step && $(checkpoint_step "$locked") == "$step" ]] ||
+  fail "SIGTERM with --eval-every 0 left no checkpoint at the step it names: $(tail -2 "$work/first.log")"
+"$tapegrad" train --resume "$locked" --steps +2 --threads 1 > "$work/resume.log" 2>&1 ||
+  fail "the run stopped by SIGTERM does not resume: $(cat "$work/resume.log")"
+[[ $(checkpoint_step "$locked") == $((step + 2)) ]] || fail "the resumed run did not reach step $((step + 2))"
+echo "signal_resume: a second run into a directory in use was refused naming pid $first; SIGTERM with" \
+     "--eval-every 0 stopped the first at step $step with a checkpoint, which resumed"
