@@ -46,10 +46,11 @@ void check_rows(const char* area, const std::vector<BadInputCase>& rows) {
 }  // namespace
 
 TEST_CASE("bad-input matrix: every misuse gives a clear error naming what, which argument and the limit") {
-  const auto library = library_cases(), loaders = loader_cases(), cli = cli_cases();
+  const auto library = library_cases(), loaders = loader_cases(), cli = cli_cases(), data = data_cases();
   check_rows("library", library);
   check_rows("loaders", loaders);
   check_rows("cli", cli);
+  check_rows("data", data);
   MESSAGE(library.size(), " library, ", loaders.size(), " loader and ", cli.size(), " CLI cases");
   CHECK(library.size() + loaders.size() + cli.size() >= 60);
 }
