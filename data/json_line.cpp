@@ -17,7 +17,7 @@ using Json = nlohmann::json;
 // (an array's items); deeper values are checked for repeated keys but not kept.
 class LineScan : public nlohmann::json_sax<Json> {
  public:
-  explicit LineScan(const JsonLine& line, std::map<std::string, JsonLineField>& fields) : line_(line), fields_(fields) {}
+  LineScan(const JsonLine& line, std::map<std::string, JsonLineField>& fields) : line_(line), fields_(fields) {}
   bool start_object(size_t) override {
     value("object", "");
     keys_.open();

@@ -67,6 +67,8 @@ EvalSet file_set(const Checkpoint& c, const InputFile& file) {
   throw Error(kOp, fmt::format("task {} reads no data file (only file and lm do)", c.config.task));
 }
 
-EvalSet file_set(const Checkpoint& c, const std::string& path) { return file_set(c, InputFile("read_text_file", path)); }
+EvalSet file_set(const Checkpoint& c, const std::string& path) {
+  return file_set(c, InputFile("read_text_file", path));
+}
 
 }  // namespace tg::train

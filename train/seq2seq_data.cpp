@@ -89,7 +89,8 @@ Seq2SeqData make_seq2seq_data(const TrainConfig& c) {
       d.train = std::move(pairs);
       const InputFile val_file = open_run_data(c, RunDataFile::val_data);
       d.val = data::read_seq2seq_file(val_file);
-      for (size_t i = 0; i < d.val.size(); ++i) val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
+      for (size_t i = 0; i < d.val.size(); ++i)
+        val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
     }
     if (d.train.empty() || d.val.empty())
       throw Error("config", fmt::format("{}: too few pairs to hold out a validation set (val_fraction {})", path,

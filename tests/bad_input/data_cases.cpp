@@ -56,18 +56,25 @@ std::string file(const std::string& name, const std::string& bytes) {
   return path.string();
 }
 
-BadInputCase labelled_row(std::string name, std::string file_name, std::string bytes, std::vector<std::string> expected) {
-  return {std::move(name),
-          [file_name, bytes] { return outcome_of([&] { data::load_labelled_task(file(file_name, bytes), 0.5, 3); }); },
-          std::move(expected)};
+// A row reading `bytes` as the file `file_name` with `read`.
+BadInputCase file_row(std::string name, std::string file_name, std::string bytes,
+                      std::function<void(const std::string&)> read, std::vector<std::string> expected) {
+  return {std::move(name), [=] { return outcome_of([&] { read(file(file_name, bytes)); }); }, std::move(expected)};
+}
+
+BadInputCase labelled_row(std::string name, std::string file_name, std::string bytes,
+                          std::vector<std::string> expected) {
+  return file_row(std::move(name), std::move(file_name), std::move(bytes),
+                  [](const std::string& path) { data::load_labelled_task(path, 0.5, 3); }, std::move(expected));
 }
 
 BadInputCase pairs_row(std::string name, std::string file_name, std::string bytes, std::vector<std::string> expected) {
-  return {std::move(name), [file_name, bytes] { return outcome_of([&] { data::read_seq2seq_file(file(file_name, bytes)); }); },
-          std::move(expected)};
+  return file_row(std::move(name), std::move(file_name), std::move(bytes),
+                  [](const std::string& path) { data::read_seq2seq_file(path); }, std::move(expected));
 }
 
-BadInputCase cli_row(std::string name, std::function<std::vector<std::string>()> args, std::vector<std::string> expected) {
+BadInputCase cli_row(std::string name, std::function<std::vector<std::string>()> args,
+                     std::vector<std::string> expected) {
   return {std::move(name), [args] { return cli_outcome(args()); }, std::move(expected)};
 }
 
@@ -92,7 +99,8 @@ std::vector<BadInputCase> data_cases() {
                    {"duplicate.jsonl:1: the key \"output\" appears twice in one object"}),
       labelled_row("tsv: a reserved name as a data token", "reserved.tsv", "a b\tX Y\n<pad> a\tX Y\n",
                    {"reserved.tsv:2: input token <pad> (position 1) is a reserved name"}),
-      labelled_row("jsonl: <unk> as an output token", "reserved.jsonl", "{\"input\": [\"a\"], \"output\": [\"<unk>\"]}\n",
+      labelled_row("jsonl: <unk> as an output token", "reserved.jsonl",
+                   "{\"input\": [\"a\"], \"output\": [\"<unk>\"]}\n",
                    {"reserved.jsonl:1: output token <unk> (position 1) is a reserved name"}),
       labelled_row("labelled file: a validation-share token training never saw (no <unk>)", "val_share.tsv",
                    "a\tX\nb\tY\nc\tZ\nd\tW\n",

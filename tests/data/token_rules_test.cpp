@@ -15,7 +15,9 @@ using tg::test::TempFile;
 
 namespace {
 
-std::vector<TokenPair> jsonl(const std::string& content) { return parse_labelled(content, FileFormat::jsonl, "t.jsonl"); }
+std::vector<TokenPair> jsonl(const std::string& content) {
+  return parse_labelled(content, FileFormat::jsonl, "t.jsonl");
+}
 
 }  // namespace
 
@@ -32,11 +34,13 @@ TEST_CASE("token rules: a JSON number is the token written in the file") {
 TEST_CASE("token rules: a key twice in one object is an error naming the line") {
   CHECK_THROWS_WITH_AS(jsonl("{\"input\": [\"a\"], \"output\": [\"X\"]}\n"
                              "{\"input\": [\"a\"], \"output\": [\"X\"], \"input\": [\"b\"]}\n"),
-                       doctest::Contains("read_labelled_file: t.jsonl:2: the key \"input\" appears twice in one object"),
+                       doctest::Contains("read_labelled_file: t.jsonl:2: the key \"input\" appears twice in one "
+                                         "object"),
                        Error);
   CHECK_THROWS_WITH_AS(jsonl("{\"input\": [\"a\"], \"output\": [\"X\"], \"meta\": {\"k\": 1, \"k\": 2}}"),
                        doctest::Contains("t.jsonl:1: the key \"k\" appears twice"), Error);
-  CHECK_THROWS_WITH_AS(parse_seq2seq("{\"input\": \"a\", \"output\": \"b\", \"output\": \"c\"}", FileFormat::jsonl, "p.jsonl"),
+  CHECK_THROWS_WITH_AS(parse_seq2seq("{\"input\": \"a\", \"output\": \"b\", \"output\": \"c\"}", FileFormat::jsonl,
+                                     "p.jsonl"),
                        doctest::Contains("read_seq2seq_file: p.jsonl:1: the key \"output\" appears twice"), Error);
 }
 
@@ -62,17 +66,18 @@ TEST_CASE("token rules: a reserved name in a labelled file is an error naming th
                                                        "reserved name", name).c_str()),
                          Error);
     CHECK_THROWS_WITH_AS(jsonl(fmt::format("{{\"input\": [\"a\"], \"output\": [\"{}\"]}}", name)),
-                         doctest::Contains(fmt::format("t.jsonl:1: output token {} (position 1) is a reserved name", name).c_str()),
+                         doctest::Contains(
+                             fmt::format("t.jsonl:1: output token {} (position 1) is a reserved name", name).c_str()),
                          Error);
   }
   CHECK(parse_labelled("<bos> a\t<bos> X\n", FileFormat::tsv, "r.tsv").size() == 1);  // the documented start marker
 }
 
 TEST_CASE("token rules: a character the tokenizer lacks is an error naming the source and line, never <unk>") {
-  const CharTokenizer tokenizer = CharTokenizer::from_text("abc");
-  CHECK(tokenizer.encode("cab") == std::vector<int64_t>{7, 5, 6});
+  const CharTokenizer tokenizer = CharTokenizer::from_text("ab\nc");  // \n a b c: ids 5 6 7 8
+  CHECK(tokenizer.encode("cab") == std::vector<int64_t>{8, 6, 7});
   CHECK_THROWS_WITH_AS(tokenizer.encode("ab\nad", "--prompt"),
                        doctest::Contains("CharTokenizer: --prompt:2: the character \"d\" is not in the model's "
-                                         "vocabulary (the 3 characters of its training text)"),
+                                         "vocabulary (the 4 characters of its training text)"),
                        Error);
 }

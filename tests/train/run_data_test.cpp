@@ -62,8 +62,9 @@ TEST_CASE("run data: a checkpoint naming another file cannot make eval or explor
   const fs::path secret = dir.path() / "secret.txt";
   write(secret, "cabbage\ncab\n" + std::string(40, 'a'));
   tamper(run, [&](train::TrainConfig& c) { c.data = secret.string(); });
+  const std::string page = (dir.path() / "p.html").string();
   for (const std::vector<std::string>& command :
-       {std::vector<std::string>{"eval", run.string()}, {"explore", run.string(), "--out", (dir.path() / "p.html").string()}}) {
+       {std::vector<std::string>{"eval", run.string()}, {"explore", run.string(), "--out", page}}) {
     const CliResult r = run_cli(command);
     INFO(command[0], ": ", r.err);
     CHECK(r.status == 1);
