@@ -1,7 +1,8 @@
 // tapegrad explore: one computation as ONE self-contained HTML page (explore/page.h): the tape
 // as a list and as Graphviz's graph, every tensor as a heatmap, backward entry by entry, and
 // the attention weights. Three sources:
-//   tapegrad explore RUN_DIR --example N   validation example N through the trained model
+//   tapegrad explore RUN_DIR --example N   validation example N through the trained model (with
+//                                          --data F: example N of F, as eval --data reads it)
 //   tapegrad explore --lesson NAME          a lesson (lessons/)
 //   tapegrad explore --trace                the attention head of tapegrad trace
 #include <filesystem>
@@ -27,7 +28,7 @@
 #include "ops/cross_entropy/cross_entropy.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
-#include "train/task_data.h"
+#include "train/eval_set.h"
 
 namespace tg::cli {
 
@@ -35,6 +36,7 @@ namespace {
 
 struct ExploreArgs {
   std::string run;
+  std::string data;
   int64_t example = 0;
   std::string lesson;
   bool trace = false;
@@ -78,14 +80,13 @@ nlohmann::json record_run(const ExploreArgs& args, Io& io) {
   if (c.config.arch == "seq2seq")
     throw Error("explore", fmt::format("{}: a seq2seq (encoder-decoder) run of task {}: explore steps through encoder "
                                        "and gpt models only", file.string(), c.config.task));
-  const train::TaskData d = train::make_task_data(c.config);
-  if (train::model_config(c.config, d) != c.model_config)
-    throw Error("explore", fmt::format("{}: the model does not fit the data of task {} (its vocabulary or length "
-                                       "differs from the training data's)", file.string(), c.config.task));
-  if (args.example >= d.val->size())
-    throw CLI::ValidationError("--example", fmt::format("{} is out of range: task {}'s validation set has {} examples "
-                                                        "(0 to {})", args.example, c.config.task, d.val->size(),
-                                                        d.val->size() - 1));
+  // eval's examples: the run's validation set (its data read only while unchanged), or --data's.
+  const train::EvalSet set = args.data.empty() ? train::validation_set(c, file.parent_path())
+                                               : train::file_set(c, args.data);
+  if (args.example >= set.examples->size())
+    throw CLI::ValidationError("--example", fmt::format("{} is out of range: the {} has {} examples (0 to {})",
+                                                        args.example, set.name, set.examples->size(),
+                                                        set.examples->size() - 1));
   auto model = train::load_model(c);
   model->eval();
   model->set_composed(true);  // every op on the tape: no fused attention, relu_dropout or linear
@@ -97,17 +98,17 @@ nlohmann::json record_run(const ExploreArgs& args, Io& io) {
           [&weights, name = name](const nn::Module&, const TensorList&, const TensorList& out) {
             weights.emplace_back(name, out.at(1));
           }));
-  const data::Example ex = d.val->get(args.example);
+  const data::Example ex = set.examples->get(args.example);
   const data::Batch batch = data::collate({ex});
   std::vector<std::string> tokens;
-  for (int64_t id : ex.input) tokens.push_back(data::escape_token(d.input_vocab.token(id)));
+  for (int64_t id : ex.input) tokens.push_back(data::escape_token(c.input_vocab.token(id)));
 
-  io.activity = fmt::format("recording validation example {} of {}", args.example, file.string());
+  io.activity = fmt::format("recording example {} of the {} of {}", args.example, set.name, file.string());
   tape().clear();
   TapeCapture capture;
   const Tensor loss = cross_entropy(model->forward(batch.inputs, batch.padding_mask), batch.targets).set_name("loss");
   nlohmann::json rec = explore::record(capture, loss);
-  rec["title"] = fmt::format("{}: validation example {}", args.run, args.example);
+  rec["title"] = fmt::format("{}: example {} of the {}", args.run, args.example, set.name);
   rec["description"] = fmt::format("task {}, step {}, the composed path, {} tokens: {}; loss {:.4f}", c.config.task, c.step, tokens.size(),
                                    fmt::join(tokens, " "), loss.item());
   rec["attention"] = explore::attention_maps(weights, tokens);
@@ -147,6 +148,8 @@ void add_explore_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   sub->add_option("--example", args->example, "the validation example to run through the trained model")
       ->capture_default_str()
       ->check(integer_in(0, train::kMaxExamples));
+  sub->add_option("--data", args->data, "with RUN_DIR: explore example N of this file (as eval --data reads it) "
+                                         "instead of the run's validation set");
   sub->add_option("--lesson", args->lesson, "explore a lesson instead (tapegrad lesson lists them)");
   sub->add_flag("--trace", args->trace, "explore tapegrad trace's attention head instead");
   sub->add_option("--seed", args->seed, "seeds --trace's values")->capture_default_str()->check(seed_number());

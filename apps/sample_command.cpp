@@ -9,6 +9,7 @@
 #include "apps/seq2seq_commands.h"
 #include "core/error.h"
 #include "data/char_tokenizer.h"
+#include "data/text.h"
 #include "train/checkpoint.h"
 #include "train/generate.h"
 #include "train/seq2seq_decode.h"
@@ -42,15 +43,16 @@ void sample_seq2seq(const SampleArgs& args, const train::Checkpoint& c, Io& io) 
   run_seq2seq_sample(c, args.prompt, args.beam, io);
 }
 
-// The ids of --stop: every character must be one the model can write.
-std::vector<int64_t> stop_ids(const std::string& stop, const data::CharTokenizer& tokenizer) {
-  std::vector<int64_t> ids = tokenizer.encode(stop);
-  for (int64_t id : ids)
-    if (id < data::kNumReserved)
-      throw CLI::ValidationError("--stop", fmt::format("\"{}\" has a character the model never writes (its {} "
-                                                       "characters are those of its training text)", stop,
-                                                       tokenizer.size() - data::kNumReserved));
-  return ids;
+// The ids of --prompt or --stop: every character must be one the model knows (it has no
+// embedding for another, and never writes one). `verb` is what the model never does with it.
+std::vector<int64_t> flag_ids(const char* flag, const std::string& text, const data::CharTokenizer& tokenizer,
+                              const char* verb) {
+  for (const std::string& ch : data::utf8_chars(text, flag))
+    if (!tokenizer.vocab().contains(ch))
+      throw CLI::ValidationError(flag, fmt::format("\"{}\" has a character the model never {} (its {} characters are "
+                                                   "those of its training text)", text, verb,
+                                                   tokenizer.size() - data::kNumReserved));
+  return tokenizer.encode(text, flag);
 }
 
 // The flags whose limits depend on the model, and those that only sampling reads.
@@ -82,10 +84,11 @@ void run_sample(const SampleArgs& args, Io& io) {
   options.min_id = data::kNumReserved;  // the text's characters only, never <pad>, <unk>, ...
   options.use_cache = !args.no_cache;
   check_sampling_flags(options, c.model_config.num_classes - options.min_id);
-  if (!args.stop.empty()) options.stop = stop_ids(args.stop, tokenizer);
+  if (!args.stop.empty()) options.stop = flag_ids("--stop", args.stop, tokenizer, "writes");
+  const std::vector<int64_t> prompt = flag_ids("--prompt", args.prompt, tokenizer, "reads");
   auto model = train::load_model(c);
   io.activity = fmt::format("generating {} characters (--tokens)", options.max_new_tokens);
-  const std::vector<int64_t> ids = train::generate(*model, tokenizer.encode(args.prompt), options);
+  const std::vector<int64_t> ids = train::generate(*model, prompt, options);
   fmt::print(io.out, "{}\n", tokenizer.decode(ids));
 }
 

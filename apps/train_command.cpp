@@ -27,6 +27,7 @@
 #include "apps/seq2seq_commands.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/run_data.h"
 #include "train/run_lock.h"
 #include "train/trainer.h"
 #ifdef TAPEGRAD_WITH_MPI  // mpirun -np N tapegrad train: data-parallel training (dist/)
@@ -347,6 +348,11 @@ void run_train(const TrainArgs& args, Io& io) {
   check_flag_combinations(args, config);
   if (io.parse_only) return;
   if (!resuming) refuse_existing_run(args, config.out);  // before anything is made
+  // The run stores each data path with its file's SHA-256 (train/run_data.h): of the files the
+  // user named, all of a fresh run's, and on --resume those given again.
+  for (auto [flag, which] : {std::pair{"--data", train::RunDataFile::data},
+                             std::pair{"--val-data", train::RunDataFile::val_data}})
+    if (!resuming || given(args, flag)) train::record_data_hash(config, which);
 
 #ifdef TAPEGRAD_WITH_MPI
   if (dist::launched()) return run_rank(args, config, resuming, io);

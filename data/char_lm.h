@@ -18,17 +18,25 @@
 
 namespace tg::data {
 
-// The windows of a sequence of token ids, made on demand (no copy per window).
+// The windows of a sequence of token ids, made on demand (no copy per window). The ids are
+// held in 4 bytes each and shared: a corpus's training and validation windows, and the same
+// ids with another stride, use one sequence.
 class CharLMDataset : public Dataset {
  public:
   // ids.size() >= block_size + 1 gives at least one window; fewer gives none.
-  CharLMDataset(std::vector<int64_t> ids, int64_t block_size, int64_t stride = 1);
+  CharLMDataset(const std::vector<int64_t>& ids, int64_t block_size, int64_t stride = 1);
+  // The windows of ids[begin, end).
+  CharLMDataset(std::shared_ptr<const std::vector<int32_t>> ids, int64_t begin, int64_t end, int64_t block_size,
+                int64_t stride = 1);
   int64_t size() const override;  // (ids - 1 - T) / stride + 1 windows
   Example get(int64_t index) const override;
   int64_t block_size() const { return block_size_; }
+  // The same ids, with windows every `stride` ids.
+  std::shared_ptr<CharLMDataset> with_stride(int64_t stride) const;
 
  private:
-  std::vector<int64_t> ids_;
+  std::shared_ptr<const std::vector<int32_t>> ids_;
+  int64_t begin_, end_;
   int64_t block_size_;
   int64_t stride_;
 };
@@ -41,7 +49,7 @@ struct CharLMCorpus {
 
 // Splits `text` by characters (the split is positional, not random, so that no window of
 // val overlaps train). Each non-empty part must hold at least one window. `source` names the
-// text in errors (a file name).
+// text in errors (a file name). Memory: the ids, 4 bytes a character, and no copy of the text.
 CharLMCorpus char_lm_corpus(std::string_view text, int64_t block_size, double val_fraction = 0.1,
                             int64_t stride = 1, std::string_view source = "text");
 CharLMCorpus char_lm_corpus_from_file(const std::string& path, int64_t block_size, double val_fraction = 0.1,

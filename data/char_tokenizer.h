@@ -17,14 +17,20 @@ class CharTokenizer {
   // Every non-reserved token of `vocab` must be exactly one code point.
   explicit CharTokenizer(Vocab vocab);
 
-  // The distinct characters of `text`, sorted by code point. Invalid UTF-8 throws, naming
-  // `source` (a file name) and the line.
+  // The distinct characters of `text`, sorted by code point (one pass, no string per
+  // character: the text may be large). Invalid UTF-8 throws, naming `source` (a file name) and
+  // the line.
   static CharTokenizer from_text(std::string_view text, std::string_view source = "text");
   // The characters of `alphabet` in the order written: "ba" gives b=5, a=6.
   static CharTokenizer from_alphabet(std::string_view alphabet);
 
-  // One id per character; characters not in the vocabulary become <unk>.
-  std::vector<int64_t> encode(std::string_view text) const;
+  // One id per character. A character the vocabulary lacks throws, naming `source` (a file
+  // name, a flag), the line and the character: the model has no embedding for it.
+  //   "CharTokenizer: --prompt:1: the character "é" is not in the model's vocabulary (the 26
+  //    characters of its training text)"
+  std::vector<int64_t> encode(std::string_view text, std::string_view source = "text") const;
+  // The same ids in 4 bytes each, for a long text (a language model's corpus).
+  std::vector<int32_t> encode_compact(std::string_view text, std::string_view source = "text") const;
   // The tokens' text concatenated; reserved tokens appear as their names ("<sep>"), or are
   // left out with skip_reserved.
   std::string decode(const std::vector<int64_t>& ids, bool skip_reserved = false) const;

@@ -1,12 +1,14 @@
 #include "data/labelled_file.h"
 
+#include <algorithm>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/io/untrusted_text.h"
+#include "core/io/line_reader.h"
+#include "data/json_line.h"
 #include "data/random.h"
 #include "data/text.h"
 
@@ -35,39 +37,49 @@ TokenPair parse_tsv_line(std::string_view line, const std::string& where) {
   return {split_spaces(line.substr(0, tab)), split_spaces(line.substr(tab + 1))};
 }
 
-// A line's JSON nests two deep ({"input": [...]}); deeper is refused before parsing, so that
-// nothing recursive ever walks a deeply nested value.
-constexpr int kMaxJsonDepth = 8;
-
-std::vector<std::string> json_tokens(const nlohmann::json& obj, const char* key, const std::string& where) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_array())
-    throw Error(kOp, fmt::format("{}: \"{}\" must be an array of tokens", where, key));
-  std::vector<std::string> tokens;
-  for (size_t i = 0; i < it->size(); ++i) {
-    const nlohmann::json& t = (*it)[i];
-    if (t.is_string()) tokens.push_back(t.get<std::string>());
-    else if (t.is_number()) tokens.push_back(t.dump());
-    else
-      throw Error(kOp, fmt::format("{}: {}[{}] must be a string or a number, got {}", where, key, i,
-                                   excerpt(t.dump())));
-    if (tokens.back().empty()) throw Error(kOp, fmt::format("{}: {}[{}] is an empty string", where, key, i));
-  }
-  return tokens;
+std::vector<std::string> json_tokens(const JsonLine& line, const char* key) {
+  const JsonLineField& field = line.field(key);
+  if (std::string_view(field.type) != "array") line.fail(fmt::format("\"{}\" must be an array of tokens", key));
+  if (field.other_item != std::string::npos)
+    line.fail(fmt::format("{}[{}] must be a string or a number, got {}", key, field.other_item, field.other_item_type));
+  for (size_t i = 0; i < field.items.size(); ++i)
+    if (field.items[i].empty()) line.fail(fmt::format("{}[{}] is an empty string", key, i));
+  return field.items;
 }
 
 TokenPair parse_jsonl_line(std::string_view line, const std::string& where) {
-  if (auto at = json_too_deep(line, kMaxJsonDepth))
-    throw Error(kOp, fmt::format("{}: arrays and objects nest more than {} deep (at column {})", where, kMaxJsonDepth,
-                                 *at + 1));
-  nlohmann::json obj;
-  try {
-    obj = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
-    throw Error(kOp, fmt::format("{}: bad JSON: {}", where, excerpt(e.what(), 160)));
+  const JsonLine json(line, kOp, where);
+  return {json_tokens(json, "input"), json_tokens(json, "output")};
+}
+
+// A side's tokens against the limit and the reserved names (but <bos>, the documented start
+// marker).
+void check_side(const std::vector<std::string>& tokens, const char* side, const std::string& where) {
+  if (tokens.empty()) throw Error(kOp, fmt::format("{}: the {} has no tokens", where, side));
+  if (std::ssize(tokens) > kMaxLabelledTokens)
+    throw Error(kOp, fmt::format("{}: the {} has {} tokens, more than the limit of {}", where, side, tokens.size(),
+                                 kMaxLabelledTokens));
+  for (size_t t = 0; t < tokens.size(); ++t) {
+    const auto& reserved = Vocab::reserved_tokens();
+    if (tokens[t] != reserved[kBosId] && std::find(reserved.begin(), reserved.end(), tokens[t]) != reserved.end())
+      throw Error(kOp, fmt::format("{}: {} token {} (position {}) is a reserved name: <pad> <unk> <sep> <mask> are "
+                                   "the vocabulary's own tokens, not data (<bos> marks a sequence's start)", where,
+                                   side, tokens[t], t + 1));
   }
-  if (!obj.is_object()) throw Error(kOp, fmt::format("{}: expected a JSON object with \"input\" and \"output\"", where));
-  return {json_tokens(obj, "input", where), json_tokens(obj, "output", where)};
+}
+
+std::vector<TokenPair> parse_lines(LineReader& lines, FileFormat format) {
+  std::vector<TokenPair> pairs;
+  for_each_record_line(lines, [&](std::string_view line, const std::string& where) {
+    check_utf8(line, lines.source(), lines.line_number());
+    TokenPair p = format == FileFormat::tsv ? parse_tsv_line(line, where) : parse_jsonl_line(line, where);
+    check_side(p.input, "input", where);
+    check_side(p.output, "output", where);
+    if (p.input.size() != p.output.size())
+      throw Error(kOp, fmt::format("{}: input has {} tokens but output has {}", where, p.input.size(), p.output.size()));
+    pairs.push_back(std::move(p));
+  });
+  return pairs;
 }
 
 Vocab vocab_of(const std::vector<TokenPair>& pairs, std::vector<std::string> TokenPair::*side) {
@@ -84,13 +96,6 @@ Example encoded(const TokenPair& p, const Vocab& in, const Vocab& out) {
   return ex;
 }
 
-std::vector<Example> encode_all(const std::vector<TokenPair>& pairs, const Vocab& in, const Vocab& out) {
-  std::vector<Example> examples;
-  examples.reserve(pairs.size());
-  for (const TokenPair& p : pairs) examples.push_back(encoded(p, in, out));
-  return examples;
-}
-
 // The first token of `tokens` that `vocab` lacks, if any: throws naming where it is.
 void require_known(const std::vector<std::string>& tokens, const Vocab& vocab, const char* side, std::string_view source,
                    size_t line) {
@@ -102,6 +107,13 @@ void require_known(const std::vector<std::string>& tokens, const Vocab& vocab, c
                               vocab.size() - kNumReserved));
 }
 
+// Pair `p`, read from `line` of `source`, with vocabularies that must have all its tokens.
+Example encoded_known(const TokenPair& p, const Vocab& in, const Vocab& out, std::string_view source, size_t line) {
+  require_known(p.input, in, "input", source, line);
+  require_known(p.output, out, "output", source, line);
+  return encoded(p, in, out);
+}
+
 }  // namespace
 
 FileFormat format_from_path(const std::string& path) {
@@ -111,54 +123,67 @@ FileFormat format_from_path(const std::string& path) {
 }
 
 std::vector<TokenPair> parse_labelled(std::string_view content, FileFormat format, std::string_view source) {
-  utf8_chars(content, source);  // throws naming the line of any invalid UTF-8
-  std::vector<TokenPair> pairs;
-  for_each_record_line(content, source, [&](std::string_view line, const std::string& where) {
-    if (line.find_first_not_of(" \t") == std::string_view::npos)
-      throw Error(kOp, fmt::format("{}: empty line", where));
-    TokenPair p = format == FileFormat::tsv ? parse_tsv_line(line, where) : parse_jsonl_line(line, where);
-    if (p.input.empty()) throw Error(kOp, fmt::format("{}: the input has no tokens", where));
-    if (p.output.empty()) throw Error(kOp, fmt::format("{}: the output has no tokens", where));
-    if (p.input.size() != p.output.size())
-      throw Error(kOp, fmt::format("{}: input has {} tokens but output has {}", where, p.input.size(), p.output.size()));
-    pairs.push_back(std::move(p));
-  });
-  return pairs;
+  LineReader lines(content, kOp, source, kMaxLineBytes);
+  return parse_lines(lines, format);
 }
 
-std::vector<TokenPair> read_labelled_file(const std::string& path) {
-  std::vector<TokenPair> pairs = parse_labelled(read_text_file(path), format_from_path(path), path);
+std::vector<TokenPair> read_labelled_file(const InputFile& file) {
+  const std::string path = file.path().string();
+  const FileFormat format = format_from_path(path);
+  LineReader lines(file, kOp, kMaxLineBytes);
+  std::vector<TokenPair> pairs = parse_lines(lines, format);
   if (pairs.empty()) throw Error(kOp, fmt::format("{}: the file has no examples", path));
   return pairs;
 }
 
-LabelledTask labelled_task(const std::vector<TokenPair>& train, const std::vector<TokenPair>& val) {
+std::vector<TokenPair> read_labelled_file(const std::string& path) {
+  format_from_path(path);  // before opening: a .csv is refused as such, even when it is missing
+  return read_labelled_file(InputFile("read_text_file", path));
+}
+
+LabelledTask labelled_task(const std::vector<TokenPair>& train) {
   if (train.empty()) throw Error("labelled_task", "there are no training examples");
   LabelledTask task{vocab_of(train, &TokenPair::input), vocab_of(train, &TokenPair::output), {}, {}};
-  task.train = encode_all(train, task.input_vocab, task.output_vocab);
-  task.val = encode_all(val, task.input_vocab, task.output_vocab);
+  task.train.reserve(train.size());
+  for (const TokenPair& p : train) task.train.push_back(encoded(p, task.input_vocab, task.output_vocab));
+  return task;
+}
+
+LabelledTask load_labelled_task(const InputFile& file, double val_fraction, uint64_t seed) {
+  const std::vector<TokenPair> pairs = read_labelled_file(file);
+  const std::vector<bool> is_val = choose_validation(std::ssize(pairs), val_fraction, seed);
+  std::vector<TokenPair> train;
+  for (size_t i = 0; i < pairs.size(); ++i)
+    if (!is_val[i]) train.push_back(pairs[i]);
+  LabelledTask task = labelled_task(train);
+  for (size_t i = 0; i < pairs.size(); ++i)  // pair i is line i + 1
+    if (is_val[i])
+      task.val.push_back(encoded_known(pairs[i], task.input_vocab, task.output_vocab, file.path().string(), i + 1));
   return task;
 }
 
 LabelledTask load_labelled_task(const std::string& path, double val_fraction, uint64_t seed) {
-  std::vector<TokenPair> train, val;
-  split_by_fraction(read_labelled_file(path), val_fraction, seed, train, val);
-  return labelled_task(train, val);
+  return load_labelled_task(InputFile("read_text_file", path), val_fraction, seed);
+}
+
+LabelledTask load_labelled_task(const InputFile& train_file, const InputFile& val_file) {
+  LabelledTask task = labelled_task(read_labelled_file(train_file));
+  task.val = encode_labelled(read_labelled_file(val_file), task.input_vocab, task.output_vocab,
+                             val_file.path().string());
+  return task;
 }
 
 LabelledTask load_labelled_task(const std::string& train_path, const std::string& val_path) {
-  LabelledTask task = labelled_task(read_labelled_file(train_path), {});
-  task.val = encode_labelled(read_labelled_file(val_path), task.input_vocab, task.output_vocab, val_path);
-  return task;
+  return load_labelled_task(InputFile("read_text_file", train_path), InputFile("read_text_file", val_path));
 }
 
 std::vector<Example> encode_labelled(const std::vector<TokenPair>& pairs, const Vocab& input_vocab,
                                      const Vocab& output_vocab, std::string_view source) {
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    require_known(pairs[i].input, input_vocab, "input", source, i + 1);
-    require_known(pairs[i].output, output_vocab, "output", source, i + 1);
-  }
-  return encode_all(pairs, input_vocab, output_vocab);
+  std::vector<Example> examples;
+  examples.reserve(pairs.size());
+  for (size_t i = 0; i < pairs.size(); ++i)
+    examples.push_back(encoded_known(pairs[i], input_vocab, output_vocab, source, i + 1));
+  return examples;
 }
 
 }  // namespace tg::data

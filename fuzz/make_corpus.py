@@ -86,6 +86,9 @@ def labelled_corpus(fmt):
             "blank_middle": "a\tX\n\nb\tY\n",
             "utf8": "n\xc3\xa9\tX\n\xe6\x97\xa5\tY\n".encode("latin-1"),
             "bad_utf8": b"a\tX\n\xff\tY\n",
+            "bom": b"\xef\xbb\xbfa b\tX Y\nb a\tY X\n",
+            "reserved": "a b\tX Y\n<pad> a\t<bos> X\n",
+            "long_line": "a\tX\n" + "a " * 2000 + "\t" + "X " * 2000 + "\n",
         }
     line = lambda i, o: json.dumps({"input": i, "output": o}) + "\n"
     return {
@@ -96,6 +99,10 @@ def labelled_corpus(fmt):
         "big_number": '{"input": [1e400], "output": ["X"]}\n',
         "not_object": '["a", "X"]\n',
         "truncated": '{"input": ["a"], "output": ["X"\n',
+        "duplicate_key": '{"input": ["a"], "output": ["X"], "input": ["b"]}\n',
+        "number_text": '{"input": [1.0, 1e0, 1e23, -0, 18446744073709551616], "output": [1, 2, 3, 4, 5]}\n',
+        "bom": b'\xef\xbb\xbf{"input": ["a"], "output": ["X"]}\n',
+        "reserved": line(["<unk>", "<bos>"], ["<mask>", "X"]),
     }
 
 
@@ -106,6 +113,7 @@ def text_corpus():
         "short": "abc",
         "bad_utf8": b"abc\xc0\xafdef\xed\xa0\x80ghijkl\xf4\x90\x80\x80mnopqrst",
         "empty": "",
+        "bom": b"\xef\xbb\xbfabcabcabc\xef\xbb\xbf",
     }
 
 
@@ -122,6 +130,9 @@ def seq2seq_corpus():
         "bad_utf8": b"a\tb\n\xff\tc\n",
         "deep": '{"input": ' + "[" * 30 + "]" * 30 + ', "output": "X"}\n',
         "long_side": "a" * 1025 + "\tb\n",
+        "duplicate_key": '{"input": "ab", "output": "x", "output": "y"}\n',
+        "bom": b"\xef\xbb\xbfab\tba\n",
+        "blank_spaces_middle": "ab\tba\n \t \ncd\tdc\n",
     }
 
 

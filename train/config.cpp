@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("task", c.task), f("data", c.data), f("min_len", c.min_len), f("max_len", c.max_len);
   f("modulus", c.modulus), f("block_size", c.block_size), f("val_examples", c.val_examples);
   f("val_fraction", c.val_fraction), f("val_data", c.val_data), f("ignore_tokens", c.ignore_tokens);
+  f("data_sha256", c.data_sha256), f("val_data_sha256", c.val_data_sha256);
   f("arch", c.arch), f("tie_weights", c.tie_weights);
   f("d_model", c.d_model), f("heads", c.heads), f("layers", c.layers), f("ff", c.ff), f("dropout", c.dropout);
   f("steps", c.steps), f("batch_size", c.batch_size), f("grad_accum", c.grad_accum), f("lr", c.lr);
@@ -59,6 +61,10 @@ void validate(const TrainConfig& c) {
   require(c.val_fraction > 0 && c.val_fraction < 1, fmt::format("val_fraction must be in (0, 1), got {}", c.val_fraction));
   require(c.val_data.empty() || c.task == "file", fmt::format("val_data is read by task file only, not {}", c.task));
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
+  for (const auto& [field, hash] :
+       {std::pair{"data_sha256", &c.data_sha256}, std::pair{"val_data_sha256", &c.val_data_sha256}})
+    require(hash->empty() || (hash->size() == 64 && hash->find_first_not_of("0123456789abcdef") == std::string::npos),
+            fmt::format("{} must be 64 lowercase hex digits (a SHA-256) or empty", field));
   require(c.arch == "encoder" || c.arch == "gpt" || c.arch == "seq2seq",
           fmt::format("unknown arch \"{}\" (encoder, gpt or seq2seq)", c.arch));
   const bool seq2seq_task = c.task == "addition" || c.task == "number_words" || c.task == "sort_unique";

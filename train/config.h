@@ -18,7 +18,8 @@
 //
 // Data paths (data, val_data) are absolute or relative to the run directory (out), so that a
 // run directory can be evaluated from any working directory, or copied: path_for_run() makes
-// them so.
+// them so. Each is stored with the SHA-256 of the file's content, and read only while the file
+// still has it (train/run_data.h).
 //
 // The defaults train reverse (sequences of 1-8 digits) with a 2-layer, d_model 64 model for
 // 600 steps of 64 examples: 9.4-26 s of CPU time depending on the CPU (4.7-13 s on 2 idle
@@ -43,6 +44,8 @@ struct TrainConfig {
   int64_t val_examples = 512;  // synthetic tasks: validation set size
   double val_fraction = 0.1;   // lm / file: the share held out for validation (lm: the text's end)
   std::string val_data;        // file: a separate validation file, scored whole ("" = the share above)
+  std::string data_sha256;     // the SHA-256 of data's content, 64 hex digits ("" without data)
+  std::string val_data_sha256;  // the SHA-256 of val_data's content
   // Output tokens whose positions are left out of the token accuracy and exact match (a filler
   // such as "$"); the loss still counts them. Every task; each must be an output token.
   std::vector<std::string> ignore_tokens;

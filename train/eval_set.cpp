@@ -7,8 +7,10 @@
 
 #include "core/error.h"
 #include "data/char_lm.h"
+#include "data/char_tokenizer.h"
 #include "data/labelled_file.h"
 #include "data/text.h"
+#include "train/run_data.h"
 #include "train/task_data.h"
 
 namespace tg::train {
@@ -17,8 +19,9 @@ namespace {
 
 constexpr const char* kOp = "eval";
 
-EvalSet labelled_file_set(const Checkpoint& c, const std::string& path) {
-  const std::vector<data::TokenPair> pairs = data::read_labelled_file(path);
+EvalSet labelled_file_set(const Checkpoint& c, const InputFile& file) {
+  const std::string path = file.path().string();
+  const std::vector<data::TokenPair> pairs = data::read_labelled_file(file);
   for (size_t i = 0; i < pairs.size(); ++i)
     if (std::ssize(pairs[i].input) > c.model_config.max_len)
       throw Error(kOp, fmt::format("{}:{}: {} tokens, more than the model's maximum of {} (its longest training "
@@ -28,24 +31,15 @@ EvalSet labelled_file_set(const Checkpoint& c, const std::string& path) {
 }
 
 // Windows of max_len characters side by side, each predicting the characters one further on.
-EvalSet text_file_set(const Checkpoint& c, const std::string& path) {
-  const std::vector<std::string> chars = data::utf8_chars(data::read_text_file(path), path);
-  std::vector<int64_t> ids;
-  ids.reserve(chars.size());
-  int64_t line = 1;
-  for (const std::string& ch : chars) {
-    if (!c.input_vocab.contains(ch))
-      throw Error(kOp, fmt::format("{}:{}: the character \"{}\" is not in the model's vocabulary (the {} characters "
-                                   "of its training text)", path, line, data::escape_token(ch),
-                                   c.input_vocab.size() - data::kNumReserved));
-    ids.push_back(c.input_vocab.id(ch));
-    line += ch == "\n";
-  }
+EvalSet text_file_set(const Checkpoint& c, const InputFile& file) {
+  const std::string path = file.path().string();
+  const auto ids = std::make_shared<const std::vector<int32_t>>(
+      data::CharTokenizer(c.input_vocab).encode_compact(data::read_text_file(file), path));
   const int64_t block = c.model_config.max_len;
-  auto windows = std::make_shared<data::CharLMDataset>(std::move(ids), block, block);
+  auto windows = std::make_shared<data::CharLMDataset>(ids, 0, std::ssize(*ids), block, block);
   if (windows->size() == 0)
     throw Error(kOp, fmt::format("{}: {} characters are too few for one window of the model's {} (and the character "
-                                 "after it)", path, chars.size(), block));
+                                 "after it)", path, ids->size(), block));
   return {std::move(windows), path + " (every window)", false};
 }
 
@@ -55,7 +49,7 @@ EvalSet validation_set(const Checkpoint& c, const std::filesystem::path& run_dir
   TrainConfig config = c.config;
   config.out = run_dir.string();
   if (!config.val_data.empty()) {
-    EvalSet set = file_set(c, path_in_run(config.val_data, run_dir).string());
+    EvalSet set = file_set(c, open_run_data(config, RunDataFile::val_data));
     set.name = "validation set " + set.name;
     return set;
   }
@@ -67,10 +61,14 @@ EvalSet validation_set(const Checkpoint& c, const std::filesystem::path& run_dir
   return {d.val, "validation set", false};
 }
 
-EvalSet file_set(const Checkpoint& c, const std::string& path) {
-  if (c.config.task == "file") return labelled_file_set(c, path);
-  if (c.config.task == "lm") return text_file_set(c, path);
+EvalSet file_set(const Checkpoint& c, const InputFile& file) {
+  if (c.config.task == "file") return labelled_file_set(c, file);
+  if (c.config.task == "lm") return text_file_set(c, file);
   throw Error(kOp, fmt::format("task {} reads no data file (only file and lm do)", c.config.task));
+}
+
+EvalSet file_set(const Checkpoint& c, const std::string& path) {
+  return file_set(c, InputFile("read_text_file", path));
 }
 
 }  // namespace tg::train

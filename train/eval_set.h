@@ -4,7 +4,8 @@
 //
 //   validation_set  the run's validation set as training made it: the --val-data file whole,
 //                   or rebuilt from the config (a labelled file's share, an lm text's end, the
-//                   synthetic draws); data paths are found relative to the run directory
+//                   synthetic draws); data paths are found relative to the run directory, and
+//                   read only while their files have the content stored (train/run_data.h)
 //   file_set        every example of a file, nothing held out: a labelled .tsv/.jsonl file
 //                   for task file, a text for task lm (windows of the model's length, side by
 //                   side, each character read once)
@@ -16,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "core/io/input_file.h"
 #include "data/example.h"
 #include "train/checkpoint.h"
 
@@ -29,5 +31,6 @@ struct EvalSet {
 
 EvalSet validation_set(const Checkpoint& checkpoint, const std::filesystem::path& run_dir);
 EvalSet file_set(const Checkpoint& checkpoint, const std::string& path);
+EvalSet file_set(const Checkpoint& checkpoint, const InputFile& file);
 
 }  // namespace tg::train

@@ -11,6 +11,7 @@
 #include "data/random.h"
 #include "data/seq2seq_file.h"
 #include "data/text.h"
+#include "train/run_data.h"
 
 namespace tg::train {
 
@@ -73,13 +74,23 @@ Seq2SeqData make_seq2seq_data(const TrainConfig& c) {
   Seq2SeqData d;
   d.seed = c.seed;
   if (c.task == "file") {
-    const std::string path = path_in_run(c.data, c.out).string();
-    std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(path);
+    const InputFile file = open_run_data(c, RunDataFile::data);
+    const std::string path = file.path().string();
+    std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(file);
+    // The validation pairs and where they were read, to name the line of a character training lacks.
+    std::vector<std::string> val_lines;
     if (c.val_data.empty()) {
-      data::split_by_fraction(pairs, c.val_fraction, c.seed, d.train, d.val);
+      const std::vector<bool> is_val = data::choose_validation(std::ssize(pairs), c.val_fraction, c.seed);
+      for (size_t i = 0; i < pairs.size(); ++i) {
+        if (is_val[i]) val_lines.push_back(fmt::format("{}:{}", path, i + 1));
+        (is_val[i] ? d.val : d.train).push_back(std::move(pairs[i]));
+      }
     } else {
       d.train = std::move(pairs);
-      d.val = data::read_seq2seq_file(path_in_run(c.val_data, c.out).string());
+      const InputFile val_file = open_run_data(c, RunDataFile::val_data);
+      d.val = data::read_seq2seq_file(val_file);
+      for (size_t i = 0; i < d.val.size(); ++i)
+        val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
     }
     if (d.train.empty() || d.val.empty())
       throw Error("config", fmt::format("{}: too few pairs to hold out a validation set (val_fraction {})", path,
@@ -87,6 +98,10 @@ Seq2SeqData make_seq2seq_data(const TrainConfig& c) {
     std::string text;
     for (const data::Seq2SeqPair& p : d.train) text += p.input + p.output;
     d.tokenizer = data::CharTokenizer::from_text(text, path);
+    for (size_t i = 0; i < d.val.size(); ++i) {  // no <unk>: a character training lacks is an error
+      encode_known(d.tokenizer, d.val[i].input, val_lines[i] + " input");
+      encode_known(d.tokenizer, d.val[i].output, val_lines[i] + " output");
+    }
     for (const auto* part : {&d.train, &d.val})
       d.max_len = std::max(d.max_len, seq2seq_positions(longest(*part, &data::Seq2SeqPair::input),
                                                         longest(*part, &data::Seq2SeqPair::output)));

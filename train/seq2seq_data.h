@@ -65,7 +65,7 @@ struct Seq2SeqBatch {  // B pairs, S = the longest input, T = the longest output
   int64_t src_tokens = 0, tgt_tokens = 0;  // non-pad positions of src and of tgt_out
 };
 
-// Characters not in the tokenizer become <unk>.
+// Every character must be the tokenizer's (CharTokenizer::encode throws for another).
 Seq2SeqBatch make_seq2seq_batch(const std::vector<data::Seq2SeqPair>& pairs, const data::CharTokenizer& tokenizer,
                                 Device device = kCPU);
 

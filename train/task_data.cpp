@@ -10,6 +10,7 @@
 #include "data/grammar_corpus.h"
 #include "data/labelled_file.h"
 #include "data/text.h"
+#include "train/run_data.h"
 
 namespace tg::train {
 
@@ -18,6 +19,7 @@ namespace {
 // The validation draws use their own seed, far from the training seed's counters.
 constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;
 constexpr int kCountersPerExample = 20;  // offset i << 20: room for any example
+static_assert(data::kMaxLabelledTokens == kMaxSequenceLength, "a labelled file's lines fit a model");
 
 }  // namespace
 
@@ -36,25 +38,27 @@ data::Example SyntheticDataset::get(int64_t index) const {
 
 TaskData make_task_data(const TrainConfig& c) {
   validate(c);
-  const auto in_run = [&](const std::string& stored) { return path_in_run(stored, c.out).string(); };
   TaskData d;
   if (c.task == "lm") {
     // Training windows start at every character; validation windows do not overlap, so that
     // an evaluation reads each held-out character once.
-    const std::string source = c.data.empty() ? "grammar corpus" : in_run(c.data);
-    const std::string text = c.data.empty() ? data::grammar_corpus() : data::read_text_file(source);
-    data::CharLMCorpus corpus = data::char_lm_corpus(text, c.block_size, c.val_fraction, 1, source);
+    const std::string source = c.data.empty() ? "grammar corpus" : path_in_run(c.data, c.out).string();
+    const data::CharLMCorpus corpus = data::char_lm_corpus(
+        c.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(c, RunDataFile::data)),
+        c.block_size, c.val_fraction, 1, source);
     d.train = corpus.train;
-    d.val = data::char_lm_corpus(text, c.block_size, c.val_fraction, c.block_size, source).val;
+    d.val = corpus.val->with_stride(c.block_size);
     d.input_vocab = d.output_vocab = corpus.tokenizer.vocab();
     d.max_len = c.block_size;
     d.causal = true;
   } else if (c.task == "file") {
-    data::LabelledTask task = c.val_data.empty() ? data::load_labelled_task(in_run(c.data), c.val_fraction, c.seed)
-                                                 : data::load_labelled_task(in_run(c.data), in_run(c.val_data));
+    const InputFile file = open_run_data(c, RunDataFile::data);
+    data::LabelledTask task = c.val_data.empty()
+                                  ? data::load_labelled_task(file, c.val_fraction, c.seed)
+                                  : data::load_labelled_task(file, open_run_data(c, RunDataFile::val_data));
     if (task.val.empty())
       throw Error("config", fmt::format("{}: too few examples to hold out a validation set (val_fraction {})",
-                                        in_run(c.data), c.val_fraction));
+                                        file.path().string(), c.val_fraction));
     for (const auto* part : {&task.train, &task.val})
       for (const data::Example& ex : *part) d.max_len = std::max<int64_t>(d.max_len, std::ssize(ex.input));
     d.train = std::make_shared<data::ExampleDataset>(std::move(task.train));

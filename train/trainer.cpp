@@ -36,6 +36,12 @@ double ms_since(Clock::time_point start) {
 // The config fields a resumed run may change: they do not alter the steps already taken.
 const std::set<std::string> kResumable = {"steps", "eval_every", "log_every", "eval_batches", "out", "ignore_tokens"};
 
+// A data file's hash that a checkpoint from before they were stored lacks, given on --resume
+// with the file (train/run_data.h).
+bool fills_missing_hash(const FieldDifference& d) {
+  return (d.field == "data_sha256" || d.field == "val_data_sha256") && d.a == "\"\"";
+}
+
 // "vocab_size (checkpoint 30, now 31), max_len (checkpoint 8, now 9)"
 std::string model_differences(const ModelConfig& a, const ModelConfig& b) {
   std::vector<std::string> out;
@@ -141,7 +147,8 @@ void check_resume(const std::filesystem::path& file, const Checkpoint& c, const 
                   const ModelConfig& model) {
   std::vector<std::string> changed;
   for (const FieldDifference& d : differing_fields(c.config, config))
-    if (!kResumable.contains(d.field)) changed.push_back(fmt::format("{} (checkpoint {}, now {})", d.field, d.a, d.b));
+    if (!kResumable.contains(d.field) && !fills_missing_hash(d))
+      changed.push_back(fmt::format("{} (checkpoint {}, now {})", d.field, d.a, d.b));
   if (!changed.empty())
     throw Error("resume", fmt::format("{}: this run's config differs from the checkpoint's in {}; a resumed run may "
                                       "change only steps, eval_every, log_every, eval_batches, out and ignore_tokens",

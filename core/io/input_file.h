@@ -19,15 +19,21 @@ class InputFile {
   // tg::Error(op, "<path>: <what is wrong>").
   InputFile(const char* op, std::filesystem::path path);
   ~InputFile();
+  InputFile(InputFile&& other) noexcept;
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
+  InputFile& operator=(InputFile&&) = delete;
 
-  uint64_t size() const { return size_; }  // in bytes, when it was opened
+  // In bytes, as stat said when it was opened: 0 for the files of /proc and /sys, which have
+  // content all the same (read_up_to and read_all read them to their end).
+  uint64_t size() const { return size_; }
   const std::filesystem::path& path() const { return path_; }
 
   // Reads exactly `nbytes` at `offset`; a file that ends first (truncated meanwhile) is an error.
   void read_at(void* data, size_t nbytes, uint64_t offset) const;
-  // The whole file.
+  // Reads at most `nbytes` at `offset`: fewer only where the file ends, 0 at its end.
+  size_t read_up_to(void* data, size_t nbytes, uint64_t offset) const;
+  // The whole file, to its end (whatever size() says).
   std::string read_all() const;
 
   // tg::Error(op, "<path>: <what>").

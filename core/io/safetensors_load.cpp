@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -48,18 +47,18 @@ class HeaderScan : public nlohmann::json_sax<Json> {
   std::vector<std::string> names;
 
   bool start_object(size_t) override {
-    open_objects_.emplace_back();
+    keys_.open();
     return true;
   }
   bool end_object() override {
-    open_objects_.pop_back();
+    keys_.close();
     return true;
   }
   bool key(string_t& name) override {
-    if (!open_objects_.back().insert(name).second)
-      file_.fail(fmt::format("{} '{}' appears twice in the header", open_objects_.size() == 1 ? "tensor name" : "key",
+    if (!keys_.add(name))
+      file_.fail(fmt::format("{} '{}' appears twice in the header", keys_.depth() == 1 ? "tensor name" : "key",
                              quote(name)));
-    if (open_objects_.size() == 1) names.push_back(name);
+    if (keys_.depth() == 1) names.push_back(name);
     return true;
   }
   bool parse_error(size_t, const std::string&, const Json::exception& e) override {
@@ -78,7 +77,7 @@ class HeaderScan : public nlohmann::json_sax<Json> {
 
  private:
   const InputFile& file_;
-  std::vector<std::set<std::string>> open_objects_;  // keys seen so far in each open object
+  JsonObjectKeys keys_;
 };
 
 // Parses the header text after checking its nesting (no deeper than the format needs) and keys.

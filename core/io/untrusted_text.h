@@ -3,37 +3,35 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
+#include <vector>
 
 namespace tg {
 
-// Calls fn(line, where) for each line of a line-per-record file's `content`, without its "\n" or
-// "\r\n", up to the last line that is not blank: blank lines at the end (an editor's trailing
-// newline, or a few) are not records. `where` is "source:line_number", for error messages.
-template <class Fn>
-void for_each_record_line(std::string_view content, std::string_view source, Fn&& fn) {
-  const size_t last_char = content.find_last_not_of(" \t\r\n");
-  if (last_char == std::string_view::npos) return;
-  content = content.substr(0, content.find('\n', last_char));  // to the end of the last line that is not blank
-  size_t start = 0;
-  for (int64_t line_number = 1; start < content.size(); ++line_number) {
-    size_t end = content.find('\n', start);
-    if (end == std::string_view::npos) end = content.size();
-    std::string_view line = content.substr(start, end - start);
-    start = end + 1;
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    fn(line, fmt::format("{}:{}", source, line_number));
-  }
-}
+// The UTF-8 byte order mark that some editors write at the start of a file: not part of its text.
+inline constexpr std::string_view kUtf8ByteOrderMark = "\xEF\xBB\xBF";
 
 // The offset of the first '[' or '{' (outside strings) that opens more than `max_depth` nested
 // arrays and objects, if any. A linear scan that recurses into nothing, to run before a JSON
 // parser whose values are later walked recursively (dump, copy, compare), which a deeply
 // nested text would turn into a stack overflow.
 std::optional<size_t> json_too_deep(std::string_view text, int max_depth);
+
+// The keys of the JSON objects open in a SAX parse (nlohmann::json_sax), to refuse a key that
+// appears twice in one object: a parser building a tree would silently keep one of the values.
+class JsonObjectKeys {
+ public:
+  void open() { open_.emplace_back(); }
+  void close() { open_.pop_back(); }
+  // False when `key` is already a key of the innermost open object.
+  bool add(const std::string& key) { return open_.back().insert(key).second; }
+  size_t depth() const { return open_.size(); }  // objects open
+
+ private:
+  std::vector<std::set<std::string>> open_;
+};
 
 // At most `max_bytes` of `text` for an error message: cut at a character boundary and marked
 // with "..." when cut, control characters shown as '?'. A message never quotes a whole value.

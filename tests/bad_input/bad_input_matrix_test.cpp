@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <typeinfo>
+#include <utility>
 
 #include "core/error.h"
 #include "bad_input/bad_input_case.h"
@@ -46,14 +47,18 @@ void check_rows(const char* area, const std::vector<BadInputCase>& rows) {
 }  // namespace
 
 TEST_CASE("bad-input matrix: every misuse gives a clear error naming what, which argument and the limit") {
-  const auto library = library_cases(), loaders = loader_cases(), cli = cli_cases(), process = process_cases();
-  check_rows("library", library);
-  check_rows("loaders", loaders);
-  check_rows("cli", cli);
-  check_rows("process", process);
-  MESSAGE(library.size(), " library, ", loaders.size(), " loader, ", cli.size(), " CLI and ", process.size(),
-          " process cases");
-  CHECK(library.size() + loaders.size() + cli.size() >= 60);
+  const std::pair<const char*, std::vector<BadInputCase>> areas[] = {
+      {"library", library_cases()}, {"loaders", loader_cases()}, {"cli", cli_cases()},
+      {"process", process_cases()}, {"data", data_cases()}};
+  size_t total = 0;
+  std::string counts;
+  for (const auto& [area, rows] : areas) {
+    check_rows(area, rows);
+    total += rows.size();
+    counts += std::string(counts.empty() ? "" : ", ") + std::to_string(rows.size()) + " " + area;
+  }
+  MESSAGE(total, " cases: ", counts);
+  CHECK(total >= 60);
 }
 
 }  // namespace tg::test

@@ -94,7 +94,8 @@ TEST_CASE("char tokenizer: round trip of multibyte text, sorted vocabulary, unkn
   CHECK(tok.vocab().token(kNumReserved) == " ");
   CHECK(tok.vocab().token(tok.size() - 1) == "🙂");
   CHECK(tok.vocab().id("é") < tok.vocab().id("ö"));
-  CHECK(tok.encode("hé?") == std::vector<int64_t>{tok.vocab().id("h"), tok.vocab().id("é"), kUnkId});
+  CHECK(tok.encode("hé") == std::vector<int64_t>{tok.vocab().id("h"), tok.vocab().id("é")});
+  CHECK_THROWS_WITH_AS(tok.encode("hé?", "p.txt"), doctest::Contains("p.txt:1: the character \"?\" is not in"), Error);
   CHECK(tok.decode({kBosId, tok.vocab().id("h"), kPadId}) == "<bos>h<pad>");
   CHECK(tok.decode({kBosId, tok.vocab().id("h"), kPadId}, true) == "h");
 

@@ -14,6 +14,7 @@
 #include "ops/slice/slice.h"
 #include "test_util.h"
 #include "train/beam_search.h"
+#include "train/run_data.h"
 #include "train/seq2seq_data.h"
 #include "train/seq2seq_decode.h"
 #include "train/seq2seq_model.h"
@@ -113,6 +114,7 @@ TEST_CASE("seq2seq data: a shipped task's batches are a function of the seed and
   std::ofstream(dir.path() / "double.tsv") << text;
   train::TrainConfig f = c;
   f.task = "file", f.data = "double.tsv", f.out = dir.str(), f.val_fraction = 0.2;
+  train::record_data_hash(f, train::RunDataFile::data);
   const train::Seq2SeqData fd = train::make_seq2seq_data(f);
   CHECK(fd.train.size() == 16);
   CHECK(fd.val.size() == 4);

@@ -17,6 +17,7 @@
 #include "apps/cli.h"
 #include "data/grammar_corpus.h"
 #include "train/config.h"
+#include "train/run_data.h"
 
 namespace tg::test {
 
@@ -39,7 +40,8 @@ class TempDir {
 };
 
 // A model and run small enough for a unit test (milliseconds per step in a debug build). The
-// lm task reads a short grammar corpus written into `out` (the full one takes a second to index).
+// lm task reads a short grammar corpus written into `out` (the full one takes a second to index),
+// its SHA-256 recorded as train records a --data file's.
 inline train::TrainConfig tiny_config(const std::string& task, const std::filesystem::path& out) {
   train::TrainConfig c;
   c.task = task;
@@ -53,6 +55,7 @@ inline train::TrainConfig tiny_config(const std::string& task, const std::filesy
   c.steps = 60, c.batch_size = 16, c.lr = 1e-2, c.warmup = 10;
   c.eval_every = 0, c.log_every = 10, c.eval_batches = 2;
   c.out = out.string();
+  train::record_data_hash(c, train::RunDataFile::data);  // the run reads its data only with the file's hash
   return c;
 }
 
