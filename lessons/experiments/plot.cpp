@@ -4,12 +4,12 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/io/output_file.h"
 
 namespace tg::lessons {
 
@@ -74,16 +74,17 @@ void write_svg(const Figure& figure, const std::filesystem::path& svg) {
   if (!on_path("gnuplot"))
     throw Error("experiment", "gnuplot is not installed: the plots are drawn by Debian's gnuplot-nox "
                               "(apt-get install gnuplot-nox, or scripts/setup-debian.sh)");
-  if (!std::ofstream(svg))
-    throw Error("experiment", fmt::format("cannot write the plot {}", svg.string()));
+  // gnuplot writes the output file's temporary file, which goes in place once gnuplot succeeds.
+  OutputFile file("experiment", svg);
   std::FILE* pipe = popen("gnuplot", "w");
   if (!pipe) throw Error("experiment", "cannot start gnuplot");
-  std::string script = gnuplot_script(figure, svg);
+  std::string script = gnuplot_script(figure, file.temporary_path());
   std::fwrite(script.data(), 1, script.size(), pipe);
   int status = pclose(pipe);
   if (status != 0)
     throw Error("experiment", fmt::format("gnuplot failed (exit status {}) writing {}",
                                           WIFEXITED(status) ? WEXITSTATUS(status) : -1, svg.string()));
+  file.commit();
 }
 
 }  // namespace tg::lessons

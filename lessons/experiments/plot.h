@@ -1,7 +1,8 @@
 #pragma once
 // Figures drawn by gnuplot (Debian's gnuplot-nox): a figure is one or more panels side by side,
 // each with line series; write_svg pipes a gnuplot script with the data inline to `gnuplot` and
-// lets it write the SVG.
+// lets it write the SVG into an OutputFile's temporary file (core/io/output_file.h), put in place
+// when gnuplot succeeds.
 #include <filesystem>
 #include <string>
 #include <vector>

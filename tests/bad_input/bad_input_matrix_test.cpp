@@ -46,11 +46,13 @@ void check_rows(const char* area, const std::vector<BadInputCase>& rows) {
 }  // namespace
 
 TEST_CASE("bad-input matrix: every misuse gives a clear error naming what, which argument and the limit") {
-  const auto library = library_cases(), loaders = loader_cases(), cli = cli_cases();
+  const auto library = library_cases(), loaders = loader_cases(), cli = cli_cases(), output = output_cases();
   check_rows("library", library);
   check_rows("loaders", loaders);
   check_rows("cli", cli);
-  MESSAGE(library.size(), " library, ", loaders.size(), " loader and ", cli.size(), " CLI cases");
+  check_rows("output", output);
+  MESSAGE(library.size(), " library, ", loaders.size(), " loader, ", cli.size(), " CLI and ", output.size(),
+          " output cases");
   CHECK(library.size() + loaders.size() + cli.size() >= 60);
 }
 
