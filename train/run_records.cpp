@@ -36,10 +36,11 @@ std::vector<fs::path> run_records(const fs::path& checkpoint, const TrainConfig*
 }
 
 void refuse_run_record(const char* op, std::string_view flag, const fs::path& out, std::vector<fs::path> records) {
-  const fs::path dir = directory_of(out);
   std::error_code ignored;
-  if (fs::exists(dir / "checkpoint.safetensors", ignored) || fs::exists(dir / "metrics.jsonl", ignored))
-    for (fs::path& record : run_records(dir / "checkpoint.safetensors")) records.push_back(std::move(record));
+  const fs::path resolved = fs::weakly_canonical(out, ignored);  // where a link at `out` leads
+  for (const fs::path& dir : {directory_of(out), directory_of(resolved)})
+    if (fs::exists(dir / "checkpoint.safetensors", ignored) || fs::exists(dir / "metrics.jsonl", ignored))
+      for (fs::path& record : run_records(dir / "checkpoint.safetensors")) records.push_back(std::move(record));
   for (const fs::path& record : records)
     if (same_file(out, record))
       throw Error(op, fmt::format("{} {}: that is {}, a record of the run, which no output replaces: give another "

@@ -18,8 +18,8 @@ std::vector<std::filesystem::path> run_records(const std::filesystem::path& chec
                                                const TrainConfig* config = nullptr);
 
 // Throws tg::Error(op, ...) naming `flag`, `out` and the record when the file `out` is one of
-// `records`, or one of the records of the run in out's own directory (one holding
-// checkpoint.safetensors or metrics.jsonl). Compared by what the paths name: the same file
+// `records`, or one of the records of a run in out's own directory or in the directory a link
+// at `out` leads to (a run directory: one holding checkpoint.safetensors or metrics.jsonl). Compared by what the paths name: the same file
 // (device and inode: a link or "RUN/./checkpoint.safetensors" is caught) or, for a file not
 // written yet, the same path once "." , ".." and links are resolved.
 void refuse_run_record(const char* op, std::string_view flag, const std::filesystem::path& out,

@@ -32,11 +32,12 @@ fs::path directory_of(const fs::path& path) {
   return path.has_parent_path() ? path.parent_path() : fs::path(".");
 }
 
-// "out/" or "out/.." name a directory, not a file to put in one.
-void require_file_name(const char* op, const fs::path& path) {
+// `path`, once checked to name a file: "out/" or "out/.." name a directory.
+fs::path file_path(const char* op, fs::path path) {
   const fs::path name = path.filename();
   if (name.empty() || name == "." || name == "..")
     throw Error(op, fmt::format("cannot write {}: it names a directory, not a file", path.string()));
+  return path;
 }
 
 }  // namespace
@@ -73,7 +74,6 @@ namespace {
 
 // A new file under a fresh random name in `dir`, never an existing file or a link.
 int create_temporary(const char* op, const fs::path& path, const ParentDirectory& dir, std::string& name) {
-  require_file_name(op, path);
   for (int attempt = 0; attempt < kCreateAttempts; ++attempt) {
     name = temporary_name(path.filename());
     const int fd = ::openat(dir.fd(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
@@ -106,7 +106,7 @@ OutputFile::Buffer::int_type OutputFile::Buffer::overflow(int_type ch) {
 
 OutputFile::OutputFile(const char* op, fs::path path)
     : op_(op),
-      path_(std::move(path)),
+      path_(file_path(op, std::move(path))),
       dir_(op, path_),
       fd_(create_temporary(op, path_, dir_, temp_name_)),
       buffer_(fd_),
