@@ -53,9 +53,9 @@ void write_fully(const char* op, const fs::path& path, int fd, std::string_view 
 
 std::string temporary_name(const fs::path& name) {
   static constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
-  thread_local std::mt19937_64 random{std::random_device{}()};
+  thread_local std::mt19937_64 generator{std::random_device{}()};
   std::string temp = name.filename().string().substr(0, kMaxNameBytes - kSuffixBytes) + ".tmp-";
-  for (int i = 0; i < 10; ++i) temp += kAlphabet[random() % kAlphabet.size()];
+  for (int i = 0; i < 10; ++i) temp += kAlphabet[generator() % kAlphabet.size()];
   return temp;
 }
 
