@@ -19,6 +19,7 @@
 #include "train/config.h"
 #include "train/eval_set.h"
 #include "train/prediction_log.h"
+#include "train/run_records.h"
 #include "train/seq2seq_decode.h"
 #include "train/task_data.h"
 #include "train/trainer.h"
@@ -95,6 +96,8 @@ void run_eval(const EvalArgs& args, Io& io) {
   const train::Checkpoint c = train::load_checkpoint(file);
   const train::TrainConfig& config = c.config;
   if (config.arch == "seq2seq") return eval_seq2seq(args, c, file, io);
+  if (!args.predictions.empty())
+    train::refuse_run_record("eval", "--predictions", args.predictions, train::run_records(file, &config));
   if (args.beam_option->count() > 0)
     throw CLI::ValidationError("--beam", fmt::format("{} is a {} model of task {}: beam search decodes seq2seq runs "
                                                      "only", file.string(), config.arch, config.task));

@@ -7,6 +7,7 @@
 #include "apps/commands.h"
 #include "core/error.h"
 #include "lessons/experiments/experiment.h"
+#include "train/run_records.h"
 
 namespace tg::cli {
 
@@ -31,6 +32,8 @@ void run_experiment_command(const ExperimentArgs& args, Io& io) {
   }
   const lessons::ExperimentOptions options = lessons::resolved(*experiment, args.options);
   if (io.parse_only) return;
+  const std::string svg = args.svg.empty() ? args.name + ".svg" : args.svg;
+  train::refuse_run_record("experiment", "--svg", svg);
   io.activity = "running the experiment " + args.name;
   const lessons::ExperimentResult result = experiment->run(options);
   fmt::print(io.out, "Experiment {}: {} (seed {}", experiment->name, experiment->summary, options.seed);
@@ -38,7 +41,6 @@ void run_experiment_command(const ExperimentArgs& args, Io& io) {
   if (experiment->default_queries > 0) fmt::print(io.out, ", {} queries", options.queries);
   fmt::print(io.out, ")\n\n{}\n", result.table.str());
   for (const std::string& note : result.notes) fmt::print(io.out, "{}\n", note);
-  const std::string svg = args.svg.empty() ? args.name + ".svg" : args.svg;
   lessons::write_svg(result.figure, svg);
   fmt::print(io.out, "\nWrote the plot to {}\n", svg);
 }

@@ -6,7 +6,6 @@
 //   tapegrad explore --lesson NAME          a lesson (lessons/)
 //   tapegrad explore --trace                the attention head of tapegrad trace
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "apps/attention_example.h"
 #include "apps/commands.h"
 #include "core/error.h"
+#include "core/io/output_file.h"
 #include "core/tape.h"
 #include "core/tape_capture.h"
 #include "data/dataloader.h"
@@ -29,6 +29,8 @@
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/eval_set.h"
+#include "train/run_records.h"
+#include "train/task_data.h"
 
 namespace tg::cli {
 
@@ -72,11 +74,20 @@ nlohmann::json record_lesson(const std::string& name) {
   return rec;
 }
 
+// The page `out` and --json must not replace a record of the run explored (`records`) or of a
+// run in their own directory.
+void refuse_run_records(const ExploreArgs& args, const std::filesystem::path& out,
+                        const std::vector<std::filesystem::path>& records) {
+  train::refuse_run_record("explore", "--out", out, records);
+  if (!args.json.empty()) train::refuse_run_record("explore", "--json", args.json, records);
+}
+
 // Validation example `index` of the run through its trained model, in evaluation mode (no dropout).
-nlohmann::json record_run(const ExploreArgs& args, Io& io) {
+nlohmann::json record_run(const ExploreArgs& args, const std::filesystem::path& out, Io& io) {
   const std::filesystem::path file = train::checkpoint_file(args.run);
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
+  refuse_run_records(args, out, train::run_records(file, &c.config));
   if (c.config.arch == "seq2seq")
     throw Error("explore", fmt::format("{}: a seq2seq (encoder-decoder) run of task {}: explore steps through encoder "
                                        "and gpt models only", file.string(), c.config.task));
@@ -120,19 +131,17 @@ void run_explore(const ExploreArgs& args, Io& io) {
   if (sources != 1)
     throw CLI::ValidationError("explore", "give exactly one of RUN_DIR (with --example), --lesson NAME or --trace");
   if (io.parse_only) return;
-  nlohmann::json rec = args.trace ? record_trace(args.seed) : !args.lesson.empty() ? record_lesson(args.lesson)
-                                                                                     : record_run(args, io);
   const std::filesystem::path out =
       !args.out.empty() ? std::filesystem::path(args.out)
       : args.trace      ? std::filesystem::path("explore-trace.html")
       : !args.lesson.empty() ? std::filesystem::path("explore-" + args.lesson + ".html")
                              : std::filesystem::path(args.run) / fmt::format("explore-{}.html", args.example);
+  if (args.run.empty()) refuse_run_records(args, out, {});
+  nlohmann::json rec = args.trace ? record_trace(args.seed) : !args.lesson.empty() ? record_lesson(args.lesson)
+                                                                                     : record_run(args, out, io);
   io.activity = "writing " + out.string();
   explore::write_page(out, rec);
-  if (!args.json.empty()) {
-    std::ofstream json(args.json);
-    if (!(json << rec.dump()) || !json.flush()) throw Error("explore", fmt::format("cannot write {}", args.json));
-  }
+  if (!args.json.empty()) write_file_atomically("explore", args.json, rec.dump());
   fmt::print(io.out, "wrote {} ({} tape entries, {} KiB): open it in a browser\n", out.string(),
              rec["entries"].size(), (std::filesystem::file_size(out) + 1023) / 1024);
 }

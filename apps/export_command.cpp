@@ -41,8 +41,8 @@ void add_export_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   sub->add_option("--format", args->format, "the format to write (pytorch)")
       ->required()
       ->check(CLI::IsMember({"pytorch"}));
-  sub->add_option("out", args->out, "the directory to write (created if missing; its model.safetensors, "
-                                    "config.json and tapegrad_model.py replaced)")->required();
+  sub->add_option("out", args->out, "the directory to write, whole (an earlier export there is replaced; a "
+                                    "directory holding other files is refused)")->required();
   sub->callback([args, io] { run_export(*args, *io); });
 }
 

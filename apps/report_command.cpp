@@ -3,6 +3,7 @@
 // A run directory written into (its report.html, its metrics.csv) is locked while the command
 // runs (train/run_lock.h): a run still training refuses it, naming the training's pid.
 #include <list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,9 +11,11 @@
 
 #include "apps/commands.h"
 #include "core/error.h"
+#include "core/io/output_file.h"
 #include "train/checkpoint.h"
 #include "train/report_page.h"
 #include "train/run_lock.h"
+#include "train/run_records.h"
 #include "train/task_data.h"
 
 namespace tg::cli {
@@ -55,6 +58,19 @@ train::RunReport load_run(const std::filesystem::path& dir, Io& io) {
   return run;
 }
 
+// The records of every run on the page, which --out must not replace.
+std::vector<std::filesystem::path> records(const std::vector<train::RunReport>& runs) {
+  std::vector<std::filesystem::path> all;
+  for (const train::RunReport& run : runs) {
+    const std::optional<train::TrainConfig> config =
+        run.config_json.empty() ? std::nullopt : std::optional(train::config_from_json(run.config_json));
+    for (std::filesystem::path& record :
+         train::run_records(std::filesystem::path(run.name) / "checkpoint.safetensors", config ? &*config : nullptr))
+      all.push_back(std::move(record));
+  }
+  return all;
+}
+
 void run_report(const ReportArgs& args, Io& io) {
   if (io.parse_only) return;
   std::vector<train::RunReport> runs;
@@ -65,17 +81,21 @@ void run_report(const ReportArgs& args, Io& io) {
     if (!dir.has_filename() && dir.has_parent_path()) dir = dir.parent_path();  // "runs/a/" -> "runs/a"
     runs.push_back(load_run(dir, io));
     if (args.csv || page_in_run) locks.emplace_back("report", dir);
-    if (args.csv) {
-      train::write_file_atomically(dir / "metrics.csv", train::metrics_csv(runs.back().metrics), "report");
-      fmt::print(io.out, "wrote {}\n", (dir / "metrics.csv").string());
-    }
   }
   const std::filesystem::path out = !args.out.empty() ? std::filesystem::path(args.out)
                                     : page_in_run     ? std::filesystem::path(runs[0].name) / "report.html"
                                                       : std::filesystem::path("report.html");
+  if (!args.out.empty()) train::refuse_run_record("report", "--out", out, records(runs));
+  if (args.csv)
+    for (const train::RunReport& run : runs) {
+      const std::filesystem::path csv = std::filesystem::path(run.name) / "metrics.csv";
+      write_file_atomically("report", csv, train::metrics_csv(run.metrics));
+      fmt::print(io.out, "wrote {}
+", csv.string());
+    }
   io.activity = "writing " + out.string();
   const std::string html = train::report_html(runs);
-  train::write_file_atomically(out, html, "report");
+  write_file_atomically("report", out, html);
   fmt::print(io.out, "wrote {} ({} run{}, {} kB)\n", out.string(), runs.size(), runs.size() == 1 ? "" : "s",
              (html.size() + 512) / 1024);
 }

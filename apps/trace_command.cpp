@@ -4,7 +4,6 @@
 // in and out of each, and writes the tape as Graphviz DOT. Under each backward entry it prints
 // the op's backward rule (from the op's record, ops/<op>/<op>_case.cpp) and, for a tensor used
 // more than once, each use's contribution to its gradient and their sum.
-#include <fstream>
 #include <map>
 #include <string>
 
@@ -15,7 +14,9 @@
 #include "apps/commands.h"
 #include "core/error.h"
 #include "core/format.h"
+#include "core/io/output_file.h"
 #include "core/tape.h"
+#include "train/run_records.h"
 
 namespace tg::cli {
 
@@ -45,6 +46,7 @@ std::string label(int64_t id, const std::string& name) {
 
 void run_trace(const TraceArgs& args, Io& io) {
   if (io.parse_only) return;
+  train::refuse_run_record("trace", "--dot", args.dot);
   std::FILE* out = io.out;
   const AttentionExample ex = attention_example(args.seed);
   const Tensor &x = ex.x, &Wq = ex.Wq, &Wk = ex.Wk, &Wv = ex.Wv, &loss = ex.loss;
@@ -63,9 +65,7 @@ void run_trace(const TraceArgs& args, Io& io) {
     for (const TensorRecord& r : e->outputs)
       if (const Tensor* t = named.find(r.id)) print_value(out, label(r.id, r.name), *t);
   }
-  std::ofstream dot(args.dot);
-  if (!(dot << tape().to_dot()))
-    throw Error("trace", fmt::format("cannot write the DOT file {}", args.dot));
+  write_file_atomically("trace", args.dot, tape().to_dot());
 
   fmt::print(out, "\nBACKWARD: the entries in reverse order, each turning the gradient of its output into the "
                   "gradients of its inputs\n");

@@ -1,12 +1,12 @@
 #include "data/grammar_corpus.h"
 
-#include <fstream>
 #include <span>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/io/output_file.h"
 #include "core/rng.h"
 #include "data/random.h"
 
@@ -129,10 +129,7 @@ std::string grammar_corpus(int64_t sentences, uint64_t seed) {
 }
 
 void write_grammar_corpus(const std::string& path, int64_t sentences, uint64_t seed) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error("write_grammar_corpus", fmt::format("cannot open {} for writing", path));
-  out << grammar_corpus(sentences, seed);
-  if (!out) throw Error("write_grammar_corpus", fmt::format("writing {} failed", path));
+  write_file_atomically("write_grammar_corpus", path, grammar_corpus(sentences, seed));
 }
 
 }  // namespace tg::data

@@ -1,12 +1,12 @@
 #include "data/vocab.h"
 
-#include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/io/input_file.h"
+#include "core/io/output_file.h"
 
 namespace tg::data {
 
@@ -83,11 +83,10 @@ std::vector<std::string> Vocab::decode(const std::vector<int64_t>& ids) const {
 }
 
 void Vocab::save(const std::string& path) const {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error("Vocab::save", fmt::format("cannot open {} for writing", path));
-  out << kHeader << '\n';
-  for (const std::string& t : tokens_) out << escape_token(t) << '\n';
-  if (!out) throw Error("Vocab::save", fmt::format("writing {} failed", path));
+  OutputFile out("Vocab::save", path);
+  out.stream() << kHeader << '\n';
+  for (const std::string& t : tokens_) out.stream() << escape_token(t) << '\n';
+  out.commit();
 }
 
 Vocab Vocab::load(const std::string& path) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/io/output_file.h"
 #include "core/io/run_program.h"
 #include "explore/page_assets.h"
 
@@ -79,9 +80,7 @@ std::string page_html(const nlohmann::json& recording) {
 }
 
 void write_page(const std::filesystem::path& file, const nlohmann::json& recording) {
-  const std::string html = page_html(recording);
-  std::ofstream out(file, std::ios::binary);
-  if (!(out << html) || !out.flush()) throw Error("explore", fmt::format("cannot write the page {}", file.string()));
+  write_file_atomically("explore", file, page_html(recording));
 }
 
 }  // namespace tg::explore

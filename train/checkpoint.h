@@ -13,8 +13,8 @@
 //             model         the ModelConfig as JSON
 //             input_vocab, output_vocab   the vocabularies' tokens, a JSON array each
 //
-// Saving is atomic (a temporary file renamed over the old one), so a crash or a full disk
-// leaves the previous checkpoint as it was. Loading checks everything: a truncated or corrupt
+// Saving is atomic and never through a link (save_safetensors: core/io/output_file.h), so a
+// crash or a full disk leaves the previous checkpoint as it was. Loading checks everything: a truncated or corrupt
 // file, a missing entry or an unknown format is a tg::Error("checkpoint", "<path>: ...").
 #include <cstdint>
 #include <filesystem>

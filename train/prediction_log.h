@@ -25,7 +25,7 @@ class PredictionLog {
   void commit() { file_.commit(); }
 
  private:
-  AtomicTextFile file_;
+  OutputFile file_;
   const data::Vocab& input_vocab_;
   const data::Vocab& output_vocab_;
   bool numbered_by_line_;

@@ -1,24 +1,17 @@
 #include "train/pytorch_export.h"
 
-#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/io/output_directory.h"
 #include "nn/pytorch_interop.h"
 
 namespace tg::train {
 
 namespace {
-
-void write_text(const std::filesystem::path& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  if (!out) throw Error("export", fmt::format("cannot write {}", path.string()));
-}
 
 // "d_model 32, 2 heads, 1 layers, ff 64, vocabulary 15, 15 classes, max_len 9"
 std::string describe(const ModelConfig& m) {
@@ -37,17 +30,18 @@ void require_encoder(const char* op, const Checkpoint& c) {
 
 void export_pytorch(const Checkpoint& c, const std::filesystem::path& dir) {
   require_encoder("export", c);
-  if (std::filesystem::exists(dir) && !std::filesystem::is_directory(dir))
-    throw Error("export", fmt::format("{} exists and is not a directory", dir.string()));
-  std::filesystem::create_directories(dir);
-  nn::save_pytorch_safetensors(*load_model(c), dir / "model.safetensors");
+  // The whole directory at once: never the new model beside an old config. An earlier export
+  // may hold Python's __pycache__ of tapegrad_model.py.
+  OutputDirectory out("export", dir, {"model.safetensors", "config.json", "tapegrad_model.py", "__pycache__"});
+  nn::save_pytorch_safetensors(*load_model(c), out.file("model.safetensors"));
   const nlohmann::ordered_json config{{"format", kPytorchExportFormat},
                                       {"task", c.config.task},
                                       {"model", nlohmann::ordered_json::parse(to_json(c.model_config))},
                                       {"input_vocab", c.input_vocab.tokens()},
                                       {"output_vocab", c.output_vocab.tokens()}};
-  write_text(dir / "config.json", config.dump(2) + "\n");
-  write_text(dir / "tapegrad_model.py", tapegrad_model_py());
+  write_file_atomically("export", out.file("config.json"), config.dump(2) + "\n");
+  write_file_atomically("export", out.file("tapegrad_model.py"), tapegrad_model_py());
+  out.commit();
 }
 
 Checkpoint import_pytorch(Checkpoint c, const std::filesystem::path& state_dict) {

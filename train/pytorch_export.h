@@ -1,7 +1,9 @@
 #pragma once
 // A run to PyTorch and back (README, "From and to PyTorch").
 //
-// export_pytorch writes into a directory (created if missing; these three files replaced):
+// export_pytorch writes a directory of three files, whole or not at all (core/io/output_directory.h:
+// written beside it, then renamed into place; an earlier export there is replaced, a directory
+// holding anything else is refused):
 //   model.safetensors   the model's state_dict in PyTorch's names and layout: exactly the
 //                       state_dict of tapegrad_model.py's TapegradModel (the attention's q/k/v
 //                       packed into in_proj_*, nn/pytorch_interop.h; the sinusoidal table is a

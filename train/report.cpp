@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/io/input_file.h"
+#include "core/io/output_file.h"
 
 namespace tg::train {
 
@@ -61,26 +62,19 @@ void Reporter::open_log(const std::filesystem::path& path, int64_t keep_through_
     records_.steps.insert(records_.steps.end(), record.steps.begin(), record.steps.end());
     records_.evals.insert(records_.evals.end(), record.evals.begin(), record.evals.end());
   }
-  // The kept records go to a temporary file renamed over the log: a crash meanwhile leaves
-  // the old log whole.
-  std::filesystem::path temp = path;
-  temp += ".tmp";
+  // The kept records go to a new file renamed over the log: a crash meanwhile leaves the old
+  // log whole. Later records are appended a line at a time to what was renamed into place.
   {
-    std::ofstream rewritten(temp, std::ios::out | std::ios::trunc);
-    for (const std::string_view line : kept) rewritten << line << '\n';
-    rewritten.flush();
-    if (!rewritten) throw Error("train", fmt::format("cannot write the metrics log {}", temp.string()));
+    OutputFile rewritten("train", path);
+    for (const std::string_view line : kept) rewritten.stream() << line << '\n';
+    rewritten.commit();
   }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) throw Error("train", fmt::format("cannot replace the metrics log {}: {}", path.string(), ec.message()));
-  log_.open(path, std::ios::out | std::ios::app);
-  if (!log_) throw Error("train", fmt::format("cannot write the metrics log {}", path.string()));
+  log_.emplace("train", path);
 }
 
 void Reporter::step(const StepMetrics& m) {
   records_.steps.push_back(m);
-  if (log_.is_open()) log_ << json_line(m) << '\n' << std::flush;
+  if (log_) log_->append_line(json_line(m));
   const int64_t done = m.step - first_step_;
   loss_avg_ = done == 1 ? m.loss : 0.9 * loss_avg_ + 0.1 * m.loss;
   ms_total_ += m.ms;
@@ -109,7 +103,7 @@ void Reporter::step(const StepMetrics& m) {
 
 void Reporter::eval(const EvalMetrics& m) {
   records_.evals.push_back(m);
-  if (log_.is_open()) log_ << json_line(m) << '\n' << std::flush;
+  if (log_) log_->append_line(json_line(m));
   message(fmt::format("eval at step {}: loss {:.4f}  token accuracy {:.4f}  exact match {:.4f}  ({} sequences, "
                       "{:.2f} s)", m.step, m.loss, m.token_accuracy, m.exact_match, m.sequences, m.ms / 1e3));
 }

@@ -12,9 +12,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
 
+#include "core/io/output_file.h"
 #include "train/metrics_log.h"
 
 namespace tg::train {
@@ -29,7 +30,8 @@ class Reporter {
 
   // Appends to `path`, first dropping records after `keep_through_step` (a resumed run rewrites
   // the steps a crash left behind); a fresh run (keep_through_step 0) starts the file anew. The
-  // old file is replaced atomically (a temporary file renamed over it). The kept records are
+  // old file is replaced atomically (core/io/output_file.h: a planted link is replaced, never
+  // followed), then each record is appended as one whole line (AppendFile). The kept records are
   // read as untrusted input: a last line cut short (a crash while writing it) is dropped, any
   // other malformed line is an error naming the file and line.
   void open_log(const std::filesystem::path& path, int64_t keep_through_step);
@@ -53,7 +55,7 @@ class Reporter {
   double ms_avg_ = 0;
   int64_t tok_total_ = 0;
   double ms_total_ = 0;
-  std::ofstream log_;
+  std::optional<AppendFile> log_;
   MetricsLog records_;
 };
 

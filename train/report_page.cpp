@@ -2,13 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/factories.h"
+#include "core/io/output_file.h"
 #include "train/report_page/assets.h"
 
 namespace tg::train {
@@ -121,23 +121,9 @@ std::string report_html(const std::vector<RunReport>& runs) {
   return html;
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content, const char* op) {
-  std::filesystem::path temp = path;
-  temp += ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) throw Error(op, fmt::format("{}: cannot write the file", temp.string()));
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) throw Error(op, fmt::format("{}: cannot replace it with {}: {}", path.string(), temp.string(), ec.message()));
-}
-
 void write_run_report(const std::filesystem::path& dir, const RunReport& run) {
-  write_file_atomically(dir / "metrics.csv", metrics_csv(run.metrics), "report");
-  write_file_atomically(dir / "report.html", report_html({run}), "report");
+  write_file_atomically("report", dir / "metrics.csv", metrics_csv(run.metrics));
+  write_file_atomically("report", dir / "report.html", report_html({run}));
 }
 
 }  // namespace tg::train

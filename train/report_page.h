@@ -23,7 +23,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "data/example.h"
@@ -61,11 +60,8 @@ struct RunReport {
 // The page for one or more runs.
 std::string report_html(const std::vector<RunReport>& runs);
 
-// Writes `content` to a temporary file next to `path`, then renames it over `path`, so a reader
-// never sees half a file. Errors are tg::Error(op, "<path>: ...").
-void write_file_atomically(const std::filesystem::path& path, std::string_view content, const char* op);
-
-// <dir>/report.html (the page of `run` alone) and <dir>/metrics.csv, each written atomically.
+// <dir>/report.html (the page of `run` alone) and <dir>/metrics.csv, each written atomically
+// (core/io/output_file.h).
 void write_run_report(const std::filesystem::path& dir, const RunReport& run);
 
 }  // namespace tg::train

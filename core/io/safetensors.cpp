@@ -1,15 +1,9 @@
 // Writing safetensors files; reading is in safetensors_load.cpp.
 #include "core/io/safetensors.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <bit>
-#include <cerrno>
-#include <cstring>
 #include <set>
-#include <utility>
-
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,6 +11,7 @@
 #include <zlib.h>
 
 #include "core/copy.h"
+#include "core/io/output_file.h"
 #include "core/io/safetensors_detail.h"
 
 // Tensor bytes go to and from the file as they are in memory.
@@ -33,11 +28,6 @@ void fail(const char* op, const std::filesystem::path& path, const std::string& 
 std::string crc32_hex(const void* data, size_t nbytes) {
   uLong crc = crc32_z(0, static_cast<const Bytef*>(data), nbytes);
   return fmt::format("{:08x}", crc);
-}
-
-void fail_errno(const char* op, const std::filesystem::path& path, const char* what) {
-  int err = errno;
-  fail(op, path, fmt::format("{}: {}", what, std::strerror(err)));
 }
 
 }  // namespace safetensors_detail
@@ -108,57 +98,22 @@ std::vector<Tensor> host_copies(const fs::path& path, const NamedTensors& tensor
   return host;
 }
 
-void write_all(int fd, const void* data, size_t nbytes, const fs::path& tmp) {
-  const char* p = static_cast<const char*>(data);
-  while (nbytes > 0) {
-    ssize_t n = ::write(fd, p, nbytes);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail_errno(kSave, tmp, "write failed");
-    p += n;
-    nbytes -= static_cast<size_t>(n);
-  }
-}
-
-// The temporary file: removed when it goes out of scope if created and not renamed into place.
-struct TempFile {
-  fs::path path;
-  bool created = false;
-  bool renamed = false;
-  ~TempFile() {
-    if (created && !renamed) ::unlink(path.c_str());
-  }
-};
-
-// fsync the directory so that the rename itself survives a crash.
-void sync_directory(const fs::path& path) {
-  fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (d.fd < 0 || ::fsync(d.fd) != 0)
-    fail_errno(kSave, dir, "file written and renamed, but syncing this directory failed");
-}
-
 }  // namespace
 
 void save_safetensors(const fs::path& path, const NamedTensors& tensors, const SafetensorsMetadata& metadata) {
   const std::vector<Tensor> host = host_copies(path, tensors);
   const std::string header = build_header(path, tensors, host, metadata);
-  unsigned char length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(uint64_t{header.size()} >> (8 * i));
+  std::string length(8, '\0');
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<char>(uint64_t{header.size()} >> (8 * i));
 
-  TempFile tmp{fs::path(path) += ".tmp"};
-  Fd out(::open(tmp.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));  // closed before tmp goes
-  if (out.fd < 0) fail_errno(kSave, tmp.path, "cannot create the temporary file");
-  tmp.created = true;
-  write_all(out.fd, length, sizeof length, tmp.path);
-  write_all(out.fd, header.data(), header.size(), tmp.path);
-  for (const Tensor& h : host)
-    write_all(out.fd, h.raw_data(), static_cast<size_t>(h.numel()) * element_size(h.dtype()), tmp.path);
-  if (::fsync(out.fd) != 0) fail_errno(kSave, tmp.path, "fsync failed");
-  if (::close(std::exchange(out.fd, -1)) != 0) fail_errno(kSave, tmp.path, "close failed");
-  if (::rename(tmp.path.c_str(), path.c_str()) != 0)
-    fail_errno(kSave, path, "cannot rename the temporary file (.tmp) over it");
-  tmp.renamed = true;
-  sync_directory(path);
+  OutputFile out(kSave, path);
+  out.write(length);
+  out.write(header);
+  for (const Tensor& h : host) {
+    const size_t nbytes = static_cast<size_t>(h.numel()) * element_size(h.dtype());
+    out.write(std::string_view(static_cast<const char*>(h.raw_data()), nbytes));
+  }
+  out.commit();
 }
 
 }  // namespace tg

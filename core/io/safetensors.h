@@ -47,8 +47,9 @@ struct SafetensorsFile {
 };
 
 // Writes `tensors` in the order given (any device, any strides: copied to the host row-major)
-// and `metadata`. Atomic: writes `path` + ".tmp" in the same directory, fsyncs it and renames
-// it over `path`. On any failure `path` is left as it was and the temporary file is removed.
+// and `metadata`. Atomic and never through a link (core/io/output_file.h, OutputFile): written
+// to a new file beside `path`, fsynced and renamed over it. On any failure `path` is left as it
+// was and the temporary file is removed.
 // Throws tg::Error("save_safetensors", ...) naming the file: duplicate or reserved
 // ("__metadata__") names, metadata keys starting "tapegrad.crc32.", undefined tensors, a
 // header over kSafetensorsMaxHeaderBytes, and every failing system call.

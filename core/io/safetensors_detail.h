@@ -1,7 +1,6 @@
 #pragma once
 // What core/io/safetensors.cpp (writing) and safetensors_load.cpp (reading) share. Internal:
 // not part of tapegrad's API.
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -30,20 +29,5 @@ std::string crc32_hex(const void* data, size_t nbytes);
 
 // Throws tg::Error(op, "<path>: <what>").
 [[noreturn]] void fail(const char* op, const std::filesystem::path& path, const std::string& what);
-// For a failed system call: adds errno's text. `what` is a literal so that nothing runs
-// between the failing call and reading errno.
-[[noreturn]] void fail_errno(const char* op, const std::filesystem::path& path, const char* what);
-
-// A file descriptor closed when it goes out of scope.
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int fd) : fd(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 }  // namespace tg::safetensors_detail

@@ -1,10 +1,9 @@
 #include "lessons/experiments/plot.h"
 
-#include <fstream>
-
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/io/output_file.h"
 #include "core/io/run_program.h"
 
 namespace tg::lessons {
@@ -60,8 +59,7 @@ void write_svg(const Figure& figure, const std::filesystem::path& svg) {
   const std::string text = run_program("experiment", {"gnuplot"}, gnuplot_script(figure),
                                        "the plots are drawn by Debian's gnuplot-nox (apt-get install gnuplot-nox, "
                                        "or scripts/setup-debian.sh)");
-  std::ofstream out(svg, std::ios::binary);
-  if (!(out << text) || !out.flush()) throw Error("experiment", fmt::format("cannot write the plot {}", svg.string()));
+  write_file_atomically("experiment", svg, text);
 }
 
 }  // namespace tg::lessons

@@ -1,7 +1,7 @@
 #pragma once
 // Figures drawn by gnuplot (Debian's gnuplot-nox): a figure is one or more panels side by side,
 // each with line series; write_svg pipes a gnuplot script with the data inline to `gnuplot`
-// (core/io/run_program.h, no shell) and writes the SVG it prints.
+// (core/io/run_program.h, no shell) and writes the SVG it prints atomically (core/io/output_file.h).
 #include <filesystem>
 #include <string>
 #include <vector>

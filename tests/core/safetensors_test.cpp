@@ -2,11 +2,9 @@
 // malformed-file cases are in safetensors_corrupt_test.cpp.
 #include "core/io/safetensors.h"
 
-#include <signal.h>
-#include <sys/resource.h>
-
 #include <cstring>
 
+#include "core/output_file_test_util.h"
 #include "safetensors_test_util.h"
 #include "test_util.h"
 
@@ -35,23 +33,6 @@ void require_same(const Tensor& actual, const Tensor& expected) {
       break;
   }
 }
-
-// Lowers the file size limit (RLIMIT_FSIZE, which binds root too) so that writes past
-// `bytes` fail with EFBIG instead of raising SIGXFSZ; restores both when it goes.
-struct FileSizeLimit {
-  rlimit saved{};
-  void (*saved_handler)(int);
-  explicit FileSizeLimit(rlim_t bytes) : saved_handler(::signal(SIGXFSZ, SIG_IGN)) {
-    REQUIRE(::getrlimit(RLIMIT_FSIZE, &saved) == 0);
-    rlimit lowered = saved;
-    lowered.rlim_cur = bytes;
-    REQUIRE(::setrlimit(RLIMIT_FSIZE, &lowered) == 0);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &saved);
-    ::signal(SIGXFSZ, saved_handler);
-  }
-};
 
 }  // namespace
 
@@ -92,7 +73,7 @@ TEST_CASE("safetensors: round trip of every dtype, 0-d, empty and non-contiguous
   CHECK(file.tensors[1].second.to_vector<double>() == std::vector<double>{1, 4, 2, 5, 3, 6});
   CHECK(file.tensors[3].second.to_vector<float>() == std::vector<float>{0.5f, -1.25f, 3, 0.5f, -1.25f, 3});
   CHECK(file.metadata == SafetensorsMetadata{{"format", "pt"}, {"note", "h\xc3\xa9llo \"quoted\""}});
-  CHECK_FALSE(fs::exists(dir.path / "model.safetensors.tmp"));
+  CHECK(temporaries_in(dir.path).empty());
 }
 
 TEST_CASE("safetensors: no tensors and no metadata round trip, saving replaces an old file") {
@@ -159,38 +140,40 @@ TEST_CASE("safetensors: saving rejects bad names and undefined tensors") {
   CHECK_THROWS_WITH_AS(save_safetensors(path, {{"u", Tensor()}}), doctest::Contains("tensor 'u' is undefined"),
                        tg::Error);
   CHECK_THROWS_WITH_AS(save_safetensors(dir.path / "no_such_dir" / "x.safetensors", {}),
-                       doctest::Contains("cannot create the temporary file: No such file or directory"), tg::Error);
+                       doctest::Contains("cannot open its directory: No such file or directory"), tg::Error);
   CHECK(fs::is_empty(dir.path));
 }
 
 TEST_CASE("safetensors: a failed save leaves the old file as it was and no temporary file") {
   ScratchDir dir;
   fs::path path = dir.path / "model.safetensors";
-  fs::path tmp = dir.path / "model.safetensors.tmp";
   save_safetensors(path, {{"old", tensor({1, 2})}});
   std::string old_bytes = read_bytes(path);
 
   SUBCASE("bad arguments: nothing is written") {
     CHECK_THROWS_AS(save_safetensors(path, {{"new", tensor({3})}, {"new", tensor({4})}}), tg::Error);
-    CHECK_FALSE(fs::exists(tmp));
-  }
-  SUBCASE("the temporary file cannot be created (a directory is in its place)") {
-    fs::create_directory(tmp);
-    CHECK_THROWS_WITH_AS(
-        save_safetensors(path, {{"new", tensor({3})}}),
-        doctest::Contains((tmp.string() + ": cannot create the temporary file: Is a directory").c_str()), tg::Error);
-    CHECK(fs::is_directory(tmp));  // not ours: left alone
   }
   SUBCASE("a write fails half way (the disk is 'full' past 4 KiB)") {
-    {
-      FileSizeLimit limit(4096);
-      CHECK_THROWS_WITH_AS(save_safetensors(path, {{"new", zeros({4096})}}),
-                           doctest::Contains("write failed: File too large"), tg::Error);
-    }
-    CHECK_FALSE(fs::exists(tmp));
+    FileSizeLimit limit(4096);
+    CHECK_THROWS_WITH_AS(save_safetensors(path, {{"new", zeros({4096})}}),
+                         doctest::Contains(("cannot write " + path.string() + ": File too large").c_str()), tg::Error);
   }
+  CHECK(temporaries_in(dir.path).empty());
   CHECK(read_bytes(path) == old_bytes);
   CHECK(load_safetensors(path).tensors.at(0).first == "old");
+}
+
+TEST_CASE("safetensors: a link planted at the file or at its old temporary name is replaced, never written through") {
+  ScratchDir dir;
+  const fs::path path = dir.path / "model.safetensors", victim = dir.path / "victim";
+  write_bytes(victim, "not yours");
+  fs::create_symlink(victim, path);
+  fs::create_symlink(victim, dir.path / "model.safetensors.tmp");
+  save_safetensors(path, {{"x", tensor({1, 2})}});
+  CHECK(read_bytes(victim) == "not yours");
+  CHECK_FALSE(fs::is_symlink(path));
+  CHECK(load_safetensors(path).tensors.at(0).first == "x");
+  CHECK(fs::is_symlink(dir.path / "model.safetensors.tmp"));  // not ours: left alone
 }
 
 TEST_CASE("safetensors: tensors on the GPU are written from the host copy") {

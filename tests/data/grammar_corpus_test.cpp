@@ -84,5 +84,5 @@ TEST_CASE("grammar corpus: written to a file as generated") {
   write_grammar_corpus(file.path(), 50, 3);
   CHECK(read_text_file(file.path()) == grammar_corpus(50, 3));
   CHECK_THROWS_WITH_AS(write_grammar_corpus("/nonexistent/dir/corpus.txt", 1, 0),
-                       doctest::Contains("write_grammar_corpus: cannot open /nonexistent/dir/corpus.txt"), Error);
+                       doctest::Contains("write_grammar_corpus: cannot write /nonexistent/dir/corpus.txt"), Error);
 }

@@ -79,7 +79,7 @@ TEST_CASE("experiments: the plot is an SVG drawn by gnuplot, the registry and op
   CHECK(text.find("<svg") != std::string::npos);
   CHECK(text.find("-inf") != std::string::npos);
   CHECK_THROWS_WITH_AS(lessons::write_svg(figure, dir.path() / "missing" / "f.svg"),
-                       doctest::Contains("cannot write the plot"), Error);
+                       doctest::Contains("cannot open its directory"), Error);
 
   REQUIRE(lessons::find_experiment("scaling") != nullptr);
   CHECK(lessons::find_experiment("nope") == nullptr);

@@ -2,6 +2,7 @@
 // report.html's inlined data, and the trainer rewriting both at every evaluation.
 #include <nlohmann/json.hpp>
 
+#include "core/output_file_test_util.h"
 #include "test_util.h"
 #include "train/report_page.h"
 #include "train/train.h"
@@ -111,17 +112,28 @@ TEST_CASE("report_html: one file with Chart.js, the script and the data inlined,
   CHECK(r["attention"]["layers"][0] == std::vector<double>{0.25, 0.75, 1, 0});
 }
 
-TEST_CASE("write_file_atomically: a failed write leaves the old file whole") {
+TEST_CASE("report: metrics.csv and report.html are written atomically, never through a planted link") {
   TempDir dir("atomic");
-  const std::filesystem::path path = dir.path() / "report.html";
-  std::ofstream(path) << "old";
-  std::filesystem::create_directories(dir.path() / "report.html.tmp" / "blocker");
-  CHECK_THROWS_WITH_AS(train::write_file_atomically(path, "new", "report"),
-                       doctest::Contains("report.html.tmp: cannot write"), Error);
-  CHECK(test::read_file(path) == "old");
-  std::filesystem::remove_all(dir.path() / "report.html.tmp");
-  train::write_file_atomically(path, "new", "report");
-  CHECK(test::read_file(path) == "new");
+  const train::RunReport run{.name = "r", .config_json = {}, .metrics = {}, .attention = {}};
+  const std::filesystem::path page = dir.path() / "report.html", victim = dir.path() / "victim";
+  std::ofstream(page) << "old";
+  {
+    test::FileSizeLimit limit(1000);  // the disk is "full" past 1000 bytes: the page is larger
+    CHECK_THROWS_WITH_AS(train::write_run_report(dir.path(), run),
+                         doctest::Contains(("report: cannot write " + page.string() + ": File too large").c_str()), Error);
+  }
+  CHECK(test::read_file(page) == "old");
+  CHECK(test::temporaries_in(dir.path()).empty());
+
+  std::ofstream(victim) << "not yours";
+  for (const char* name : {"report.html", "report.html.tmp", "metrics.csv", "metrics.csv.tmp"}) {
+    std::filesystem::remove(dir.path() / name);
+    std::filesystem::create_symlink(victim, dir.path() / name);
+  }
+  train::write_run_report(dir.path(), run);
+  CHECK(test::read_file(victim) == "not yours");
+  CHECK(test::read_file(page).starts_with("<!doctype html>"));
+  CHECK_FALSE(std::filesystem::is_symlink(dir.path() / "metrics.csv"));
 }
 
 TEST_CASE("Trainer: report.html and metrics.csv at every evaluation, with validation example 0's attention maps") {

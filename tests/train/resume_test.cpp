@@ -2,6 +2,7 @@
 // same per-step losses, bit for bit, as 2N uninterrupted steps.
 #include <nlohmann/json.hpp>
 
+#include "core/output_file_test_util.h"
 #include "test_util.h"
 #include "train/trainer.h"
 #include "train_test_util.h"
@@ -95,17 +96,25 @@ TEST_CASE("resume: the metrics log is rewritten through a temporary file, so a f
   const std::filesystem::path log = dir.path() / "metrics.jsonl";
   const std::string old = "{\"type\":\"train\",\"step\":1,\"loss\":2}\n{\"type\":\"train\",\"step\":2,\"loss\":1}\n";
   std::ofstream(log) << old;
-  std::filesystem::create_directories(dir.path() / "metrics.jsonl.tmp" / "blocker");  // the temporary file cannot be made
   {
+    test::FileSizeLimit limit(10);  // the disk is "full" past 10 bytes
     train::Reporter reporter(nullptr, 1, 4, 1);
-    CHECK_THROWS_WITH_AS(reporter.open_log(log, 1), doctest::Contains("metrics.jsonl.tmp"), Error);
+    CHECK_THROWS_WITH_AS(reporter.open_log(log, 1), doctest::Contains((log.string() + ": File too large").c_str()), Error);
   }
   CHECK(test::read_file(log) == old);
+  CHECK(test::temporaries_in(dir.path()).empty());
 
-  std::filesystem::remove_all(dir.path() / "metrics.jsonl.tmp");
+  // A link planted at the log (or at its old temporary name) is replaced, and the lines go to
+  // the file renamed into place, never through the link.
+  const std::filesystem::path victim = dir.path() / "victim.jsonl";
+  std::filesystem::rename(log, victim);
+  std::filesystem::create_symlink(victim, log);
+  std::filesystem::create_symlink(victim, dir.path() / "metrics.jsonl.tmp");
   train::Reporter reporter(nullptr, 1, 4, 1);
   reporter.open_log(log, 1);
   reporter.step({.step = 2, .loss = 0.5});
   CHECK(test::read_file(log).starts_with("{\"type\":\"train\",\"step\":1,\"loss\":2}\n{\"type\":\"train\",\"step\":2,"));
-  CHECK_FALSE(std::filesystem::exists(dir.path() / "metrics.jsonl.tmp"));
+  CHECK_FALSE(std::filesystem::is_symlink(log));
+  CHECK(test::read_file(victim) == old);
+  CHECK(test::temporaries_in(dir.path()).empty());
 }
