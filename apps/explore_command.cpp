@@ -30,7 +30,6 @@
 #include "train/config.h"
 #include "train/eval_set.h"
 #include "train/run_records.h"
-#include "train/task_data.h"
 
 namespace tg::cli {
 

@@ -90,8 +90,7 @@ void run_report(const ReportArgs& args, Io& io) {
     for (const train::RunReport& run : runs) {
       const std::filesystem::path csv = std::filesystem::path(run.name) / "metrics.csv";
       write_file_atomically("report", csv, train::metrics_csv(run.metrics));
-      fmt::print(io.out, "wrote {}
-", csv.string());
+      fmt::print(io.out, "wrote {}\n", csv.string());
     }
   io.activity = "writing " + out.string();
   const std::string html = train::report_html(runs);
