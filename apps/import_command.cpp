@@ -21,6 +21,8 @@ void run_import(const ImportArgs& args, Io& io) {
   if (io.parse_only) return;
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
   const std::filesystem::path written = std::filesystem::path(args.out) / "checkpoint.safetensors";
+  if (std::error_code ec; std::filesystem::exists(args.out, ec) && !std::filesystem::is_directory(args.out, ec))
+    throw CLI::ValidationError("--out", fmt::format("{} is a file, not a directory", args.out));
   if (std::filesystem::exists(written))
     throw CLI::ValidationError("--out", fmt::format("{} already holds a run ({}); import into a new directory",
                                                     args.out, written.filename().string()));

@@ -29,5 +29,6 @@ std::string cli_outcome(std::vector<std::string> args);
 std::vector<BadInputCase> library_cases();
 std::vector<BadInputCase> loader_cases();
 std::vector<BadInputCase> cli_cases();
+std::vector<BadInputCase> checkpoint_strict_cases();
 
 }  // namespace tg::test

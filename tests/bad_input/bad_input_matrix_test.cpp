@@ -50,6 +50,7 @@ TEST_CASE("bad-input matrix: every misuse gives a clear error naming what, which
   check_rows("library", library);
   check_rows("loaders", loaders);
   check_rows("cli", cli);
+  check_rows("checkpoint strictness", checkpoint_strict_cases());
   MESSAGE(library.size(), " library, ", loaders.size(), " loader and ", cli.size(), " CLI cases");
   CHECK(library.size() + loaders.size() + cli.size() >= 60);
 }
