@@ -97,8 +97,9 @@ void check_omp_num_threads() {
 
 // Out of memory: while doing what, with the flags that asked for it where the command said.
 void print_out_of_memory(std::FILE* err, const Io& io, const std::string& detail) {
-  fmt::print(err, "tapegrad: error: out of memory while {}{}\n", io.activity.empty() ? "starting" : io.activity,
-             detail.empty() ? "" : ": " + detail);
+  fmt::print(err, "tapegrad: error: out of memory while {}{}\n",
+             io.activity.empty() ? "starting" : visible_text(io.activity),
+             detail.empty() ? "" : ": " + visible_text(detail, LineBreaks::keep));
 }
 
 int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err, bool parse_only) {
@@ -123,7 +124,7 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
       std::none_of(commands.begin(), commands.end(), [&](const CLI::App* c) { return c->check_name(args[1]); })) {
     std::vector<std::string> names;
     for (const CLI::App* command : commands) names.push_back(command->get_name());
-    fmt::print(err, "tapegrad: unknown command '{}' ({})\n", args[1], fmt::join(names, ", "));
+    fmt::print(err, "tapegrad: unknown command '{}' ({})\n", visible_text(args[1]), fmt::join(names, ", "));
     fmt::print(err, "Run 'tapegrad --help' for the commands.\n");
     return 2;
   }
@@ -136,7 +137,7 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
     std::ostringstream o, e_out;
     const int code = app.exit(e, o, e_out);
     std::fputs(o.str().c_str(), out);
-    std::fputs(e_out.str().c_str(), err);
+    std::fputs(visible_text(e_out.str(), LineBreaks::keep).c_str(), err);
     if (code == 0) return 0;  // --help
     fmt::print(err, "Run 'tapegrad --help' or 'tapegrad <command> --help' for the options.\n");
     return 2;
@@ -147,11 +148,11 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   } catch (const Error& e) {
     std::fflush(out);
     if (std::strstr(e.what(), "cannot allocate") != nullptr) print_out_of_memory(err, *io, e.what());
-    else fmt::print(err, "tapegrad: error: {}\n", e.what());
+    else fmt::print(err, "tapegrad: error: {}\n", visible_text(e.what(), LineBreaks::keep));
     return 1;
   } catch (const std::exception& e) {  // a failed system call
     std::fflush(out);
-    fmt::print(err, "tapegrad: error: {}\n", e.what());
+    fmt::print(err, "tapegrad: error: {}\n", visible_text(e.what(), LineBreaks::keep));
     return 1;
   }
   return io->status;

@@ -12,6 +12,7 @@
 #include "apps/seq2seq_commands.h"
 #include "core/error.h"
 #include "core/grad_mode.h"
+#include "core/io/untrusted_text.h"
 #include "data/dataloader.h"
 #include "data/vocab.h"
 #include "ops/max/max.h"
@@ -58,10 +59,10 @@ void eval_seq2seq(const EvalArgs& args, const train::Checkpoint& c, const std::f
 struct Tokens {
   const data::Vocab& input;
   const data::Vocab& output;
-  bool text;  // lm: characters, shown as they are but for line breaks; else escaped and spaced
+  bool text;  // lm: characters, shown as they are but for controls; else escaped and spaced
   std::string show(const data::Vocab& vocab, int64_t id) const {
     const std::string& token = vocab.token(id);
-    return text ? (token == "\n" ? std::string("\\n") : token) : data::escape_token(token);
+    return visible_text(text ? token : data::escape_token(token));
   }
 };
 

@@ -18,8 +18,10 @@ struct ImportArgs {
   std::string out;
 };
 
-// An import makes a new run: it never replaces one.
+// An import makes a new run in a directory: it never replaces one.
 void refuse_existing_run(const std::string& out, const std::filesystem::path& written) {
+  if (std::error_code ec; std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec))
+    throw CLI::ValidationError("--out", fmt::format("{} is a file, not a directory", out));
   if (std::filesystem::exists(written))
     throw CLI::ValidationError("--out", fmt::format("{} already holds a run ({}); import into a new directory", out,
                                                     written.filename().string()));

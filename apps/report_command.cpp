@@ -12,6 +12,7 @@
 #include "apps/commands.h"
 #include "core/error.h"
 #include "core/io/output_file.h"
+#include "core/io/untrusted_text.h"
 #include "train/checkpoint.h"
 #include "train/report_page.h"
 #include "train/run_lock.h"
@@ -53,7 +54,8 @@ train::RunReport load_run(const std::filesystem::path& dir, Io& io) {
     auto model = train::load_model(c);
     run.attention = train::attention_example(*model, data.val->get(0), data.input_vocab, c.step);
   } catch (const Error& e) {
-    fmt::print(io.err, "tapegrad report: {}: no attention maps: {}\n", dir.string(), e.what());
+    fmt::print(io.err, "tapegrad report: {}: no attention maps: {}\n", dir.string(),
+               visible_text(e.what(), LineBreaks::keep));
   }
   return run;
 }

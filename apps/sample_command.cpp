@@ -7,6 +7,7 @@
 
 #include "apps/commands.h"
 #include "apps/seq2seq_commands.h"
+#include "apps/terminal_output.h"
 #include "core/error.h"
 #include "data/char_tokenizer.h"
 #include "data/text.h"
@@ -89,7 +90,8 @@ void run_sample(const SampleArgs& args, Io& io) {
   auto model = train::load_model(c);
   io.activity = fmt::format("generating {} characters (--tokens)", options.max_new_tokens);
   const std::vector<int64_t> ids = train::generate(*model, prompt, options);
-  fmt::print(io.out, "{}\n", tokenizer.decode(ids));
+  fmt::print(io.out, "{}
+", text_for(io.out, tokenizer.decode(ids)));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "apps/fit_console.h"
+#include "apps/terminal_output.h"
 #include "core/error.h"
 #include "data/seq2seq_file.h"
 #include "train/seq2seq_data.h"
@@ -113,7 +114,8 @@ void run_seq2seq_eval(const train::Checkpoint& c, const std::filesystem::path& f
   const int64_t shown = std::min<int64_t>(args.show, std::ssize(pairs));
   if (shown > 0) fmt::print(io.out, "first {} pairs:\n", shown);
   for (int64_t i = 0; i < shown; ++i)
-    fmt::print(io.out, "  input   {}\n  target  {}\n  model   {}   {}\n", pairs[i].input, pairs[i].output, outputs[i],
+    fmt::print(io.out, "  input   {}\n  target  {}\n  model   {}   {}\n", visible_text(pairs[i].input),
+               visible_text(pairs[i].output), visible_text(outputs[i]),
                outputs[i] == pairs[i].output ? "right" : "WRONG");
 }
 
@@ -126,7 +128,7 @@ void run_seq2seq_sample(const train::Checkpoint& c, const std::string& prompt, i
                                                        c.model_config.max_len));
   auto model = train::load_seq2seq_model(c);
   io.activity = "decoding --prompt";
-  fmt::print(io.out, "{}\n", train::decode_inputs(*model, tokenizer, {prompt}, {.beam = beam})[0]);
+  fmt::print(io.out, "{}\n", text_for(io.out, train::decode_inputs(*model, tokenizer, {prompt}, {.beam = beam})[0]));
 }
 
 }  // namespace tg::cli

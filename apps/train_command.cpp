@@ -25,6 +25,8 @@
 #include "apps/commands.h"
 #include "apps/fit_console.h"
 #include "apps/seq2seq_commands.h"
+#include "core/device.h"
+#include "core/io/untrusted_text.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/run_data.h"
@@ -119,6 +121,18 @@ CLI::Validator task_name() {
       "TASK|FILE");
 }
 
+// --device names a GPU this machine has.
+void check_device_available(const std::string& name) {
+  const Device device = train::parse_device(name);
+  if (!device.is_cuda() || device.index < cuda_device_count()) return;
+  const std::string found = !cuda_built()               ? "tapegrad was built without CUDA"
+                            : cuda_device_count() == 0 ? "no CUDA GPU is available"
+                                                       : fmt::format("only {} CUDA GPU(s) are available (cuda:0 to "
+                                                                     "cuda:{})", cuda_device_count(),
+                                                                     cuda_device_count() - 1);
+  throw CLI::ValidationError("--device", fmt::format("{}: {}; train on the CPU with --device cpu", name, found));
+}
+
 // The checks that concern more than one flag (each flag's own range is checked as it is
 // parsed), on the run's config: the flags', or with --resume the checkpoint's with the flags.
 void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c) {
@@ -151,6 +165,9 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
     throw CLI::ValidationError(
         "--steps", fmt::format("--steps * --batch-size * --grad-accum must be <= {}, got {} * {} * {}",
                                train::kMaxExamples, c.steps, c.batch_size, c.grad_accum));
+  check_device_available(c.device);
+  if (std::error_code ec; std::filesystem::exists(c.out, ec) && !std::filesystem::is_directory(c.out, ec))
+    throw CLI::ValidationError("--out", fmt::format("{} is a file, not a directory", c.out));
 }
 
 // A data path given with `flag` (relative to the working directory), as the run stores it:
@@ -328,7 +345,8 @@ void run_rank(const TrainArgs& args, const train::TrainConfig& config, bool resu
                ddp.wait_seconds(), 1e3 * ddp.wait_seconds() / static_cast<double>(std::max<int64_t>(ddp.synced_backwards(), 1)),
                ddp.bucket_count());
   } catch (const std::exception& e) {
-    fmt::print(io.err, "tapegrad train: error on rank {} of {}: {}; stopping every rank\n", rank, ranks, e.what());
+    fmt::print(io.err, "tapegrad train: error on rank {} of {}: {}; stopping every rank\n", rank, ranks,
+               visible_text(e.what(), LineBreaks::keep));
     std::fflush(io.err);
     dist::abort(1);
   }

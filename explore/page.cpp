@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/io/output_file.h"
+#include "core/io/page_text.h"
 #include "core/io/run_program.h"
 #include "explore/page_assets.h"
 
@@ -27,22 +28,8 @@ std::string fill(std::string_view text, const std::map<std::string, std::string>
   }
 }
 
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-// Text that goes inside <script>: "</" could close the element early ("<\/" means the same in
-// JavaScript strings and JSON).
+// The page's own script inside <script>: "</" could close the element early ("<\/" means the
+// same in JavaScript strings). The data goes in as page_text.h's script_json.
 std::string script_safe(std::string_view text) {
   std::string out;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -71,10 +58,10 @@ std::string render_svg(const std::string& dot_source) {
 }
 
 std::string page_html(const nlohmann::json& recording) {
-  return fill(page_template(), {{"TITLE", html_escape(recording.value("title", "tapegrad explore"))},
+  return fill(page_template(), {{"TITLE", html_text(recording.value("title", "tapegrad explore"))},
                               {"STYLE", std::string(page_style())},
                               {"GRAPH", render_svg(top_to_bottom(recording.at("dot").get<std::string>()))},
-                              {"DATA", script_safe(recording.dump())},
+                              {"DATA", script_json(recording)},
                               {"KATEX", script_safe(katex_script())},
                               {"SCRIPT", script_safe(page_script())}});
 }

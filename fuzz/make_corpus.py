@@ -136,11 +136,43 @@ def seq2seq_corpus():
     }
 
 
+def read_safetensors(raw):
+    """(tensors, metadata) of a safetensors file, the tensors {name: (dtype, shape, bytes)} in
+    the header's order and the metadata without its checksums (with_checksums writes them)."""
+    length = struct.unpack("<Q", raw[:8])[0]
+    header = json.loads(raw[8:8 + length])
+    meta = {k: v for k, v in header.pop("__metadata__", {}).items() if not k.startswith("tapegrad.crc32.")}
+    data = raw[8 + length:]
+    tensors = {name: (e["dtype"], e["shape"], data[e["data_offsets"][0]:e["data_offsets"][1]])
+               for name, e in header.items()}
+    return tensors, meta
+
+
+def strict_checkpoint_edits(good):
+    """Checkpoints with valid checksums that the loader must refuse (docs/design.md, "Untrusted
+    input"): a NaN weight, an int64 tensor where float32 belongs, one parameter's optimizer state
+    missing, a fractional config field."""
+    tensors, meta = read_safetensors(good)
+    weight = next(name for name in tensors if name.startswith("model."))
+    dtype, shape, raw = tensors[weight]
+    nan = {**tensors, weight: (dtype, shape, struct.pack("<f", float("nan")) + raw[4:])}
+    as_i64 = {**tensors, weight: ("I64", shape, b"\0" * (2 * len(raw)))}
+    state = "optimizer.state." + weight[len("model."):] + "."
+    missing_state = {name: t for name, t in tensors.items() if not name.startswith(state)}
+    config = json.loads(meta["config"])
+    config["d_model"] += 0.7
+    fractional = {**meta, "config": json.dumps(config)}
+    return {"nan_weight": with_checksums(nan, meta), "int64_weight": with_checksums(as_i64, meta),
+            "missing_optimizer_state": with_checksums(missing_state, meta),
+            "fractional_field": with_checksums(tensors, fractional)}
+
+
 def checkpoint_corpus(path):
     good = pathlib.Path(path).read_bytes()
     flipped = bytearray(good)
     flipped[-3] ^= 0x01
-    return {"valid": good, "bit_flip": bytes(flipped), "truncated": good[:len(good) // 2]}
+    return {"valid": good, "bit_flip": bytes(flipped), "truncated": good[:len(good) // 2],
+            **strict_checkpoint_edits(good)}
 
 
 def main():

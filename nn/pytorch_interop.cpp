@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/grad_mode.h"
+#include "core/non_finite.h"
 #include "ops/cat/cat.h"
 #include "ops/slice/slice.h"
 
@@ -54,6 +55,20 @@ void check_shapes(const Module& module, const NamedTensors& given, const std::fi
   if (!wrong.empty())
     throw Error("load_pytorch_safetensors", fmt::format("{}: into {}: wrong shapes: {}", path.string(), module.type(),
                                                         fmt::join(wrong, ", ")));
+}
+
+// Every entry a floating tensor whose values are all finite: an integer or bool tensor would be
+// converted into the weights without a word, and a NaN weight makes every output NaN.
+void check_values(const NamedTensors& given, const std::filesystem::path& path) {
+  for (const auto& [name, t] : given) {
+    if (!t.defined()) continue;  // from_pytorch_state_dict names it
+    if (!is_floating(t.dtype()))
+      throw Error("load_pytorch_safetensors", fmt::format("{}: {}: a weight must be float32 or float64", path.string(),
+                                                          describe_entry(name, t)));
+    if (const NonFinite bad = first_non_finite(t); bad.index >= 0)
+      throw Error("load_pytorch_safetensors", fmt::format("{}: '{}' holds {} at element {}: weights must be finite",
+                                                          path.string(), name, bad.value, bad.index));
+  }
 }
 
 }  // namespace
@@ -151,6 +166,7 @@ NamedTensors to_pytorch_state_dict(const NamedTensors& state) {
 LoadResult load_pytorch_safetensors(Module& module, const std::filesystem::path& path, bool strict) {
   SafetensorsFile file = load_safetensors(path);
   check_shapes(module, file.tensors, path);
+  check_values(file.tensors, path);
   try {
     return module.load_state_dict(from_pytorch_state_dict(file.tensors), strict);
   } catch (const Error& e) {

@@ -42,7 +42,8 @@ NamedTensors to_pytorch_state_dict(const NamedTensors& state);
 // Loads a safetensors file holding a PyTorch state_dict (e.g. written with
 // safetensors.torch.save_file(model.state_dict(), path)) into `module`, through
 // from_pytorch_state_dict and Module::load_state_dict (values converted to the module's dtype).
-// Strict by default: every missing and unknown name is an error. A bad file throws
+// Every entry must be float32 or float64 and finite (a NaN or an infinity is named with its
+// element). Strict by default: every missing and unknown name is an error. A bad file throws
 // load_safetensors' errors; a state that does not fit throws tg::Error("load_pytorch_safetensors",
 // ...) naming the file and every wrong, missing and unknown entry (wrong shapes in the file's
 // names: "in_proj_weight (expected (12,4), got (24,8))").

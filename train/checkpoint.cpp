@@ -8,9 +8,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/copy.h"
 #include "core/error.h"
 #include "core/factories.h"
+#include "core/io/untrusted_text.h"
+#include "core/non_finite.h"
 #include "data/tasks.h"
+#include "train/json_fields.h"
 #include "train/seq2seq_data.h"
 
 namespace tg::train {
@@ -33,14 +37,19 @@ json model_config_json(const ModelConfig& m) {
   return j;
 }
 
-ModelConfig model_config_from(const json& j) {
+// The "model" metadata: every field but arch and tie_weights (written for gpt models only) present,
+// each of its exact type.
+ModelConfig model_config_from(const std::string& text) {
+  constexpr const char* kOp = "model metadata";
+  const json j = parse_object(text, "the model metadata", kOp);
+  require_fields(j, {"vocab_size", "num_classes", "max_len", "d_model", "heads", "layers", "ff", "dropout", "causal"},
+                 kOp);
   ModelConfig m;
-  j.at("vocab_size").get_to(m.vocab_size), j.at("num_classes").get_to(m.num_classes);
-  j.at("max_len").get_to(m.max_len), j.at("d_model").get_to(m.d_model), j.at("heads").get_to(m.heads);
-  j.at("layers").get_to(m.layers), j.at("ff").get_to(m.ff), j.at("dropout").get_to(m.dropout);
-  j.at("causal").get_to(m.causal);
-  m.arch = j.value("arch", m.arch);
-  m.tie_weights = j.value("tie_weights", m.tie_weights);
+  read_field(j, "vocab_size", m.vocab_size, kOp), read_field(j, "num_classes", m.num_classes, kOp);
+  read_field(j, "max_len", m.max_len, kOp), read_field(j, "d_model", m.d_model, kOp);
+  read_field(j, "heads", m.heads, kOp), read_field(j, "layers", m.layers, kOp), read_field(j, "ff", m.ff, kOp);
+  read_field(j, "dropout", m.dropout, kOp), read_field(j, "causal", m.causal, kOp);
+  read_field(j, "arch", m.arch, kOp), read_field(j, "tie_weights", m.tie_weights, kOp);
   return m;
 }
 
@@ -59,11 +68,20 @@ Tensor i64_scalar(int64_t v) {
 // A stored vocabulary (the tokens after the reserved ones): every token a non-empty string,
 // none reserved or repeated, so that the Vocab built from it has exactly these ids.
 data::Vocab vocab_from(const std::filesystem::path& path, const char* key, const std::string& text) {
-  std::vector<std::string> tokens;
+  const std::string expected = fmt::format("{} should be a JSON array of strings", key);
+  if (json_too_deep(text, 1)) fail(path, expected + ", not nested");
+  json list;
   try {
-    tokens = json::parse(text).get<std::vector<std::string>>();
+    list = json::parse(text);
   } catch (const json::exception& e) {
-    fail(path, fmt::format("{} should be a JSON array of strings: {}", key, e.what()));
+    fail(path, fmt::format("{} is not valid JSON: {}", key, excerpt(e.what(), 160)));
+  }
+  if (!list.is_array()) fail(path, fmt::format("{}, got {}", expected, json_excerpt(list)));
+  std::vector<std::string> tokens;
+  for (const json& token : list) {
+    if (!token.is_string())
+      fail(path, fmt::format("{}: entry {} is {}", expected, tokens.size(), json_excerpt(token)));
+    tokens.push_back(token.get<std::string>());
   }
   if (std::ssize(tokens) > kMaxVocab - data::kNumReserved)
     fail(path, fmt::format("{} has {} tokens, more than the limit of {}", key, tokens.size(),
@@ -130,6 +148,65 @@ void check_counters(const std::filesystem::path& path, const Checkpoint& c, int6
   if (stored_rng_offset < 0) fail(path, fmt::format("rng.offset must be >= 0, got {}", stored_rng_offset));
 }
 
+// The dtype each entry is stored in: the model's and the optimizer's buffers float32 (the
+// model's dtype), the optimizer's options and learning rates float64, every count int64.
+DType stored_dtype(const std::string& name) {
+  if (name.starts_with("optimizer.options.") || name.starts_with("optimizer.group.")) return kF64;
+  if (name.starts_with("optimizer.state.") && name.ends_with(".step")) return kI64;
+  if (name.starts_with("model.") || name.starts_with("optimizer.state.")) return kF32;
+  return kI64;  // scheduler.step, trainer.step, rng.*, loader.*
+}
+
+// "nan at element 7": the first value of `t` that is NaN or infinite.
+std::string non_finite_value(const Tensor& t) {
+  const NonFinite bad = tg::first_non_finite(t);
+  return fmt::format("{} at element {}", bad.value, bad.index);
+}
+
+// Every entry of exactly its dtype (nothing is converted on the way in: an int64 or bool tensor
+// where float32 belongs is a foreign or edited file), every floating value finite.
+void check_stored_tensors(const std::filesystem::path& path, const NamedTensors& tensors) {
+  for (const auto& [name, t] : tensors) {
+    const DType expected = stored_dtype(name);
+    if (t.dtype() != expected)
+      fail(path, fmt::format("\"{}\" is {} {}, expected {}", name, dtype_name(t.dtype()), shape_str(t.shape()),
+                             dtype_name(expected)));
+    if (!all_finite(t))
+      fail(path, fmt::format("\"{}\" holds {}: a checkpoint's weights and optimizer state are finite (the run that "
+                             "wrote it had diverged, or the file was edited)", name, non_finite_value(t)));
+  }
+}
+
+// A run updates every parameter at every step (train/trainer.h), so after trainer.step steps
+// each model tensor <p> has its optimizer state, optimizer.state.<p>.step equal to trainer.step
+// (and none at step 0): a missing state would be re-initialised, another count would change
+// Adam's bias correction.
+void check_optimizer_steps(const std::filesystem::path& path, const Checkpoint& c) {
+  std::map<std::string, const Tensor*> steps;
+  for (const auto& [key, t] : c.optimizer)
+    if (key.starts_with("state.") && key.ends_with(".step")) steps.emplace(key, &t);
+  std::vector<std::string> missing;
+  for (const auto& [name, weight] : c.model) {
+    const std::string key = "state." + name + ".step";
+    auto it = steps.find(key);
+    if (it == steps.end()) {
+      if (c.step > 0) missing.push_back("optimizer." + key);
+      continue;
+    }
+    const Tensor& t = *it->second;
+    const std::string got = t.numel() == 1 ? std::to_string(t.data<int64_t>()[0]) : t.describe();
+    if (t.numel() != 1 || t.data<int64_t>()[0] != c.step)
+      fail(path, fmt::format("\"optimizer.{}\" must be one int64 equal to trainer.step ({}): every parameter is "
+                             "updated at every step, got {}", key, c.step, got));
+    steps.erase(it);
+  }
+  if (!missing.empty())
+    fail(path, fmt::format("the optimizer state is incomplete after {} steps: {} missing", c.step,
+                           fmt::join(missing, ", ")));
+  if (!steps.empty())
+    fail(path, fmt::format("\"optimizer.{}\" is the state of no model tensor", steps.begin()->first));
+}
+
 }  // namespace
 
 void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
@@ -142,6 +219,11 @@ void save_checkpoint(const std::filesystem::path& path, const Checkpoint& c) {
   tensors.emplace_back("rng.offset", i64_scalar(static_cast<int64_t>(c.rng_offset)));
   tensors.emplace_back("loader.epoch", i64_scalar(c.loader.epoch));
   tensors.emplace_back("loader.batch", i64_scalar(c.loader.batch));
+  for (const auto& [name, t] : tensors)
+    if (!all_finite(t))
+      throw Error("checkpoint", fmt::format("{}: not written: \"{}\" holds {} at step {}: the run has diverged; the "
+                                            "file there, if any, is as it was", path.string(), name,
+                                            non_finite_value(t), c.step));
   SafetensorsMetadata meta{{"format", kCheckpointFormat},
                            {"config", to_json(c.config)},
                            {"model", model_config_json(c.model_config).dump()},
@@ -170,10 +252,8 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
   try {
     c.config = config_from_json(meta("config"));
     validate(c.config);
-    c.model_config = model_config_from(json::parse(meta("model")));
+    c.model_config = model_config_from(meta("model"));
     check_model_config(c.model_config);
-  } catch (const json::exception& e) {
-    fail(path, fmt::format("malformed model metadata: {}", e.what()));
   } catch (const Error& e) {
     fail(path, e.what());
   }
@@ -181,6 +261,7 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
   c.output_vocab = vocab_from(path, "output_vocab", meta("output_vocab"));
   check_model_matches(path, c);
 
+  check_stored_tensors(path, file.tensors);
   std::map<std::string, Tensor> scalars;
   for (auto& [name, t] : file.tensors) {
     if (name.starts_with("model.")) c.model.emplace_back(name.substr(6), t);
@@ -205,6 +286,7 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
         name != "loader.batch")
       fail(path, fmt::format("has an unexpected entry \"{}\"", name));
   check_counters(path, c, scalar("rng.offset"));
+  check_optimizer_steps(path, c);
   try {
     check_weights_fit(c.model_config, c.model);
   } catch (const Error& e) {

@@ -2,9 +2,10 @@
 // Checkpoints: one safetensors file (core/io/safetensors.h) holding everything a run needs to
 // continue exactly where it stopped, and what eval and sample need to rebuild the model.
 //
-//   tensors   model.<name>        the model's state_dict (encoder.layers.0.linear1.weight, ...)
-//             optimizer.<key>     the optimizer's state_dict (optim/optimizer.h)
-//             scheduler.step      the LR scheduler's count
+//   tensors   model.<name>        the model's state_dict (encoder.layers.0.linear1.weight, ...), float32
+//             optimizer.<key>     the optimizer's state_dict (optim/optimizer.h): options and
+//                                 learning rates float64, state.<name>.step int64, buffers float32
+//             scheduler.step      the LR scheduler's count                (int64 scalar)
 //             trainer.step        updates done                          (int64 scalars)
 //             rng.seed, rng.offset  the global generator (dropout draws from it; uint64 bits)
 //             loader.epoch, loader.batch  where the training DataLoader stands
@@ -14,8 +15,12 @@
 //             input_vocab, output_vocab   the vocabularies' tokens, a JSON array each
 //
 // Saving is atomic and never through a link (save_safetensors: core/io/output_file.h), so a
-// crash or a full disk leaves the previous checkpoint as it was. Loading checks everything: a truncated or corrupt
-// file, a missing entry or an unknown format is a tg::Error("checkpoint", "<path>: ...").
+// crash or a full disk leaves the previous checkpoint as it was; a non-finite value is not
+// saved at all (the run has diverged: the previous checkpoint stays the last good one).
+// Loading checks everything: a truncated or corrupt file, a missing entry, an unknown format, a tensor of another dtype than
+// the one above or holding a NaN or an infinity, an optimizer state missing for a model tensor
+// or at another step than trainer.step, a metadata field of the wrong JSON type is a
+// tg::Error("checkpoint", "<path>: ...") naming it (docs/design.md, "Untrusted input").
 #include <cstdint>
 #include <filesystem>
 #include <memory>

@@ -4,12 +4,15 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/io/untrusted_text.h"
+#include "train/json_fields.h"
 
 namespace tg::train {
 
@@ -132,22 +135,15 @@ std::vector<FieldDifference> differing_fields(const TrainConfig& a, const TrainC
 }
 
 TrainConfig config_from_json(const std::string& text) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("config", fmt::format("invalid JSON: {}", e.what()));
-  }
-  if (!j.is_object()) throw Error("config", "expected a JSON object");
+  const nlohmann::json j = parse_object(text, "the config", "config");
   TrainConfig c;
+  std::set<std::string> known;
   for_each_field(c, [&](const char* key, auto& value) {
-    if (!j.contains(key)) return;
-    try {
-      j.at(key).get_to(value);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error("config", fmt::format("field \"{}\": {}", key, e.what()));
-    }
+    read_field(j, key, value, "config");
+    known.insert(key);
   });
+  for (const auto& [key, value] : j.items())
+    require(known.contains(key), fmt::format("unknown field \"{}\"", excerpt(key)));
   return c;
 }
 

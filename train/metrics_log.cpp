@@ -9,6 +9,7 @@
 #include "core/io/input_file.h"
 #include "core/io/untrusted_text.h"
 #include "train/config.h"
+#include "train/json_fields.h"
 
 namespace tg::train {
 
@@ -66,8 +67,12 @@ void add_json_line(MetricsLog& log, std::string_view line, const std::string& wh
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
     throw Error(kOp, fmt::format("{}: bad JSON: {}", where, excerpt(e.what(), 160)));
   }
-  if (!record.is_object() || !record.contains("type") || !record["type"].is_string())
-    throw Error(kOp, fmt::format("{}: expected a JSON object with a \"type\" (\"train\" or \"eval\")", where));
+  if (!record.is_object()) throw Error(kOp, fmt::format("{}: expected a JSON object, got {}", where, excerpt(line)));
+  if (!record.contains("type"))
+    throw Error(kOp, fmt::format("{}: the record has no \"type\" (\"train\" or \"eval\")", where));
+  if (!record["type"].is_string())
+    throw Error(kOp, fmt::format("{}: \"type\" must be \"train\" or \"eval\", got {}", where,
+                                 json_excerpt(record["type"])));
   const std::string type = record["type"].get<std::string>();
   if (type != "train" && type != "eval") return;
   const int64_t step = count(record, "step", where, kMaxSteps);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/factories.h"
 #include "core/io/output_file.h"
+#include "core/io/page_text.h"
 #include "train/report_page/assets.h"
 
 namespace tg::train {
@@ -51,30 +52,6 @@ Json attention_json(const AttentionExample& a) {
   return {{"step", a.step}, {"example", a.example}, {"tokens", a.tokens}, {"heads", a.heads}, {"layers", layers}};
 }
 
-// JSON inside a <script> element: no "<" at all (only strings can hold one), so that no token
-// can close the element ("</script>") or open a comment.
-std::string script_safe(const Json& j) {
-  std::string text = j.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) out += c == '<' ? std::string("\\u003c") : std::string(1, c);
-  return out;
-}
-
-std::string html_escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 AttentionExample attention_example(TransformerModel& model, const data::Example& example, const data::Vocab& vocab,
@@ -101,9 +78,9 @@ std::string report_html(const std::vector<RunReport>& runs) {
   const std::string scripts = fmt::format("<script>{}</script>\n<script>{}</script>\n<script>{}</script>",
                                           report_page::chart_js(), report_page::heatmap_js(), report_page::report_js());
   const std::pair<std::string_view, std::string> fills[] = {
-      {"@TITLE@", html_escaped(title)},
+      {"@TITLE@", html_text(title)},
       {"@STYLE@", std::string(report_page::page_css())},
-      {"@DATA@", script_safe({{"title", title}, {"runs", data_runs}})},
+      {"@DATA@", script_json(Json{{"title", title}, {"runs", data_runs}})},
       {"@SCRIPTS@", scripts}};
   // Each placeholder is filled where it stands in the template, never inside what was filled in.
   std::string html;

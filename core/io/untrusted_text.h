@@ -33,8 +33,21 @@ class JsonObjectKeys {
   std::vector<std::set<std::string>> open_;
 };
 
+// Text from a file as it may reach a terminal or a page: every character that would act
+// instead of being shown, or would reorder the text around it, made visible as an escape, so
+// that data cannot move the cursor, retitle or clear the terminal, or reverse a line:
+//   C0 controls and DEL        \x1B  (\n, \t and \r by name)
+//   C1 controls U+0080-U+009F  \u009B
+//   bidirectional controls     \u202E  (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)
+//   bytes that are not UTF-8   \xFF
+// Everything else, backslashes included, is left as it is: the result is for reading, not for
+// reading back. With LineBreaks::keep, "\n" and "\t" stay as they are (a text's own lines).
+// Terminals get it from visible_text, pages from core/io/page_text.h.
+enum class LineBreaks { keep, escape };
+std::string visible_text(std::string_view text, LineBreaks line_breaks = LineBreaks::escape);
+
 // At most `max_bytes` of `text` for an error message: cut at a character boundary and marked
-// with "..." when cut, control characters shown as '?'. A message never quotes a whole value.
+// with "..." when cut, as visible_text shows it. A message never quotes a whole value.
 std::string excerpt(std::string_view text, size_t max_bytes = 40);
 
 }  // namespace tg

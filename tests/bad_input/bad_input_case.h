@@ -31,6 +31,7 @@ std::vector<BadInputCase> loader_cases();
 std::vector<BadInputCase> cli_cases();
 std::vector<BadInputCase> process_cases();  // environment, run directories in use, non-UTF-8 paths
 std::vector<BadInputCase> data_cases();  // data files, tokens, a run's stored data paths
-std::vector<BadInputCase> output_cases();  // output files: planted links, a run\'s records as outputs, export
+std::vector<BadInputCase> output_cases();  // output files: planted links, a run's records as outputs, export
+std::vector<BadInputCase> checkpoint_strict_cases();  // exact checkpoints: dtypes, finite values, complete state, JSON types
 
 }  // namespace tg::test

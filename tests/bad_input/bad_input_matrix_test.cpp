@@ -49,7 +49,8 @@ void check_rows(const char* area, const std::vector<BadInputCase>& rows) {
 TEST_CASE("bad-input matrix: every misuse gives a clear error naming what, which argument and the limit") {
   const std::pair<const char*, std::vector<BadInputCase>> areas[] = {
       {"library", library_cases()}, {"loaders", loader_cases()}, {"cli", cli_cases()},
-      {"process", process_cases()}, {"data", data_cases()}, {"output", output_cases()}};
+      {"process", process_cases()}, {"data", data_cases()}, {"output", output_cases()},
+      {"checkpoint strictness", checkpoint_strict_cases()}};
   size_t total = 0;
   std::string counts;
   for (const auto& [area, rows] : areas) {

@@ -175,3 +175,18 @@ TEST_CASE("explore page: Graphviz runs without a shell: a TMPDIR holding shell s
   CHECK(svg.starts_with("<svg"));
   CHECK_FALSE(std::filesystem::exists(pwned));
 }
+
+TEST_CASE("explore page: a token that opens a comment and a script, or reverses the text, stays data") {
+  TapeCapture capture;
+  const cli::AttentionExample ex = cli::attention_example(0);
+  json rec = explore::record(capture, ex.loss);
+  // "<!--<script>" inside a script element would make the parser swallow the page's own scripts
+  rec["description"] = "tokens: <!--<script> \xe2\x80\xae\x1b[2J";
+  const std::string html = explore::page_html(rec);
+  const std::string open = R"(<script type="application/json" id="recording">)";
+  const size_t start = html.find(open) + open.size(), end = html.find("</script>", start);
+  const std::string data = html.substr(start, end - start);
+  CHECK(data.find('<') == std::string::npos);
+  CHECK(json::parse(data)["description"] == "tokens: <!--<script> \\u202E\\x1B[2J");
+  CHECK(html.find("<script>", end) != std::string::npos);  // the page's own scripts follow, untouched
+}

@@ -150,7 +150,7 @@ TEST_CASE("cli: train --arch gpt, sample with and without the cache, eval, expor
       {{"sample", out, "--top-p", "0"}, "--top-p: must be a finite number in (0, 1], got 0"},
       {{"sample", out, "--top-p", "1.2"}, "--top-p: must be a finite number in (0, 1], got 1.2"},
       {{"sample", out, "--tokens", "-1"}, "--tokens: must be an integer in [0, 1048576], got -1"},
-      {{"sample", out, "--stop", "\x01"}, "--stop: \"\x01\" has a character the model never writes"},
+      {{"sample", out, "--stop", "\x01"}, "--stop: \"\\x01\" has a character the model never writes"},  // shown escaped
   };
   for (const Case& c : cases) {
     CAPTURE(fmt::format("{}", fmt::join(c.args, " ")));

@@ -48,3 +48,23 @@ TEST_CASE("NaN guard: a huge learning rate blows up at the second step, and the 
   }
   CHECK(t.step() == 1);
 }
+
+TEST_CASE("NaN guard: an update that makes the weights infinite writes no checkpoint, so none is called good") {
+  TempDir dir("nan_checkpoint");
+  train::TrainConfig config = test::tiny_config("copy", dir.path());
+  // lr 1e39 is a finite double but infinite as a float32 step: the loss and gradients of step 1
+  // are finite, its update is not, and step 1 is when the checkpoint is due
+  config.steps = 5, config.warmup = 0, config.lr = 1e39, config.eval_every = 1;
+  train::Trainer t(config, {.console = nullptr});
+  try {
+    t.fit();
+    FAIL("training with lr 1e39 did not stop");
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    CAPTURE(message);
+    CHECK(message.find(t.checkpoint_path().string() + ": not written: \"") != std::string::npos);
+    CHECK(message.find("at step 1: the run has diverged") != std::string::npos);
+    CHECK(message.find("last good checkpoint") == std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(t.checkpoint_path()));
+}

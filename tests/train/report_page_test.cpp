@@ -60,7 +60,9 @@ TEST_CASE("metrics_log: malformed content is an error naming the file, the line 
     std::string line, expected;
   };
   for (const Case& c : {Case{"{\"type\":\"train\",", "bad JSON"},
-                        Case{"[1,2]", "expected a JSON object with a \"type\""},
+                        Case{"[1,2]", "expected a JSON object, got [1,2]"},
+                        Case{R"({"step":1})", "the record has no \"type\" (\"train\" or \"eval\")"},
+                        Case{R"({"type":1,"step":1})", "\"type\" must be \"train\" or \"eval\", got 1"},
                         Case{R"({"type":"train","loss":1})", "the record has no \"step\""},
                         Case{R"({"type":"train","step":-2})", "\"step\" must be an integer in [0, 1099511627776], got -2"},
                         Case{R"({"type":"eval","step":1.5})", "\"step\" must be an integer"},
@@ -110,6 +112,19 @@ TEST_CASE("report_html: one file with Chart.js, the script and the data inlined,
   CHECK(r["config"]["task"] == "reverse");
   CHECK(r["attention"]["tokens"] == std::vector<std::string>{"a", "</script>"});
   CHECK(r["attention"]["layers"][0] == std::vector<double>{0.25, 0.75, 1, 0});
+}
+
+TEST_CASE("report_html: a token that reverses the text or holds terminal escapes is shown as its escapes") {
+  train::RunReport run{.name = "runs/\xe2\x80\xae" "evil", .config_json = "", .metrics = {}, .attention = {}};
+  run.attention = train::AttentionExample{.step = 1, .example = 0, .tokens = {"<!--<script>", "\x1b]0;T\x07"},
+                                          .heads = 1, .layers = {{0.25f, 0.75f, 1, 0}}};
+  const std::string html = train::report_html({run});
+  CHECK(html.find("<title>tapegrad: runs/\\u202Eevil</title>") != std::string::npos);
+  const nlohmann::json data = page_data(html);
+  CHECK(data["runs"][0]["name"] == "runs/\\u202Eevil");
+  CHECK(data["runs"][0]["attention"]["tokens"] == std::vector<std::string>{"<!--<script>", "\\x1B]0;T\\x07"});
+  CHECK(html.find("\xe2\x80\xae") == std::string::npos);
+  CHECK(html.find('\x1b') == std::string::npos);
 }
 
 TEST_CASE("report: metrics.csv and report.html are written atomically, never through a planted link") {

@@ -96,7 +96,7 @@ TEST_CASE("config: JSON round trip, validation and resumable differences") {
   CHECK(train::config_from_json(train::to_json(c)) == c);
   CHECK(train::config_from_json("{\"steps\": 7}").steps == 7);  // missing fields keep their defaults
   CHECK_THROWS_WITH_AS(train::config_from_json("{\"steps\": \"many\"}"), doctest::Contains("field \"steps\""), Error);
-  CHECK_THROWS_WITH_AS(train::config_from_json("[1"), doctest::Contains("config: invalid JSON"), Error);
+  CHECK_THROWS_WITH_AS(train::config_from_json("[1"), doctest::Contains("config: the config is not valid JSON"), Error);
 
   train::TrainConfig bad = c;
   bad.task = "translate";
