@@ -4,8 +4,11 @@
 //   tapegrad explore RUN_DIR --example N   validation example N through the trained model
 //   tapegrad explore --lesson NAME          a lesson (lessons/)
 //   tapegrad explore --trace                the attention head of tapegrad trace
+// A page (or --json) written into the run directory takes the run's lock (train/run_lock.h) for
+// as long as the command runs: a run still training there refuses it, naming the training's pid.
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,7 @@
 #include "ops/cross_entropy/cross_entropy.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/run_lock.h"
 #include "train/task_data.h"
 
 namespace tg::cli {
@@ -114,18 +118,32 @@ nlohmann::json record_run(const ExploreArgs& args, Io& io) {
   return rec;
 }
 
+// Whether `file` is written into the directory `dir` (however either is named).
+bool writes_into(const std::filesystem::path& file, const std::filesystem::path& dir) {
+  std::error_code no_such_directory;
+  const std::filesystem::path parent = file.parent_path().empty() ? "." : file.parent_path();
+  return std::filesystem::equivalent(parent, dir, no_such_directory);
+}
+
 void run_explore(const ExploreArgs& args, Io& io) {
   const int sources = !args.run.empty() + !args.lesson.empty() + args.trace;
   if (sources != 1)
     throw CLI::ValidationError("explore", "give exactly one of RUN_DIR (with --example), --lesson NAME or --trace");
   if (io.parse_only) return;
-  nlohmann::json rec = args.trace ? record_trace(args.seed) : !args.lesson.empty() ? record_lesson(args.lesson)
-                                                                                     : record_run(args, io);
   const std::filesystem::path out =
       !args.out.empty() ? std::filesystem::path(args.out)
       : args.trace      ? std::filesystem::path("explore-trace.html")
       : !args.lesson.empty() ? std::filesystem::path("explore-" + args.lesson + ".html")
                              : std::filesystem::path(args.run) / fmt::format("explore-{}.html", args.example);
+  std::optional<train::RunLock> lock;  // of the run directory, when the command writes into it
+  if (!args.run.empty()) {
+    std::filesystem::path run_dir = train::checkpoint_file(args.run).parent_path();
+    if (run_dir.empty()) run_dir = ".";
+    if (writes_into(out, run_dir) || (!args.json.empty() && writes_into(args.json, run_dir)))
+      lock.emplace("explore", run_dir);
+  }
+  nlohmann::json rec = args.trace ? record_trace(args.seed) : !args.lesson.empty() ? record_lesson(args.lesson)
+                                                                                     : record_run(args, io);
   io.activity = "writing " + out.string();
   explore::write_page(out, rec);
   if (!args.json.empty()) {
