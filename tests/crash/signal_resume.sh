@@ -57,7 +57,7 @@ echo "signal_resume: the uninterrupted run takes $run_ms ms"
 wait_for_training() {
   for _ in $(seq 500); do
     grep -q "^  run directory" "$work/attempt.log" && return
-    kill -0 "$1" 2> /dev/null || return
+    kill -0 "$1" 2> /dev/null || return 0  # (a status of 1 would end the script: set -e)
     sleep 0.01
   done
 }
@@ -145,9 +145,10 @@ signal_during_setup() {  # signal_during_setup SIGNAL TRAIN_ARGS...: the exit st
   local pid=$!
   for _ in $(seq 1000); do
     [[ $(cat "$setup/.tapegrad.lock" 2> /dev/null) == "$pid" ]] && break
+    kill -0 "$pid" 2> /dev/null || break
     sleep 0.01
   done
-  kill -s "$signal" "$pid"
+  kill -s "$signal" "$pid" 2> /dev/null || true
   status=0
   { wait "$pid"; } 2> /dev/null || status=$?
 }
