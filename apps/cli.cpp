@@ -242,15 +242,17 @@ int set_threads(int threads) {
 
 int run(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
   int status = run_app(args, out, err, /*parse_only=*/false);
-  // A full disk or a closed pipe may show only here: the output was buffered.
+  // A full disk or a closed pipe may show only here: the output was buffered. It makes a command
+  // that succeeded fail; a status that says more (130: stopped by SIGINT, its checkpoint written)
+  // stays. fputs, not fmt::print, which throws when `err` cannot be written either.
   errno = 0;
   const bool flushed = std::fflush(out) == 0;
-  if (!flushed || std::ferror(out)) {
-    fmt::print(err, "tapegrad: error: writing the output failed: {}\n",
-               errno != 0 ? std::strerror(errno) : "a write failed");
-    status = 1;
-  }
-  if (std::fflush(err) != 0 || std::ferror(err)) status = 1;
+  const bool written = flushed && !std::ferror(out);
+  if (!written)
+    std::fputs(fmt::format("tapegrad: error: writing the output failed: {}\n",
+                           errno != 0 ? std::strerror(errno) : "a write failed").c_str(), err);
+  const bool errors_written = std::fflush(err) == 0 && !std::ferror(err);
+  if ((!written || !errors_written) && status == 0) status = 1;
   return status;
 }
 

@@ -18,8 +18,9 @@ namespace tg::cli {
 // Runs `tapegrad args...` (args[0] is the program's name). Results go to `out`, errors to
 // `err`. Returns the exit status: 0 success, 1 a command failed (the error is printed),
 // 2 bad arguments (CLI11's message and a hint), 128 + the signal when training was stopped by
-// SIGINT (Ctrl-C: 130), SIGTERM (143) or SIGHUP (129) after writing a checkpoint. Output that
-// cannot be written (a full disk) makes the status 1.
+// SIGINT (Ctrl-C: 130), SIGTERM (143) or SIGHUP (129) after writing a checkpoint (or before
+// training began). Output that cannot be written (a full disk, a closed pipe) makes a status of 0
+// 1; another status stays.
 int run(const std::vector<std::string>& args, std::FILE* out = stdout, std::FILE* err = stderr);
 
 // Parses and checks `args` as run() does, every flag's range and the combinations of flags,

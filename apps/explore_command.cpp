@@ -5,7 +5,10 @@
 //                                          --data F: example N of F, as eval --data reads it)
 //   tapegrad explore --lesson NAME          a lesson (lessons/)
 //   tapegrad explore --trace                the attention head of tapegrad trace
+// A page (or --json) written into the run directory takes the run's lock (train/run_lock.h) for
+// as long as the command runs: a run still training there refuses it, naming the training's pid.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +32,7 @@
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/eval_set.h"
+#include "train/run_lock.h"
 #include "train/run_records.h"
 
 namespace tg::cli {
@@ -125,6 +129,13 @@ nlohmann::json record_run(const ExploreArgs& args, const std::filesystem::path& 
   return rec;
 }
 
+// Whether `file` is written into the directory `dir` (however either is named).
+bool writes_into(const std::filesystem::path& file, const std::filesystem::path& dir) {
+  std::error_code no_such_directory;
+  const std::filesystem::path parent = file.parent_path().empty() ? "." : file.parent_path();
+  return std::filesystem::equivalent(parent, dir, no_such_directory);
+}
+
 void run_explore(const ExploreArgs& args, Io& io) {
   const int sources = !args.run.empty() + !args.lesson.empty() + args.trace;
   if (sources != 1)
@@ -136,6 +147,13 @@ void run_explore(const ExploreArgs& args, Io& io) {
       : !args.lesson.empty() ? std::filesystem::path("explore-" + args.lesson + ".html")
                              : std::filesystem::path(args.run) / fmt::format("explore-{}.html", args.example);
   if (args.run.empty()) refuse_run_records(args, out, {});
+  std::optional<train::RunLock> lock;  // of the run directory, when the command writes into it
+  if (!args.run.empty()) {
+    std::filesystem::path run_dir = train::checkpoint_file(args.run).parent_path();
+    if (run_dir.empty()) run_dir = ".";
+    if (writes_into(out, run_dir) || (!args.json.empty() && writes_into(args.json, run_dir)))
+      lock.emplace("explore", run_dir);
+  }
   nlohmann::json rec = args.trace ? record_trace(args.seed) : !args.lesson.empty() ? record_lesson(args.lesson)
                                                                                      : record_run(args, out, io);
   io.activity = "writing " + out.string();

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -40,16 +41,29 @@ int agreed_signal(train::DataParallel& parallel) {
   return 0;
 }
 
+// Prints `text` to `to` and flushes it, whether or not they can be written: the line that says
+// how a run ended must not end it another way (fmt::print throws when a write fails, and the
+// terminal may be gone: SIGHUP).
+void print_whatever_happens(std::FILE* to, const std::string& text) {
+  std::fputs(text.c_str(), to);
+  std::fflush(to);  // under mpirun, a rank that exits first makes mpirun end the others
+}
+
 }  // namespace
 
 // SA_RESTART: a read or write the signal interrupts carries on, as it would without a handler.
+// nohup runs a program with SIGHUP ignored so that it outlives the terminal: that stays so.
 StopSignalScope::StopSignalScope() {
   received = 0, stopping = 0;
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
-  for (size_t k = 0; k < kStopSignals.size(); ++k) sigaction(kStopSignals[k].number, &action, &previous_[k]);
+  for (size_t k = 0; k < kStopSignals.size(); ++k) {
+    sigaction(kStopSignals[k].number, nullptr, &previous_[k]);
+    const bool under_nohup = kStopSignals[k].number == SIGHUP && previous_[k].sa_handler == SIG_IGN;
+    if (!under_nohup) sigaction(kStopSignals[k].number, &action, nullptr);
+  }
 }
 
 StopSignalScope::~StopSignalScope() {
@@ -63,13 +77,21 @@ std::function<bool()> stop_on_signal(train::DataParallel* parallel) {
   };
 }
 
+bool stopped_before_training(train::DataParallel* parallel, const std::string& outcome, Io& io) {
+  if (!stop_on_signal(parallel)()) return false;
+  io.status = 128 + stopping;
+  print_whatever_happens(io.out, fmt::format("tapegrad train: stopped by {} before training began; {}\n",
+                                             signal_name(stopping), outcome));
+  return true;
+}
+
 bool print_fit_end(const train::FitResult& r, std::clock_t cpu_start, int64_t step, const train::TrainConfig& config,
                    const std::filesystem::path& checkpoint, Io& io) {
   if (r.stopped) {
-    fmt::print(io.out, "interrupted at step {}/{} by {}; checkpoint {} written. Continue with: tapegrad train --resume "
-                       "{}\n", step, config.steps, signal_name(stopping), checkpoint.string(), config.out);
-    std::fflush(io.out);  // under mpirun, a rank that exits first makes mpirun end the others
     io.status = 128 + stopping;
+    print_whatever_happens(io.out, fmt::format("interrupted at step {}/{} by {}; checkpoint {} written. Continue "
+                                               "with: tapegrad train --resume {}\n", step, config.steps,
+                                               signal_name(stopping), checkpoint.string(), config.out));
     return false;
   }
   const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;

@@ -1,8 +1,8 @@
 // tapegrad report: report.html (train/report_page.h) made from one or more run directories'
 // metrics.jsonl and checkpoints, the runs overlaid; --csv also rewrites each run's metrics.csv.
 // A run directory written into (its report.html, its metrics.csv) is locked while the command
-// runs (train/run_lock.h): a run still training refuses it, naming the training's pid.
-#include <list>
+// runs (train/run_lock.h): a run still training refuses it, naming the training's pid; a
+// directory named twice (a ./a) is locked once.
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,13 +76,13 @@ std::vector<std::filesystem::path> records(const std::vector<train::RunReport>& 
 void run_report(const ReportArgs& args, Io& io) {
   if (io.parse_only) return;
   std::vector<train::RunReport> runs;
-  std::list<train::RunLock> locks;  // of the run directories written into, until the command ends
+  train::RunLocks locks;  // of the run directories written into, until the command ends
   const bool page_in_run = args.out.empty() && args.runs.size() == 1;
   for (const std::string& name : args.runs) {
     std::filesystem::path dir(name);
     if (!dir.has_filename() && dir.has_parent_path()) dir = dir.parent_path();  // "runs/a/" -> "runs/a"
     runs.push_back(load_run(dir, io));
-    if (args.csv || page_in_run) locks.emplace_back("report", dir);
+    if (args.csv || page_in_run) locks.lock("report", dir);
   }
   const std::filesystem::path out = !args.out.empty() ? std::filesystem::path(args.out)
                                     : page_in_run     ? std::filesystem::path(runs[0].name) / "report.html"

@@ -38,7 +38,8 @@ std::vector<data::Seq2SeqPair> known_pairs(const std::string& path, const data::
 
 }  // namespace
 
-void run_seq2seq_training(const train::TrainConfig& config, const std::string& resume, int threads, Io& io) {
+void run_seq2seq_training(const train::TrainConfig& config, const std::string& resume, int threads,
+                          const std::function<bool()>& begin_training, Io& io) {
   io.activity = fmt::format("reading the data and building the seq2seq model (--d-model {}, --layers {}, --ff {})",
                             config.d_model, config.layers, config.ff);
   train::Seq2SeqTrainer trainer(config, {.console = io.out, .write_files = true, .parallel = nullptr});
@@ -50,6 +51,7 @@ void run_seq2seq_training(const train::TrainConfig& config, const std::string& r
       return;
     }
   }
+  if (!begin_training()) return;
   const train::ModelConfig& m = trainer.model().config;
   const train::Seq2SeqData& d = trainer.data();
   fmt::print(io.out, "tapegrad train: task {}{}, arch seq2seq (encoder-decoder), {} parameters (d_model {}, {} heads, "
@@ -66,7 +68,6 @@ void run_seq2seq_training(const train::TrainConfig& config, const std::string& r
              resume.empty() ? "" : fmt::format(" (resumed at step {})", trainer.step()));
   std::fflush(io.out);
 
-  StopSignalScope signals;
   trainer.stop_requested = stop_on_signal(nullptr);
   io.activity = fmt::format("training (--batch-size {}, --d-model {})", config.batch_size, config.d_model);
   const std::clock_t cpu_start = std::clock();

@@ -3,6 +3,7 @@
 // train/seq2seq_decode.h). Internal to the program.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "apps/commands.h"
@@ -11,8 +12,11 @@
 
 namespace tg::cli {
 
-// Trains (or with `resume` a checkpoint path, continues) the run `config` describes.
-void run_seq2seq_training(const train::TrainConfig& config, const std::string& resume, int threads, Io& io);
+// Trains (or with `resume` a checkpoint path, continues) the run `config` describes, within the
+// train command's StopSignalScope. `begin_training` is called once the trainer is set up: false
+// stops the run there (it printed why).
+void run_seq2seq_training(const train::TrainConfig& config, const std::string& resume, int threads,
+                          const std::function<bool()>& begin_training, Io& io);
 
 struct Seq2SeqEvalArgs {
   std::string data;     // a .tsv/.jsonl file to score whole ("": the run's validation pairs)

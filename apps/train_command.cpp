@@ -265,10 +265,22 @@ train::TrainConfig resumed_config(const TrainArgs& args) {
   return config;
 }
 
+// Whether a signal came during the run's setup: if so, says so and that the run is as it was.
+bool stopped_in_setup(const TrainArgs& args, const train::TrainConfig& config, train::DataParallel* parallel,
+                      Io& io) {
+  return stopped_before_training(parallel,
+                                 args.resume.empty() ? "nothing written"
+                                                     : fmt::format("the run in {} is unchanged (continue it with: "
+                                                                   "tapegrad train --resume {})", config.out,
+                                                                   args.resume),
+                                 io);
+}
+
 // The run itself, once its config is settled: one process (parallel null) or one rank of a job.
 void train_run(const TrainArgs& args, const train::TrainConfig& config, bool resuming, Io& io,
                const std::shared_ptr<train::DataParallel>& parallel) {
   const bool lead = !parallel || parallel->rank() == 0;  // prints and writes the run's files
+  if (stopped_in_setup(args, config, parallel.get(), io)) return;
   std::optional<train::RunLock> lock;  // the run directory is this run's until it returns
   if (lead) {
     std::filesystem::create_directories(config.out);
@@ -276,10 +288,17 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
     if (!resuming) refuse_existing_run(args, config.out);  // again, locked: a run may have ended here since
   }
   const int threads = set_threads(args.threads);
+  // Once the run is set up (the data read, the model built, the checkpoint loaded): it stops if a
+  // signal came meanwhile, leaving the directory as it was; else a fresh run clears the earlier
+  // run there (--overwrite) and training begins.
+  const auto begin_training = [&] {
+    if (stopped_in_setup(args, config, parallel.get(), io)) return false;
+    if (!resuming && lead) remove_earlier_run(config.out);
+    return true;
+  };
   if (config.arch == "seq2seq") {
     if (parallel) throw Error("train", "arch seq2seq trains in one process: run it without mpirun");
-    if (!resuming) remove_earlier_run(config.out);
-    return run_seq2seq_training(config, resuming ? args.resume : std::string(), threads, io);
+    return run_seq2seq_training(config, resuming ? args.resume : std::string(), threads, begin_training, io);
   }
   io.activity = fmt::format("reading the data and building the model (--d-model {}, --layers {}, --ff {}, "
                             "--batch-size {})", config.d_model, config.layers, config.ff, config.batch_size);
@@ -291,9 +310,8 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
                          "for N more steps, or a larger total)\n", config.out, trainer.step(), config.steps);
       return;
     }
-  } else if (lead) {
-    remove_earlier_run(config.out);
   }
+  if (!begin_training()) return;
 
   const train::ModelConfig& m = trainer.model().config;
   fmt::print(io.out, "tapegrad train: task {}{}{}, {} parameters (d_model {}, {} heads, {} layers, ff {}, dropout {})\n",
@@ -313,7 +331,6 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
              resuming ? fmt::format(" (resumed at step {})", trainer.step()) : "");
   std::fflush(io.out);
 
-  StopSignalScope signals;
   trainer.stop_requested = stop_on_signal(parallel.get());
   io.activity = fmt::format("training (--batch-size {}, --d-model {}, sequences of up to {} tokens)",
                             config.batch_size, config.d_model, m.max_len);
@@ -355,6 +372,7 @@ void run_rank(const TrainArgs& args, const train::TrainConfig& config, bool resu
 #endif
 
 void run_train(const TrainArgs& args, Io& io) {
+  StopSignalScope signals;  // from the start: a signal during the setup stops the run too
   const bool resuming = !args.resume.empty();
   if (resuming && args.overwrite)
     throw CLI::ValidationError("--overwrite", "starts a run afresh; it cannot be combined with --resume");

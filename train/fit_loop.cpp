@@ -30,7 +30,9 @@ FitResult run_fit_loop(const TrainConfig& config, const TrainerOptions& options,
     ++r.steps_run, update_ms += m.ms, tokens += m.tokens;
     const int64_t step = steps.step();
     r.stopped = steps.stop_requested && steps.stop_requested();
-    if (!r.stopped && (step == until || (config.eval_every > 0 && step % config.eval_every == 0))) {
+    // A stop skips no evaluation that is due: the resumed run would not make it, and its records
+    // would differ from an uninterrupted run's.
+    if (step == until || (config.eval_every > 0 && step % config.eval_every == 0)) {
       r.eval = steps.evaluate();
       reporter.eval(r.eval);
     }

@@ -65,4 +65,16 @@ RunLock::RunLock(const char* op, const std::filesystem::path& dir) {
 // opened it just before lock a file no longer in the directory while a third locks a new one.
 RunLock::~RunLock() { ::close(fd_); }
 
+void RunLocks::lock(const char* op, const std::filesystem::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int error = errno;
+    throw Error(op, fmt::format("cannot lock the run directory {}: {}", dir.string(), std::strerror(error)));
+  }
+  const std::pair<dev_t, ino_t> identity{st.st_dev, st.st_ino};
+  if (locked_.contains(identity)) return;
+  locks_.emplace_back(op, dir);
+  locked_.insert(identity);
+}
+
 }  // namespace tg::train

@@ -7,7 +7,15 @@
 // The lock is flock(2) on <dir>/.tapegrad.lock, which the kernel releases when the process ends,
 // however it ends: the file a killed run leaves behind blocks nothing. The pid written into it
 // is for the message only. Under mpirun rank 0 alone takes it (the ranks write nothing else).
+// flock conflicts between two opens of the file in one process too: a command that writes into
+// several run directories takes their locks through RunLocks, which locks each directory once
+// however it is named (`report a ./a --csv`).
+#include <sys/types.h>
+
 #include <filesystem>
+#include <list>
+#include <set>
+#include <utility>
 
 namespace tg::train {
 
@@ -25,6 +33,18 @@ class RunLock {
 
  private:
   int fd_ = -1;
+};
+
+// The locks of the run directories one command writes into, each directory locked once: two
+// names of one directory (a, ./a, a symbolic link to it) are one directory, by device and inode.
+class RunLocks {
+ public:
+  // Locks `dir` (which must exist) unless this set holds its lock already; errors as RunLock's.
+  void lock(const char* op, const std::filesystem::path& dir);
+
+ private:
+  std::set<std::pair<dev_t, ino_t>> locked_;
+  std::list<RunLock> locks_;
 };
 
 }  // namespace tg::train

@@ -4,7 +4,10 @@
 # each stop, the run must end with the uninterrupted run's metrics and tensor bytes. Then two
 # runs into one directory: the second is refused at once, naming the first's pid, and the first,
 # stopped by SIGTERM with --eval-every 0 (no checkpoint before the end), leaves a checkpoint that
-# resumes.
+# resumes. A signal during the setup (reading the data) stops a run before training begins, with
+# nothing written: a fresh run's directory is accepted again without --overwrite, a resumed run is
+# unchanged. And a SIGHUP with the output gone (a pipe nobody reads, or closed descriptors, as
+# when the terminal closes) still writes the checkpoint and exits 129.
 #
 #   tests/crash/signal_resume.sh TAPEGRAD WORK_DIR [SEED]
 #
@@ -54,7 +57,7 @@ echo "signal_resume: the uninterrupted run takes $run_ms ms"
 wait_for_training() {
   for _ in $(seq 500); do
     grep -q "^  run directory" "$work/attempt.log" && return
-    kill -0 "$1" 2> /dev/null || return
+    kill -0 "$1" 2> /dev/null || return 0  # (a status of 1 would end the script: set -e)
     sleep 0.01
   done
 }
@@ -77,7 +80,7 @@ for signal in "${signals[@]}"; do
   ((status == 0)) && break                    # the run ended before the signal came
   ((status == 128 + signal_number[$signal])) ||
     fail "SIG$signal after $delay_ms ms: exit $status, not $((128 + signal_number[$signal])): $(cat "$work/attempt.log")"
-  # Before training starts a signal ends the process as usual (nothing is lost yet).
+  # Before training began the run stops with nothing written (tested below).
   step=$(sed -n "s|^interrupted at step \([0-9]*\)/60 by SIG$signal; .*|\1|p" "$work/attempt.log")
   [[ -n $step ]] || continue
   expected="interrupted at step $step/60 by SIG$signal; checkpoint $dir/checkpoint.safetensors written. Continue"
@@ -128,3 +131,72 @@ step=$(sed -n 's|^interrupted at step \([0-9]*\)/100000 by SIGTERM.*|\1|p' "$wor
 [[ $(checkpoint_step "$locked") == $((step + 2)) ]] || fail "the resumed run did not reach step $((step + 2))"
 echo "signal_resume: a second run into a directory in use was refused naming pid $first; SIGTERM with" \
      "--eval-every 0 stopped the first at step $step with a checkpoint, which resumed"
+
+# A signal during the setup. Reading this much text takes long enough to send the signal meanwhile:
+# once the lock file holds the run's pid, it has its directory and reads its data.
+head -c 400000 < <(yes "the quick brown fox jumps over the lazy dog") > "$work/text.txt"
+setup=$work/setup
+lm_flags=(--task lm --data "$work/text.txt" --block-size 8 --d-model 16 --heads 2 --ff 32 --layers 1 --warmup 1
+          --eval-batches 1 --threads 1)
+signal_during_setup() {  # signal_during_setup SIGNAL TRAIN_ARGS...: the exit status in $status
+  local signal=$1
+  shift
+  "$tapegrad" train "$@" > "$work/setup.log" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1000); do
+    [[ $(cat "$setup/.tapegrad.lock" 2> /dev/null) == "$pid" ]] && break
+    kill -0 "$pid" 2> /dev/null || break
+    sleep 0.01
+  done
+  kill -s "$signal" "$pid" 2> /dev/null || true
+  status=0
+  { wait "$pid"; } 2> /dev/null || status=$?
+}
+signal_during_setup TERM "${lm_flags[@]}" --steps 2 --out "$setup"
+((status == 143)) || fail "SIGTERM during the setup: exit $status, not 143: $(cat "$work/setup.log")"
+grep -qxF "tapegrad train: stopped by SIGTERM before training began; nothing written" "$work/setup.log" ||
+  fail "SIGTERM during the setup: $(cat "$work/setup.log")"
+[[ $(ls -A "$setup") == .tapegrad.lock ]] || fail "SIGTERM during the setup left more than the lock file: $(ls -A "$setup")"
+"$tapegrad" train "${lm_flags[@]}" --steps 2 --out "$setup" > "$work/setup.log" 2>&1 ||
+  fail "a run into the directory of one stopped during its setup: $(cat "$work/setup.log")"
+before=$(cat "$setup/checkpoint.safetensors" "$setup/metrics.jsonl" | cksum)
+signal_during_setup HUP --resume "$setup" --steps +2
+((status == 129)) || fail "SIGHUP during a resumed run's setup: exit $status, not 129: $(cat "$work/setup.log")"
+expected="tapegrad train: stopped by SIGHUP before training began; the run in $setup is unchanged (continue it"
+expected+=" with: tapegrad train --resume $setup)"
+grep -qxF "$expected" "$work/setup.log" ||
+  fail "SIGHUP during a resumed run's setup: $(cat "$work/setup.log")"
+[[ $(cat "$setup/checkpoint.safetensors" "$setup/metrics.jsonl" | cksum) == "$before" ]] ||
+  fail "SIGHUP during a resumed run's setup changed the run"
+echo "signal_resume: a signal during the setup stopped a fresh run with nothing written and a resumed one unchanged"
+
+# SIGHUP with the output gone: stdout and stderr lead to a pipe that nobody reads (a write fails
+# with EPIPE, or SIGPIPE), or are closed.
+mkfifo "$work/fifo"
+exec {reader}<> "$work/fifo"
+exec {unread}> "$work/fifo"
+exec {reader}<&-
+for output in unread closed; do
+  gone=$work/gone-$output
+  if [[ $output == unread ]]; then
+    "$tapegrad" train "${long_flags[@]}" --out "$gone" >&"$unread" 2>&"$unread" &
+  else
+    "$tapegrad" train "${long_flags[@]}" --out "$gone" >&- 2>&- &
+  fi
+  pid=$!
+  for _ in $(seq 200); do
+    grep -q '"type":"train"' "$gone/metrics.jsonl" 2> /dev/null && break
+    sleep 0.05
+  done
+  kill -HUP "$pid" 2> /dev/null || echo "signal_resume: the run with the output $output ended before SIGHUP" >&2
+  status=0
+  { wait "$pid"; } 2> /dev/null || status=$?
+  ((status == 129)) || fail "SIGHUP with the output $output: exit $status, not 129"
+  [[ $(cat "$gone/.tapegrad.lock") == "$pid" ]] || fail "SIGHUP with the output $output: the lock file holds more"
+  step=$(checkpoint_step "$gone")
+  "$tapegrad" train --resume "$gone" --steps +1 --threads 1 > "$work/resume.log" 2>&1 ||
+    fail "the run stopped by SIGHUP with the output $output does not resume: $(cat "$work/resume.log")"
+  [[ $(checkpoint_step "$gone") == $((step + 1)) ]] || fail "the resumed run did not reach step $((step + 1))"
+done
+exec {unread}>&-
+echo "signal_resume: SIGHUP with the output unread or closed wrote the checkpoint and exited 129"

@@ -138,6 +138,19 @@ TEST_CASE("Trainer: plain log lines off a terminal, and a requested stop writes 
   CHECK(text.find("step 3/8") == std::string::npos);
   CHECK(text.find("ETA ") != std::string::npos);
   CHECK(text.find("eval at step 4: loss ") != std::string::npos);
-  CHECK(text.find("eval at step 6") == std::string::npos);  // a stop skips the evaluation
+  CHECK(text.find("eval at step 6") == std::string::npos);  // a stop makes no evaluation that is not due
   CHECK(text.find('\r') == std::string::npos);
+}
+
+TEST_CASE("Trainer: a stop at a step where an evaluation is due makes it, as the uninterrupted run does") {
+  TempDir dir("stop_at_eval");
+  train::TrainConfig config = test::tiny_config("copy", dir.path());
+  config.steps = 8, config.warmup = 1, config.eval_every = 4;
+  train::Trainer t(config, {.console = nullptr});
+  t.stop_requested = [&] { return t.step() == 4; };
+  const train::FitResult r = t.fit();
+  CHECK(r.stopped);
+  CHECK(r.eval.step == 4);
+  CHECK(test::read_file(dir.path() / "metrics.jsonl").find("\"type\":\"eval\",\"step\":4,") != std::string::npos);
+  CHECK(train::load_checkpoint(t.checkpoint_path()).step == 4);
 }
