@@ -90,8 +90,7 @@ void run_sample(const SampleArgs& args, Io& io) {
   auto model = train::load_model(c);
   io.activity = fmt::format("generating {} characters (--tokens)", options.max_new_tokens);
   const std::vector<int64_t> ids = train::generate(*model, prompt, options);
-  fmt::print(io.out, "{}
-", text_for(io.out, tokenizer.decode(ids)));
+  fmt::print(io.out, "{}\n", text_for(io.out, tokenizer.decode(ids)));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include <fmt/format.h>
+
 namespace tg {
 
 namespace {

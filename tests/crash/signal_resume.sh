@@ -18,24 +18,9 @@ tapegrad=$1
 work=$2
 RANDOM=${3:-1}
 
-# kill_resume.sh's tiny model, on one thread (runs on different thread counts differ).
-train_flags=(--task reverse --d-model 16 --heads 2 --ff 32 --layers 1 --steps 60 --batch-size 16
-             --eval-every 3 --val-examples 32 --log-every 1000 --threads 1 --seed 3)
+source "$(dirname "$0")/run_checks.sh"
 signals=(TERM HUP INT TERM HUP INT)
 declare -A signal_number=([HUP]=1 [INT]=2 [TERM]=15)
-
-fail() {
-  echo "signal_resume: $*" >&2
-  exit 1
-}
-
-metrics_without_timings() { sed 's/,"ms":[^,}]*}$/}/' "$1/metrics.jsonl"; }
-
-tensor_bytes() {
-  local header
-  header=$(od -An -tu8 -N8 "$1/checkpoint.safetensors" | tr -d ' ')
-  tail -c +$((9 + header)) "$1/checkpoint.safetensors" | cksum
-}
 
 # The step of the checkpoint in run directory $1, as `tapegrad eval` reports it.
 checkpoint_step() {
@@ -132,9 +117,10 @@ step=$(sed -n 's|^interrupted at step \([0-9]*\)/100000 by SIGTERM.*|\1|p' "$wor
 echo "signal_resume: a second run into a directory in use was refused naming pid $first; SIGTERM with" \
      "--eval-every 0 stopped the first at step $step with a checkpoint, which resumed"
 
-# A signal during the setup. Reading this much text takes long enough to send the signal meanwhile:
-# once the lock file holds the run's pid, it has its directory and reads its data.
-head -c 400000 < <(yes "the quick brown fox jumps over the lazy dog") > "$work/text.txt"
+# A signal during the setup. Reading, hashing and encoding 8 MB of text takes a few tenths of a
+# second, long enough to send the signal meanwhile: once the lock file holds the run's pid, it
+# has its directory and reads its data.
+head -c 8000000 < <(yes "the quick brown fox jumps over the lazy dog") > "$work/text.txt"
 setup=$work/setup
 lm_flags=(--task lm --data "$work/text.txt" --block-size 8 --d-model 16 --heads 2 --ff 32 --layers 1 --warmup 1
           --eval-batches 1 --threads 1)

@@ -59,7 +59,7 @@ TEST_CASE("run lock: a run holds its directory while it runs, and a lock file le
   CHECK(run_cli({"train", "--resume", run.string(), "--steps", "4"}).status == 0);
 }
 
-TEST_CASE("run lock: a directory named twice is locked once; explore takes the lock when it writes into the run") {
+TEST_CASE("run lock: a directory named twice is locked once, and explore takes the lock when it writes into the run") {
   TempDir dir("run_lock_names");
   const std::filesystem::path run = dir.path() / "run", page = dir.path() / "page.html";
   REQUIRE(run_cli(tiny_run(run, 2)).status == 0);
@@ -90,7 +90,7 @@ TEST_CASE("run lock: a directory named twice is locked once; explore takes the l
 
 // The train command checks stopped_before_training once its run is set up;
 // tests/crash/signal_resume.sh sends the program a signal during the setup.
-TEST_CASE("stop signals: one that came before training began stops the run there, saying so; nohup's SIGHUP stays "
+TEST_CASE("stop signals: one that came before training began stops the run there, saying so, and nohup's SIGHUP stays "
           "ignored") {
   char* text = nullptr;
   size_t size = 0;
