@@ -18,14 +18,7 @@ RANDOM=${4:-1}
 
 source "$(dirname "$0")/run_checks.sh"
 
-rm -rf "$work"
-mkdir -p "$work"
-reference=$work/reference
-start=$(date +%s%N)
-"$tapegrad" train "${train_flags[@]}" --out "$reference" > "$work/reference.log" 2>&1 ||
-  fail "the uninterrupted run failed: $(cat "$work/reference.log")"
-run_ms=$((($(date +%s%N) - start) / 1000000))
-echo "kill_resume: the uninterrupted run takes $run_ms ms"
+run_reference
 
 kills=0
 loaded=0  # kills after which a checkpoint was there to load

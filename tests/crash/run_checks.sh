@@ -22,3 +22,17 @@ tensor_bytes() {
   header=$(od -An -tu8 -N8 "$1/checkpoint.safetensors" | tr -d ' ')
   tail -c +$((9 + header)) "$1/checkpoint.safetensors" | cksum
 }
+
+# Makes $work afresh and the uninterrupted run in $reference, the one to compare with; $run_ms is
+# how long it took.
+run_reference() {
+  rm -rf "$work"
+  mkdir -p "$work"
+  reference=$work/reference
+  local start
+  start=$(date +%s%N)
+  "$tapegrad" train "${train_flags[@]}" --out "$reference" > "$work/reference.log" 2>&1 ||
+    fail "the uninterrupted run failed: $(cat "$work/reference.log")"
+  run_ms=$((($(date +%s%N) - start) / 1000000))
+  echo "$(basename "$0" .sh): the uninterrupted run takes $run_ms ms"
+}
