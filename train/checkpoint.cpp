@@ -248,11 +248,12 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
   if (meta("format") != kCheckpointFormat)
     fail(path, fmt::format("format is \"{}\", expected \"{}\"", meta("format"), kCheckpointFormat));
 
+  const std::string &config_json = meta("config"), &model_json = meta("model");  // (outside the try: named once)
   Checkpoint c;
   try {
-    c.config = config_from_json(meta("config"));
+    c.config = config_from_json(config_json);
     validate(c.config);
-    c.model_config = model_config_from(meta("model"));
+    c.model_config = model_config_from(model_json);
     check_model_config(c.model_config);
   } catch (const Error& e) {
     fail(path, e.what());

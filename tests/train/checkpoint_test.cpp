@@ -52,6 +52,14 @@ TEST_CASE("checkpoint: truncated, corrupted and foreign files give clear errors 
     save_safetensors(dir.path() / "weights.safetensors", {{"w", zeros({2})}});
     resume_fails(test::read_file(dir.path() / "weights.safetensors"), "metadata has no \"format\" entry");
   }
+  SUBCASE("a checkpoint without its config, named once in the message") {
+    SafetensorsFile f = load_safetensors(dir.path() / "checkpoint.safetensors");
+    f.metadata.erase("config");
+    save_safetensors(dir.path() / "no_config.safetensors", f.tensors, f.metadata);
+    const std::filesystem::path bad = dir.path() / "no_config.safetensors";
+    CHECK_THROWS_WITH_AS(train::load_checkpoint(bad),
+                         ("checkpoint: " + bad.string() + ": metadata has no \"config\" entry").c_str(), Error);
+  }
   SUBCASE("missing file") {
     train::Trainer t(short_run(dir.path()), {.console = nullptr});
     CHECK_THROWS_WITH_AS(t.resume(dir.path() / "nope.safetensors"), doctest::Contains("no such file"), Error);
