@@ -7,8 +7,6 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "core/factories.h"
-#include "core/rng.h"
-#include "data/random.h"
 #include "data/vocab.h"
 
 namespace tg::data {
@@ -57,31 +55,25 @@ int64_t DataLoader::batches_per_epoch() const {
 }
 
 std::vector<int64_t> DataLoader::order(int64_t epoch) const {
-  if (epoch < 0) throw Error("DataLoader", fmt::format("epoch must be >= 0, got {}", epoch));
-  const int64_t n = dataset_->size();
-  if (!options_.shuffle) {
-    std::vector<int64_t> identity(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) identity[i] = i;
-    return identity;
-  }
-  Generator gen;
-  gen.set_state(options_.seed, static_cast<uint64_t>(epoch) << 32);  // each epoch its own counters
-  return random_permutation(n, gen);
+  const EpochOrder visits(dataset_->size(), options_.shuffle, options_.seed, epoch);
+  std::vector<int64_t> list(static_cast<size_t>(visits.size()));
+  for (int64_t i = 0; i < visits.size(); ++i) list[static_cast<size_t>(i)] = visits[i];
+  return list;
 }
 
-const std::vector<int64_t>& DataLoader::cached_order(int64_t epoch) {
+const EpochOrder& DataLoader::cached_order(int64_t epoch) {
   if (epoch != cached_epoch_) {
-    cached_order_ = order(epoch);
+    cached_order_.emplace(dataset_->size(), options_.shuffle, options_.seed, epoch);
     cached_epoch_ = epoch;
   }
-  return cached_order_;
+  return *cached_order_;
 }
 
 Batch DataLoader::batch(int64_t epoch, int64_t index) {
   if (index < 0 || index >= batches_per_epoch())
     throw Error("DataLoader", fmt::format("batch {} is out of range: an epoch has {} batches", index,
                                           batches_per_epoch()));
-  const std::vector<int64_t>& ord = cached_order(epoch);
+  const EpochOrder& ord = cached_order(epoch);
   const int64_t begin = index * options_.batch_size;
   const int64_t end = std::min(begin + options_.batch_size, dataset_->size());
   std::vector<Example> examples;

@@ -10,17 +10,19 @@
 // The loader builds the padding mask only. A model that must not look ahead (the character
 // language model) also builds causal_mask(T) (ops/attention) and combines the two.
 //
-// Order: epoch e visits the examples in random_permutation(N) drawn from a Philox
-// Generator(seed) at offset e * 2^32 (without shuffle: 0..N-1), cut into batches of
-// batch_size; the last, shorter batch is kept unless drop_last. The order depends only on
-// (seed, epoch), so the same seed gives the same batches, and a loader restored to a saved
-// state() continues exactly where the saved one was.
+// Order: epoch e visits the examples in EpochOrder(N, shuffle, seed, e) (data/epoch_order.h: a
+// random permutation, listed up to 4M examples and computed per position beyond), cut into
+// batches of batch_size; the last, shorter batch is kept unless drop_last. The order depends
+// only on (seed, epoch), so the same seed gives the same batches, and a loader restored to a
+// saved state() continues exactly where the saved one was.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/device.h"
 #include "core/tensor.h"
+#include "data/epoch_order.h"
 #include "data/example.h"
 
 namespace tg::data {
@@ -62,7 +64,7 @@ class DataLoader {
   Batch next();
   // Any batch, without moving the state.
   Batch batch(int64_t epoch, int64_t index);
-  // The example indices in the order epoch `epoch` visits them.
+  // The example indices in the order epoch `epoch` visits them, as a list of N.
   std::vector<int64_t> order(int64_t epoch) const;
 
   LoaderState state() const { return state_; }
@@ -72,13 +74,13 @@ class DataLoader {
   const DataLoaderOptions& options() const { return options_; }
 
  private:
-  const std::vector<int64_t>& cached_order(int64_t epoch);
+  const EpochOrder& cached_order(int64_t epoch);
 
   std::shared_ptr<const Dataset> dataset_;
   DataLoaderOptions options_;
   LoaderState state_;
   int64_t cached_epoch_ = -1;  // the epoch whose order cached_order_ holds
-  std::vector<int64_t> cached_order_;
+  std::optional<EpochOrder> cached_order_;
 };
 
 }  // namespace tg::data
