@@ -52,15 +52,18 @@ TokenPair parse_jsonl_line(std::string_view line, const std::string& where) {
   return {json_tokens(json, "input"), json_tokens(json, "output")};
 }
 
-// A side's tokens against the limit and the reserved names (but <bos>, the documented start
-// marker).
+// A side's tokens against the limit and the reserved names. <bos> is the documented start
+// marker, so it may open a side; anywhere else it is data that would become the marker.
 void check_side(const std::vector<std::string>& tokens, const char* side, const std::string& where) {
   if (tokens.empty()) throw Error(kOp, fmt::format("{}: the {} has no tokens", where, side));
   if (std::ssize(tokens) > kMaxLabelledTokens)
     throw Error(kOp, fmt::format("{}: the {} has {} tokens, more than the limit of {}", where, side, tokens.size(),
                                  kMaxLabelledTokens));
+  const auto& reserved = Vocab::reserved_tokens();
   for (size_t t = 0; t < tokens.size(); ++t) {
-    const auto& reserved = Vocab::reserved_tokens();
+    if (tokens[t] == reserved[kBosId] && t > 0)
+      throw Error(kOp, fmt::format("{}: {} token <bos> (position {}) is a reserved name: <bos> marks a sequence's "
+                                   "start and may only be its first token", where, side, t + 1));
     if (tokens[t] != reserved[kBosId] && std::find(reserved.begin(), reserved.end(), tokens[t]) != reserved.end())
       throw Error(kOp, fmt::format("{}: {} token {} (position {}) is a reserved name: <pad> <unk> <sep> <mask> are "
                                    "the vocabulary's own tokens, not data (<bos> marks a sequence's start)", where,

@@ -58,7 +58,7 @@ TEST_CASE("token rules: a byte order mark at the start of a file is no part of t
   CHECK(parse_labelled("a\tX\n" + bom + "a\tX\n", FileFormat::tsv, "t.tsv")[1].input[0] == bom + "a");
 }
 
-TEST_CASE("token rules: a reserved name in a labelled file is an error naming the line, <bos> excepted") {
+TEST_CASE("token rules: a reserved name in a labelled file is an error naming the line, <bos> but as a first token") {
   for (const char* name : {"<pad>", "<unk>", "<sep>", "<mask>"}) {
     CAPTURE(name);
     CHECK_THROWS_WITH_AS(parse_labelled(fmt::format("a\tX\na {}\tX Y\n", name), FileFormat::tsv, "r.tsv"),
@@ -71,6 +71,12 @@ TEST_CASE("token rules: a reserved name in a labelled file is an error naming th
                          Error);
   }
   CHECK(parse_labelled("<bos> a\t<bos> X\n", FileFormat::tsv, "r.tsv").size() == 1);  // the documented start marker
+  CHECK_THROWS_WITH_AS(parse_labelled("a\tX\n<bos> a <bos>\tX Y Z\n", FileFormat::tsv, "r.tsv"),
+                       doctest::Contains("r.tsv:2: input token <bos> (position 3) is a reserved name: <bos> marks a "
+                                         "sequence's start and may only be its first token"),
+                       Error);
+  CHECK_THROWS_WITH_AS(jsonl(R"({"input": ["<bos>", "a"], "output": ["X", "<bos>"]})"),
+                       doctest::Contains("t.jsonl:1: output token <bos> (position 2) is a reserved name"), Error);
 }
 
 TEST_CASE("token rules: a character the tokenizer lacks is an error naming the source and line, never <unk>") {
