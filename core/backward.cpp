@@ -59,14 +59,15 @@ void check_gradient(const Tensor& grad, const TensorRecord& target, const Entry&
 
 // Runs e's rule on its outputs' gradients (zeros for those that got none) and checks what it
 // returns: one gradient per input, each of its input's shape and dtype, or undefined.
-TensorList run_rule(const Entry& e, TensorList grad_outputs) {
+TensorList run_rule(const Entry& e, TensorList grad_outputs, bool create_graph) {
   for (size_t i = 0; i < grad_outputs.size(); ++i) {
     const TensorRecord& out = e.outputs[i];
     if (!grad_outputs[i].defined()) grad_outputs[i] = zeros(out.shape, out.dtype, out.device);
   }
   TensorList grad_inputs;
   try {
-    grad_inputs = e.backward(BackwardContext(e, std::move(grad_outputs)));
+    const BackwardRule& rule = create_graph || !e.fast ? e.reference : e.fast;
+    grad_inputs = rule(BackwardContext(e, std::move(grad_outputs), create_graph));
   } catch (const Error& err) {  // an op the rule calls failed (an anomaly, say): say which entry ran it
     throw Error(e.op, fmt::format("in the backward rule of tape entry #{} '{}': {}", e.tape_position, e.op,
                                   err.what()));
@@ -99,7 +100,14 @@ BackwardStepper::BackwardStepper(const Tensor& root, const Tensor& grad_output, 
     : BackwardStepper(TensorList{root}, TensorList{grad_output}, retain_graph) {}
 
 BackwardStepper::BackwardStepper(const TensorList& roots, const TensorList& grad_outputs, bool retain_graph)
-    : retain_graph_(retain_graph) {
+    : BackwardStepper(roots, grad_outputs, BackwardOptions{.retain_graph = retain_graph}) {}
+
+BackwardStepper::BackwardStepper(const TensorList& roots, const TensorList& grad_outputs, BackwardOptions options)
+    : retain_graph_(options.retain_graph.value_or(options.create_graph)), create_graph_(options.create_graph) {
+  for (const Tensor& t : options.capture) {
+    capture_ids_.push_back(t.id());
+    captured_.try_emplace(t.id());
+  }
   if (!grad_outputs.empty() && grad_outputs.size() != roots.size())
     throw Error("backward", fmt::format("got {} gradients for {} tensors", grad_outputs.size(), roots.size()));
   const bool one = roots.size() == 1;  // messages say "tensor 2" only when there are several
@@ -127,6 +135,7 @@ BackwardStepper::BackwardStepper(const TensorList& roots, const TensorList& grad
     if (!root.is_leaf()) producers.push_back(root.producer());
   }
   order_ = reverse_order_from(producers);
+  if (!capture_ids_.empty()) keep_entries_leading_to_captured();
   // Checked for every entry before any runs, so a failing backward leaves no partial gradients.
   for (const auto& e : order_) {
     if (e->released)
@@ -142,8 +151,26 @@ void backward(const TensorList& tensors, const TensorList& grad_tensors, bool re
   BackwardStepper(tensors, grad_tensors, retain_graph).run();
 }
 
-void Tensor::backward(const Tensor& grad_output, bool retain_graph) const {
-  BackwardStepper(*this, grad_output, retain_graph).run();
+void Tensor::backward(const Tensor& grad_output, std::optional<bool> retain_graph, bool create_graph) const {
+  BackwardStepper({*this}, {grad_output}, {.retain_graph = retain_graph, .create_graph = create_graph}).run();
+}
+
+// tg::grad runs only what reaches the tensors it was asked about: an entry is kept when one
+// of its inputs is captured or was made by a kept entry (producers are older, so one pass
+// from the oldest entry decides).
+void BackwardStepper::keep_entries_leading_to_captured() {
+  std::unordered_set<const Entry*> kept;
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it)
+    for (const EntryInput& in : (*it)->inputs)
+      if (in.requires_grad && (captured_.contains(in.record.id) || (in.producer && kept.contains(in.producer.get()))))
+        kept.insert(it->get());
+  std::erase_if(order_, [&](const auto& e) { return !kept.contains(e.get()); });
+}
+
+TensorList BackwardStepper::captured() const {
+  TensorList grads;
+  for (int64_t id : capture_ids_) grads.push_back(captured_.at(id));
+  return grads;
 }
 
 const Entry& BackwardStepper::peek() const {
@@ -178,15 +205,51 @@ Tensor run_hooks(const TensorHooks& hooks, Tensor grad, const char* whose) {
   return grad;
 }
 
+// a + b of two gradients of one tensor (same shape and dtype), recorded as "add" on the tape:
+// how a backward that creates a graph sums (core sits below ops/, so it cannot call tg::add).
+Tensor recorded_sum(const Tensor& a, const Tensor& b) {
+  auto sum_of = [](const Tensor& x, const Tensor& y) {
+    Tensor out = contiguous_copy(x);
+    add_into_(out, y);
+    return out;
+  };
+  Tensor out = sum_of(a, b);
+  if (Recorder rec("add", {a, b}, {out}); rec) {
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      if (!f.has_tangent(0) || !f.has_tangent(1)) return {f.has_tangent(0) ? f.tangent(0) : f.tangent(1)};
+      return {sum_of(f.tangent(0), f.tangent(1))};
+    });
+    rec.backward([](const BackwardContext& ctx) -> TensorList { return {ctx.grad(), ctx.grad()}; });
+  }
+  return out;
+}
+
+}  // namespace
+
 // dst += grad, where dst is a tensor's accumulated gradient (a leaf's, or a retained one).
-void add_to_grad(std::shared_ptr<TensorImpl>& dst, const Tensor& grad) {
-  if (dst)
+// Creating a graph, the sum is a new tensor on the tape, and the first gradient is kept as
+// it is (with its history).
+void BackwardStepper::add_to_grad(std::shared_ptr<TensorImpl>& dst, const Tensor& grad) const {
+  if (create_graph_)
+    dst = (dst ? recorded_sum(Tensor(dst), grad) : grad).impl_ptr();
+  else if (dst)
     add_into_(Tensor(dst), grad);
   else
     dst = (unshared(grad) ? grad : contiguous_copy(grad)).impl_ptr();
 }
 
-}  // namespace
+// sum += grad for a gradient gathered in this pass: in place when nothing else sees the sum,
+// out of place on the tape when creating a graph.
+void BackwardStepper::add_to(Tensor& sum, const Tensor& grad) const {
+  if (!sum.defined()) {
+    sum = grad;
+  } else if (create_graph_) {
+    sum = recorded_sum(sum, grad);
+  } else {
+    if (!unshared(sum)) sum = contiguous_copy(sum);
+    add_into_(sum, grad);
+  }
+}
 
 // grads[target] += grad: the one rule of backward, for the gradient gathered so far for a
 // non-leaf tensor and for a leaf's .grad().
@@ -205,22 +268,21 @@ void add_to_grad(std::shared_ptr<TensorImpl>& dst, const Tensor& grad) {
 void BackwardStepper::accumulate(const EntryInput& target, const Tensor& grad, int64_t from_entry,
                                  size_t from_input) {
   if (show_grads_) contributions_[target.record.id].push_back({from_entry, from_input, grad});
-  if (target.leaf) {
+  if (!capture_ids_.empty()) {  // tg::grad: no .grad() changes
+    if (auto it = captured_.find(target.record.id); it != captured_.end()) add_to(it->second, grad);
+    if (target.leaf) return;
+  } else if (target.leaf) {
     TensorImpl& leaf = *target.leaf;
     add_to_grad(leaf.grad, leaf.hooks ? run_hooks(*leaf.hooks, grad, "a leaf") : grad);
     return;
   }
-  auto [it, first] = grads_.try_emplace(target.record.id, grad);
-  if (first) return;
-  Tensor& sum = it->second;
-  if (!unshared(sum)) sum = contiguous_copy(sum);
-  add_into_(sum, grad);
+  add_to(grads_[target.record.id], grad);
 }
 
 const Entry& BackwardStepper::step() {
   if (done()) throw Error("backward", "no entries left to step");
   Entry& e = *order_[next_++];
-  NoGradGuard no_grad;
+  GradModeGuard grad_mode(create_graph_);
   check_saved_versions(e);  // again: a stepping user may have written in between
   last_output_grads_.clear();  // the previous step's, no longer shown: their sums may be written in place
   last_input_grads_.clear();
@@ -248,7 +310,7 @@ const Entry& BackwardStepper::step() {
     last_input_grads_.assign(e.inputs.size(), Tensor());
   }
   if (any) {  // else no gradient flows through this entry
-    const TensorList grad_inputs = run_rule(e, std::move(grad_outputs));
+    const TensorList grad_inputs = run_rule(e, std::move(grad_outputs), create_graph_);
     for (size_t i = 0; i < e.inputs.size(); ++i) {
       if (!e.inputs[i].requires_grad || !grad_inputs[i].defined()) continue;
       if (show_grads_) last_input_grads_[i] = grad_inputs[i];
@@ -257,7 +319,8 @@ const Entry& BackwardStepper::step() {
   }
   if (!retain_graph_) {
     e.saved.clear();
-    e.backward = nullptr;
+    e.reference = nullptr;
+    e.fast = nullptr;
     e.released = true;
   }
   return e;

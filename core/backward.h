@@ -13,6 +13,7 @@
 // and add what it returns for input x into grads[x] (a leaf's into x.grad()). That one rule,
 // grads[x] += g, lives in BackwardStepper::accumulate.
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -33,6 +34,17 @@ std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::vector<std::sh
 //   tg::backward({out, weights}, {grad_out, grad_w});  // a vector-Jacobian product of two outputs
 void backward(const TensorList& tensors, const TensorList& grad_tensors = {}, bool retain_graph = false);
 
+struct BackwardOptions {
+  std::optional<bool> retain_graph;  // keep the saved tensors for another backward; default: create_graph
+  // Run each entry's reference rule with grad mode on, so that the gradients are recorded on
+  // the tape and can be differentiated again; sums are then taken out of place.
+  bool create_graph = false;
+  // tg::grad: the gradients of these tensors are kept aside (BackwardStepper::captured())
+  // rather than added into .grad(); entries that lead to none of them are not run, and no
+  // leaf's .grad() changes.
+  TensorList capture = {};
+};
+
 // One gradient a tensor received: a tensor used n times receives n, and its gradient is their sum.
 struct GradContribution {
   int64_t entry = -1;  // tape_position of the entry whose rule produced it; -1: the seed (a root's grad_output)
@@ -45,6 +57,7 @@ class BackwardStepper {
   explicit BackwardStepper(const Tensor& root, const Tensor& grad_output = {}, bool retain_graph = false);
   // Several roots at once (see tg::backward above); grad_outputs empty or one per root.
   BackwardStepper(const TensorList& roots, const TensorList& grad_outputs, bool retain_graph = false);
+  BackwardStepper(const TensorList& roots, const TensorList& grad_outputs, BackwardOptions options);
 
   bool done() const { return next_ >= order_.size(); }
   size_t remaining() const { return order_.size() - next_; }
@@ -63,17 +76,26 @@ class BackwardStepper {
   // the outputs of the entry step() just ran, what was summed into last_output_grads(); for a
   // leaf, what was added into its .grad(). Kept only while stepping (run() keeps none).
   const std::vector<GradContribution>& contributions(int64_t tensor_id) const;
+  // With BackwardOptions::capture: the gradient of each captured tensor (undefined where none
+  // reached it), in the order given.
+  TensorList captured() const;
 
  private:
   void accumulate(const EntryInput& target, const Tensor& grad, int64_t from_entry, size_t from_input);
+  void add_to(Tensor& sum, const Tensor& grad) const;
+  void add_to_grad(std::shared_ptr<TensorImpl>& dst, const Tensor& grad) const;
+  void keep_entries_leading_to_captured();
 
   std::vector<std::shared_ptr<Entry>> order_;  // reverse execution order
   size_t next_ = 0;
   bool retain_graph_;
+  bool create_graph_ = false;
   bool show_grads_ = true;                     // step() keeps last_*_grads_; run() turns it off
   std::unordered_map<int64_t, Tensor> grads_;  // non-leaf tensor id -> gradient so far
   std::unordered_map<int64_t, std::vector<GradContribution>> contributions_;  // tensor id -> while stepping
   TensorList last_output_grads_, last_input_grads_;
+  std::vector<int64_t> capture_ids_;                 // the captured tensors' ids, in order
+  std::unordered_map<int64_t, Tensor> captured_;     // captured id -> gradient so far
 };
 
 }  // namespace tg

@@ -8,15 +8,21 @@ struct GradMode {
   static void set_enabled(bool on);
 };
 
-class NoGradGuard {
+// Sets grad mode for a scope: off (NoGradGuard), or on (a backward that creates a graph).
+class GradModeGuard {
  public:
-  NoGradGuard() : previous_(GradMode::enabled()) { GradMode::set_enabled(false); }
-  ~NoGradGuard() { GradMode::set_enabled(previous_); }
-  NoGradGuard(const NoGradGuard&) = delete;
-  NoGradGuard& operator=(const NoGradGuard&) = delete;
+  explicit GradModeGuard(bool on) : previous_(GradMode::enabled()) { GradMode::set_enabled(on); }
+  ~GradModeGuard() { GradMode::set_enabled(previous_); }
+  GradModeGuard(const GradModeGuard&) = delete;
+  GradModeGuard& operator=(const GradModeGuard&) = delete;
 
  private:
   bool previous_;
+};
+
+class NoGradGuard : public GradModeGuard {
+ public:
+  NoGradGuard() : GradModeGuard(false) {}
 };
 
 // Anomaly mode: every recorded op's outputs are checked for NaN and +Inf (-Inf is allowed:

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "core/copy.h"
+#include "core/factories.h"
 #include "core/grad_mode.h"
 #include "core/tape_capture.h"
 
@@ -44,9 +45,39 @@ std::string Entry::str() const {
 
 const Tensor& BackwardContext::saved(std::string_view name) const {
   for (const auto& s : entry_.saved)
-    if (s.name == name) return s.tensor;
+    if (s.name == name) return create_graph_ ? differentiable(s) : s.tensor;
   throw Error(entry_.op, fmt::format("backward rule asked for saved tensor '{}', which tape entry #{} "
                                      "does not hold", name, entry_.tape_position));
+}
+
+// The saved tensor with its history: the input itself, or the output made again (the same id,
+// storage and producer), since the entry keeps its outputs by record only.
+const Tensor& BackwardContext::differentiable(const SavedTensor& s) const {
+  if (s.input.defined()) return s.input;
+  if (s.output < 0) return s.tensor;
+  if (outputs_.empty()) outputs_.resize(entry_.outputs.size());
+  Tensor& out = outputs_[s.output];
+  if (!out.defined()) {
+    auto impl = std::make_shared<TensorImpl>(*s.tensor.impl());
+    impl->id = entry_.outputs[s.output].id;
+    impl->requires_grad = true;
+    impl->producer = std::const_pointer_cast<Entry>(entry_.shared_from_this());
+    impl->output_index = s.output;
+    out = Tensor(std::move(impl));
+  }
+  return out;
+}
+
+ForwardContext::ForwardContext(const TensorList& inputs, const TensorList& outputs) {
+  for (const Tensor& in : inputs) {
+    inputs_.push_back(in.defined() ? in.detach() : in);
+    tangents_.push_back(in.defined() && in.impl()->tangent ? Tensor(in.impl()->tangent) : Tensor());
+  }
+  for (const Tensor& out : outputs) outputs_.push_back(out.detach());
+}
+
+Tensor ForwardContext::tangent_or_zeros(int i) const {
+  return has_tangent(i) ? tangent(i) : zeros_like(input(i));
 }
 
 std::vector<std::shared_ptr<Entry>> Tape::entries() const {
@@ -102,21 +133,25 @@ Tape& tape() {
 }
 
 Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& outputs) {
-  bool records = false;  // an entry is made when grad mode is on and some input requires grad
-  if (GradMode::enabled())
-    for (const auto& in : inputs) records = records || (in.defined() && in.requires_grad());
+  bool dual = false;  // an input carries a tangent (tg::jvp): the outputs get theirs from forward()
+  for (const auto& in : inputs) {
+    if (!in.defined()) continue;
+    records_ = records_ || (GradMode::enabled() && in.requires_grad());
+    dual = dual || in.impl()->tangent != nullptr;
+  }
   if (AnomalyMode::enabled()) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (all_finite(outputs[i], /*allow_neg_inf=*/true)) continue;  // -inf: masked scores
       std::vector<std::string> shapes;
       for (const auto& in : inputs) shapes.push_back(in.defined() ? in.describe() : "none");
-      std::string where = records ? fmt::format("tape entry #{} ", tape().next_position())
-                                  : std::string("an unrecorded call of ");
+      std::string where = records_ ? fmt::format("tape entry #{} ", tape().next_position())
+                                   : std::string("an unrecorded call of ");
       throw Error(op, fmt::format("anomaly: {}'{}' produced NaN or +Inf in output {} {}; inputs: {}", where,
                                   op, i, shape_str(outputs[i].shape()), fmt::join(shapes, ", ")));
     }
   }
-  if (!records) return;
+  if (!records_ && !dual) return;
+  if (dual) dual_inputs_ = inputs;
 
   entry_ = std::make_shared<Entry>();
   static std::atomic<uint64_t> created{0};
@@ -137,18 +172,46 @@ Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& o
   }
   for (const auto& out : outputs) entry_->outputs.push_back(record_of(out));
   outputs_ = outputs;
-  if (TapeCapture* capture = TapeCapture::active()) capture->add(entry_, inputs, outputs);
+  if (TapeCapture* capture = TapeCapture::active(); capture && records_) capture->add(entry_, inputs, outputs);
 }
 
 Recorder& Recorder::save(std::string name, const Tensor& t) {
-  // Saved detached: a saved output must not own its own producer (that would be a cycle).
-  entry_->saved.push_back({std::move(name), t.defined() ? t.detach() : t,
-                           t.defined() ? t.storage()->version() : 0});
+  // Saved detached: a saved output must not own its own producer (that would be a cycle). An
+  // input is kept with its history too, an output by its index (BackwardContext::saved).
+  SavedTensor s{std::move(name), t.defined() ? t.detach() : t, t.defined() ? t.storage()->version() : 0};
+  if (t.defined() && t.requires_grad()) {
+    for (size_t i = 0; i < outputs_.size() && s.output < 0; ++i)
+      if (outputs_[i].impl() == t.impl()) s.output = static_cast<int>(i);
+    if (s.output < 0)
+      for (const EntryInput& in : entry_->inputs)
+        if (in.record.id == t.id()) s.input = t;
+  }
+  entry_->saved.push_back(std::move(s));
   return *this;
 }
 
-void Recorder::backward(BackwardRule rule) {
-  entry_->backward = std::move(rule);
+void Recorder::set_tangents(const TensorList& tangents) {
+  if (tangents.size() != outputs_.size())
+    throw Error(entry_->op, fmt::format("forward-mode rule returned {} tangents for {} outputs", tangents.size(),
+                                        outputs_.size()));
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    const Tensor& t = tangents[i];
+    if (!t.defined()) continue;  // a zero tangent
+    if (t.shape() != outputs_[i].shape() || t.dtype() != outputs_[i].dtype())
+      throw Error(entry_->op, fmt::format("forward-mode rule returned a {} {} tangent for output {} {}",
+                                          shape_str(t.shape()), dtype_name(t.dtype()), i, outputs_[i].describe()));
+    outputs_[i].impl()->tangent = t.impl_ptr();
+  }
+  tangents_set_ = true;
+}
+
+void Recorder::backward(BackwardRule reference, BackwardRule fast) {
+  if (!dual_inputs_.empty() && !tangents_set_)
+    throw Error(entry_->op, fmt::format("'{}' has no forward-mode rule, so tg::jvp cannot go through it",
+                                        entry_->op));
+  if (!records_) return;  // only tangents were asked for
+  entry_->reference = std::move(reference);
+  entry_->fast = std::move(fast);
   tape().append(entry_);
   for (size_t i = 0; i < outputs_.size(); ++i) {
     TensorImpl* out = outputs_[i].impl();

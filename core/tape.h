@@ -42,15 +42,20 @@ struct EntryInput {
 
 struct SavedTensor {
   std::string name;
-  Tensor tensor;
+  Tensor tensor;  // detached: what a fast path reads
   uint64_t version = 0;  // storage version when saved; a later in-place write is an error
+  // Where it came from, so that a backward creating a graph differentiates through it: the
+  // entry's input itself (its history with it), or the index of the entry's output (kept by
+  // index: the output owns this entry). Neither for a constant (a mask, a dropout draw).
+  Tensor input = {};
+  int output = -1;
 };
 
 class BackwardContext;
 // One gradient per input (an undefined Tensor where an input needs none).
 using BackwardRule = std::function<TensorList(const BackwardContext&)>;
 
-struct Entry {
+struct Entry : std::enable_shared_from_this<Entry> {
   // Two numbers, for two readers. tape_position is for people: the "#3" of printouts and error
   // messages, counted on this thread's tape and restarted by tape().clear(). creation_order is
   // for backward: a process-wide count that is never reset, so that entries of any graphs sort
@@ -62,7 +67,13 @@ struct Entry {
   std::vector<TensorRecord> outputs;
   std::vector<SavedTensor> saved;
   std::vector<std::pair<std::string, std::string>> attributes;  // {"dim", "1"}
-  BackwardRule backward;
+  // The op's derivative, written with tapegrad ops (ops/<op>/<op>.cpp): run with grad mode on
+  // when a backward creates a graph, so that the gradient is itself differentiable.
+  BackwardRule reference;
+  // The same gradient by hand-written kernels, when the op has them: run when no graph is
+  // created (null: the reference rule runs everywhere). tests/ops/fast_path_test.cpp holds each
+  // to its reference.
+  BackwardRule fast;
   bool released = false;  // a backward without retain_graph went through it
   // Per output, the hooks a tensor registered (retain_grad, register_hook); empty when none did.
   std::vector<std::shared_ptr<TensorHooks>> output_hooks;
@@ -75,18 +86,41 @@ struct Entry {
 // What a backward rule sees: the gradients of the entry's outputs and its saved tensors.
 class BackwardContext {
  public:
-  BackwardContext(const Entry& entry, TensorList grad_outputs)
-      : entry_(entry), grad_outputs_(std::move(grad_outputs)) {}
+  BackwardContext(const Entry& entry, TensorList grad_outputs, bool create_graph = false)
+      : entry_(entry), grad_outputs_(std::move(grad_outputs)), create_graph_(create_graph) {}
   const Tensor& grad(int output = 0) const { return grad_outputs_.at(output); }
+  // The tensor saved under `name`. While a backward creates a graph, a saved input or output is
+  // the tensor itself, with its history, so what the rule computes from it is recorded.
   const Tensor& saved(std::string_view name) const;
   const Shape& input_shape(int input) const { return entry_.inputs.at(input).record.shape; }
   DType input_dtype(int input) const { return entry_.inputs.at(input).record.dtype; }
   bool needs_grad(int input) const { return entry_.inputs.at(input).requires_grad; }
+  bool create_graph() const { return create_graph_; }
   const Entry& entry() const { return entry_; }
 
  private:
+  const Tensor& differentiable(const SavedTensor& s) const;
   const Entry& entry_;
   TensorList grad_outputs_;
+  bool create_graph_;
+  mutable TensorList outputs_;  // the entry's outputs as tensors again, made on first use
+};
+
+// What a forward-mode rule sees (core/forward_ad.h): the op's inputs and outputs (values only,
+// without tangents) and the inputs' tangents (undefined: zero).
+class ForwardContext {
+ public:
+  ForwardContext(const TensorList& inputs, const TensorList& outputs);
+  const Tensor& input(int i) const { return inputs_.at(i); }
+  const Tensor& output(int i = 0) const { return outputs_.at(i); }
+  const Tensor& tangent(int i) const { return tangents_.at(i); }
+  bool has_tangent(int i) const { return tangents_.at(i).defined(); }
+  // The tangent, or zeros of the input's shape where it has none: for rules that read best
+  // without a case per input.
+  Tensor tangent_or_zeros(int i) const;
+
+ private:
+  TensorList inputs_, outputs_, tangents_;
 };
 
 class Tape {
@@ -111,10 +145,14 @@ Tape& tape();  // this thread's tape
 // How an op records itself:
 //
 //   Recorder rec("mul", {a, b}, {out});   // checks outputs in anomaly mode
-//   if (rec) {                            // false when nothing needs a gradient
+//   if (rec) {                            // false when nothing needs a gradient or a tangent
 //     rec.save("a", a).save("b", b);
+//     rec.forward([&](const ForwardContext& f) -> TensorList { ... });  // the output's tangent
 //     rec.backward([](const BackwardContext& ctx) -> TensorList { ... });
 //   }
+//
+// backward(rule) takes the op's reference rule, written with tapegrad ops; an op with
+// hand-written backward kernels passes them second: backward(reference, fast).
 class Recorder {
  public:
   Recorder(std::string op, const TensorList& inputs, const TensorList& outputs);
@@ -124,11 +162,21 @@ class Recorder {
     entry_->attributes.emplace_back(std::move(name), fmt::format("{}", value));
     return *this;
   }
-  void backward(BackwardRule rule);  // commits the entry to the tape and links the outputs
+  // Runs the forward-mode rule when an input carries a tangent (tg::jvp), else does nothing.
+  template <class Rule> Recorder& forward(const Rule& rule) {
+    if (!dual_inputs_.empty()) set_tangents(rule(ForwardContext(dual_inputs_, outputs_)));
+    return *this;
+  }
+  // Commits the entry to the tape and links the outputs.
+  void backward(BackwardRule reference, BackwardRule fast = nullptr);
 
  private:
+  void set_tangents(const TensorList& tangents);
   std::shared_ptr<Entry> entry_;
   TensorList outputs_;
+  TensorList dual_inputs_;  // the inputs, when one carries a tangent
+  bool records_ = false;    // grad mode is on and an input requires grad
+  bool tangents_set_ = false;
 };
 
 }  // namespace tg

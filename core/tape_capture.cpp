@@ -24,7 +24,7 @@ void TapeCapture::add(const std::shared_ptr<Entry>& entry, const TensorList& inp
 std::vector<CapturedEntry> TapeCapture::entries() const {
   std::vector<CapturedEntry> committed;
   for (const CapturedEntry& c : captured_)
-    if (c.entry->backward) committed.push_back(c);
+    if (c.entry->reference) committed.push_back(c);
   return committed;
 }
 

@@ -10,6 +10,7 @@
 // and the autograd state of one tensor.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct TensorImpl {
   std::shared_ptr<Entry> producer;   // tape entry that computed this tensor; null for leaves
   int output_index = 0;              // which output of `producer` this is
   std::shared_ptr<TensorHooks> hooks;  // retain_grad() and register_hook(); null for almost every tensor
+  // Forward mode (core/forward_ad.h): the directional derivative carried beside the value while
+  // tg::jvp runs its function; null otherwise.
+  std::shared_ptr<TensorImpl> tangent;
 };
 
 int64_t next_tensor_id();
@@ -100,8 +104,12 @@ class Tensor {
   const std::shared_ptr<Entry>& producer() const { return checked().producer; }
 
   // Runs the tape backward from this tensor (core/backward.cpp). grad_output defaults to 1
-  // for a one-element tensor. Without retain_graph the entries' saved tensors are freed.
-  void backward(const Tensor& grad_output = {}, bool retain_graph = false) const;
+  // for a one-element tensor. Without retain_graph the entries' saved tensors are freed;
+  // retain_graph defaults to create_graph. With create_graph the backward is itself recorded
+  // on the tape (each entry's reference rule, core/tape.h), so the leaves' .grad() can be
+  // differentiated again.
+  void backward(const Tensor& grad_output = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
 
  private:
   const TensorImpl& checked() const;

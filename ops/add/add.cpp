@@ -9,10 +9,14 @@ namespace tg {
 
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward(a, b, "add", add_forward_cpu, TG_CUDA_KERNEL(add_forward_cuda));
-  if (Recorder rec("add", {a, b}, {out}); rec)
+  if (Recorder rec("add", {a, b}, {out}); rec) {
+    rec.forward([](const ForwardContext& f) -> TensorList {
+      return {add(f.tangent_or_zeros(0), f.tangent_or_zeros(1))};
+    });
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       return {sum_to(ctx.grad(), ctx.input_shape(0)), sum_to(ctx.grad(), ctx.input_shape(1))};
     });
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/mul/mul.h"
 
 namespace tg {
 
@@ -38,20 +39,25 @@ Tensor unary_forward(const Tensor& x, const char* op, UnaryKernel cpu, [[maybe_u
   return out;
 }
 
-Tensor unary_op(const Tensor& x, const char* op, UnarySaves saves, UnaryKernels cpu,
+Tensor unary_op(const Tensor& x, const char* op, UnarySaves saves, UnaryDerivative derivative, UnaryKernels cpu,
                 [[maybe_unused]] UnaryKernels cuda) {
   Tensor out = unary_forward(x, op, cpu.forward, cuda.forward);
   if (Recorder rec(op, {x}, {out}); rec) {
     const char* saved = saves == UnarySaves::x ? "x" : "out";
     rec.save(saved, saves == UnarySaves::x ? x : out);
-    rec.backward([=](const BackwardContext& ctx) -> TensorList {
-      Tensor dinp = empty_like(ctx.grad());
-      if (dinp.is_cuda())
-        TG_CUDA_ONLY(cuda.backward(dinp, ctx.grad(), ctx.saved(saved)));
-      else
-        cpu.backward(dinp, ctx.grad(), ctx.saved(saved));
-      return {dinp};
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {mul(f.tangent(0), derivative(saves == UnarySaves::x ? f.input(0) : f.output()))};
     });
+    rec.backward(
+        [=](const BackwardContext& ctx) -> TensorList { return {mul(ctx.grad(), derivative(ctx.saved(saved)))}; },
+        [=](const BackwardContext& ctx) -> TensorList {
+          Tensor dinp = empty_like(ctx.grad());
+          if (dinp.is_cuda())
+            TG_CUDA_ONLY(cuda.backward(dinp, ctx.grad(), ctx.saved(saved)));
+          else
+            cpu.backward(dinp, ctx.grad(), ctx.saved(saved));
+          return {dinp};
+        });
   }
   return out;
 }

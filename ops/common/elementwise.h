@@ -32,8 +32,12 @@ struct UnaryKernels {
   UnaryKernel forward;           // out = f(x)
   UnaryBackwardKernel backward;  // dinp = dout * f'(x), from x or out
 };
-// unary_forward, then records `op` with the saved tensor and a backward that runs the backward
-// kernel of the gradient's device.
-Tensor unary_op(const Tensor& x, const char* op, UnarySaves saves, UnaryKernels cpu, UnaryKernels cuda);
+// The op's derivative f'(x), written with tapegrad ops on the saved tensor (x or out): the one
+// definition of its rules. Reverse: dx = grad * f'(x); forward: tangent_out = tangent_x * f'(x).
+using UnaryDerivative = Tensor (*)(const Tensor& saved);
+// unary_forward, then records `op` with the saved tensor, the reference rule from `derivative`
+// and a fast backward that runs the backward kernel of the gradient's device.
+Tensor unary_op(const Tensor& x, const char* op, UnarySaves saves, UnaryDerivative derivative, UnaryKernels cpu,
+                UnaryKernels cuda);
 
 }  // namespace tg

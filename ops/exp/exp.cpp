@@ -5,8 +5,13 @@
 
 namespace tg {
 
+namespace {
+// f'(x) = e^x = out.
+Tensor exp_derivative(const Tensor& out) { return out; }
+}  // namespace
+
 Tensor exp(const Tensor& x) {
-  return unary_op(x, "exp", UnarySaves::out, {exp_forward_cpu, exp_backward_cpu},
+  return unary_op(x, "exp", UnarySaves::out, exp_derivative, {exp_forward_cpu, exp_backward_cpu},
                   {TG_CUDA_KERNEL(exp_forward_cuda), TG_CUDA_KERNEL(exp_backward_cuda)});
 }
 

@@ -2,11 +2,17 @@
 
 #include "core/cuda/cuda_only.h"
 #include "ops/common/elementwise.h"
+#include "ops/div/div.h"
 
 namespace tg {
 
+namespace {
+// f'(x) = 1 / x.
+Tensor log_derivative(const Tensor& x) { return div(1.0, x); }
+}  // namespace
+
 Tensor log(const Tensor& x) {
-  return unary_op(x, "log", UnarySaves::x, {log_forward_cpu, log_backward_cpu},
+  return unary_op(x, "log", UnarySaves::x, log_derivative, {log_forward_cpu, log_backward_cpu},
                   {TG_CUDA_KERNEL(log_forward_cuda), TG_CUDA_KERNEL(log_backward_cuda)});
 }
 

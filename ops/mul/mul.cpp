@@ -2,6 +2,7 @@
 
 #include "core/cuda/cuda_only.h"
 #include "core/tape.h"
+#include "ops/add/add.h"
 #include "ops/common/elementwise.h"
 #include "ops/sum/sum.h"
 
@@ -13,6 +14,9 @@ Tensor mul(const Tensor& a, const Tensor& b) {
     // Each input's gradient needs the other input: save only those that will be used.
     if (b.requires_grad()) rec.save("a", a);
     if (a.requires_grad()) rec.save("b", b);
+    rec.forward([](const ForwardContext& f) -> TensorList {  // ta * b + a * tb
+      return {add(mul(f.tangent_or_zeros(0), f.input(1)), mul(f.input(0), f.tangent_or_zeros(1)))};
+    });
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       const Tensor& g = ctx.grad();  // (broadcast shape)
       Tensor da = ctx.needs_grad(0) ? sum_to(mul(g, ctx.saved("b")), ctx.input_shape(0)) : Tensor();

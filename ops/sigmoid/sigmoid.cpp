@@ -2,11 +2,18 @@
 
 #include "core/cuda/cuda_only.h"
 #include "ops/common/elementwise.h"
+#include "ops/mul/mul.h"
+#include "ops/sub/sub.h"
 
 namespace tg {
 
+namespace {
+// f'(x) = s (1 - s), s = out.
+Tensor sigmoid_derivative(const Tensor& out) { return mul(out, sub(1.0, out)); }
+}  // namespace
+
 Tensor sigmoid(const Tensor& x) {
-  return unary_op(x, "sigmoid", UnarySaves::out, {sigmoid_forward_cpu, sigmoid_backward_cpu},
+  return unary_op(x, "sigmoid", UnarySaves::out, sigmoid_derivative, {sigmoid_forward_cpu, sigmoid_backward_cpu},
                   {TG_CUDA_KERNEL(sigmoid_forward_cuda), TG_CUDA_KERNEL(sigmoid_backward_cuda)});
 }
 

@@ -2,11 +2,17 @@
 
 #include "core/cuda/cuda_only.h"
 #include "ops/common/elementwise.h"
+#include "ops/div/div.h"
 
 namespace tg {
 
+namespace {
+// f'(x) = 1 / (2 sqrt(x)) = 0.5 / out.
+Tensor sqrt_derivative(const Tensor& out) { return div(0.5, out); }
+}  // namespace
+
 Tensor sqrt(const Tensor& x) {
-  return unary_op(x, "sqrt", UnarySaves::out, {sqrt_forward_cpu, sqrt_backward_cpu},
+  return unary_op(x, "sqrt", UnarySaves::out, sqrt_derivative, {sqrt_forward_cpu, sqrt_backward_cpu},
                   {TG_CUDA_KERNEL(sqrt_forward_cuda), TG_CUDA_KERNEL(sqrt_backward_cuda)});
 }
 
