@@ -20,7 +20,9 @@ Tensor erf(const Tensor& x) {
   if (Recorder rec("erf", {x}, {out}); rec) {
     rec.save("x", x);
     rec.forward([](const ForwardContext& f) -> TensorList { return {mul(f.tangent(0), erf_derivative(f.input(0)))}; });
-    rec.backward([](const BackwardContext& ctx) -> TensorList { return {mul(ctx.grad(), erf_derivative(ctx.saved("x")))}; });
+    rec.backward([](const BackwardContext& ctx) -> TensorList {
+      return {mul(ctx.grad(), erf_derivative(ctx.saved("x")))};
+    });
   }
   return out;
 }

@@ -22,7 +22,9 @@ Tensor pow(const Tensor& x, double p) {
     pow_forward_cpu(out, x, p);
   if (Recorder rec("pow", {x}, {out}); rec) {
     rec.save("x", x).attr("p", p);
-    rec.forward([p](const ForwardContext& f) -> TensorList { return {mul(f.tangent(0), pow_derivative(f.input(0), p))}; });
+    rec.forward([p](const ForwardContext& f) -> TensorList {
+      return {mul(f.tangent(0), pow_derivative(f.input(0), p))};
+    });
     rec.backward(
         [p](const BackwardContext& ctx) -> TensorList { return {mul(ctx.grad(), pow_derivative(ctx.saved("x"), p))}; },
         [p](const BackwardContext& ctx) -> TensorList {
