@@ -119,6 +119,11 @@ TEST_CASE("higher order rules: slice with steps, and narrow") {
     require_fast_path_matches_reference(fn, {rand64({3, 7}, 26)}, kF32);
   }
   require_higher_order([](const Inputs& x) { return squared(slice(x[0], 0, 0, 100)); }, {rand64({3, 2}, 27)});
+  // An empty slice: a zero gradient, from the reference rule too.
+  for (int64_t step : {1, 2}) {
+    auto empty = [step](const Inputs& x) { return squared(slice(x[0], 1, 3, 3, step)); };
+    require_fast_path_matches_reference(empty, {rand64({2, 5}, 38)}, kF64);
+  }
   require_higher_order([](const Inputs& x) { return squared(narrow(x[0], -1, 1, 2)); }, {rand64({2, 4}, 28)});
 }
 
