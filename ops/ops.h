@@ -10,6 +10,7 @@
 #include "ops/div/div.h"
 #include "ops/dropout/dropout.h"
 #include "ops/embedding/embedding.h"
+#include "ops/erf/erf.h"
 #include "ops/exp/exp.h"
 #include "ops/expand/expand.h"
 #include "ops/gelu/gelu.h"

@@ -46,6 +46,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   if (Recorder rec("cat", tensors, {out}); rec) {
     rec.attr("dim", dim);
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      TensorList tangents;
+      for (size_t i = 0; i < tensors.size(); ++i) tangents.push_back(f.tangent_or_zeros(static_cast<int>(i)));
+      return {cat(tangents, d)};
+    });
     rec.backward([d](const BackwardContext& ctx) -> TensorList {
       TensorList dtensors(ctx.entry().inputs.size());
       int64_t at = 0;

@@ -7,10 +7,12 @@ namespace tg {
 
 Tensor contiguous(const Tensor& x) {
   check_defined(x, "contiguous", "x");
-  if (x.is_contiguous()) return x;
+  if (x.is_contiguous()) return x;  // x itself, with its gradient and tangent
   Tensor out = contiguous_copy(x);
-  if (Recorder rec("contiguous", {x}, {out}); rec)
+  if (Recorder rec("contiguous", {x}, {out}); rec) {
+    rec.forward([](const ForwardContext& f) -> TensorList { return {contiguous(f.tangent(0))}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList { return {ctx.grad()}; });
+  }
   return out;
 }
 

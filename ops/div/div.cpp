@@ -5,6 +5,7 @@
 #include "ops/common/elementwise.h"
 #include "ops/mul/mul.h"
 #include "ops/neg/neg.h"
+#include "ops/sub/sub.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
@@ -14,6 +15,9 @@ Tensor div(const Tensor& a, const Tensor& b) {
   if (Recorder rec("div", {a, b}, {out}); rec) {
     rec.save("b", b);
     if (b.requires_grad()) rec.save("out", out);
+    rec.forward([](const ForwardContext& f) -> TensorList {  // ta / b - a tb / b^2 = (ta - out * tb) / b
+      return {div(sub(f.tangent_or_zeros(0), mul(f.output(), f.tangent_or_zeros(1))), f.input(1))};
+    });
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       Tensor g_over_b = div(ctx.grad(), ctx.saved("b"));  // (broadcast shape)
       Tensor da = ctx.needs_grad(0) ? sum_to(g_over_b, ctx.input_shape(0)) : Tensor();

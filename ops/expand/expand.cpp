@@ -18,10 +18,11 @@ Tensor expand(const Tensor& x, Shape shape) {
                                         shape_str(shape), d));
   }
   check_shape(shape, static_cast<int64_t>(element_size(x.dtype())), "expand");
-  if (shape == x.shape()) return x;
+  if (shape == x.shape()) return x;  // x itself, with its gradient and tangent
   Tensor out = make_view(x, shape, broadcast_strides(x.shape(), x.strides(), shape), x.offset());
   if (Recorder rec("expand", {x}, {out}); rec) {
     rec.attr("shape", shape_str(shape));
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {expand(f.tangent(0), shape)}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList { return {sum_to(ctx.grad(), ctx.input_shape(0))}; });
   }
   return out;

@@ -36,6 +36,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
     masked_fill_forward_cpu(out, x, mask, value);
   if (Recorder rec("masked_fill", {x, mask}, {out}); rec) {
     rec.attr("value", value).save("mask", mask);
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {masked_fill(f.tangent(0), mask, 0.0)}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       return {masked_fill(ctx.grad(), ctx.saved("mask"), 0.0), Tensor()};
     });

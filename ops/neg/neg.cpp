@@ -8,8 +8,10 @@ namespace tg {
 
 Tensor neg(const Tensor& x) {
   Tensor out = unary_forward(x, "neg", neg_forward_cpu, TG_CUDA_KERNEL(neg_forward_cuda));
-  if (Recorder rec("neg", {x}, {out}); rec)
+  if (Recorder rec("neg", {x}, {out}); rec) {
+    rec.forward([](const ForwardContext& f) -> TensorList { return {neg(f.tangent(0))}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList { return {neg(ctx.grad())}; });
+  }
   return out;
 }
 

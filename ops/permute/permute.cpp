@@ -23,6 +23,7 @@ Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   Tensor out = make_view(x, shape, strides, x.offset());
   if (Recorder rec("permute", {x}, {out}); rec) {
     rec.attr("dims", fmt::format("[{}]", fmt::join(dims, ",")));
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {permute(f.tangent(0), dims)}; });
     rec.backward([inverse](const BackwardContext& ctx) -> TensorList { return {permute(ctx.grad(), inverse)}; });
   }
   return out;

@@ -4,8 +4,15 @@
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
+#include "ops/mul/mul.h"
 
 namespace tg {
+
+namespace {
+// d(x^p)/dx = p x^(p-1); x^0 is a constant, whose derivative is 0 everywhere (as the kernels: p
+// x^-1 would be NaN at x = 0).
+Tensor pow_derivative(const Tensor& x, double p) { return p == 0 ? zeros_like(x) : mul(pow(x, p - 1), p); }
+}  // namespace
 
 Tensor pow(const Tensor& x, double p) {
   Tensor out = unary_output(x, "pow");
@@ -15,14 +22,19 @@ Tensor pow(const Tensor& x, double p) {
     pow_forward_cpu(out, x, p);
   if (Recorder rec("pow", {x}, {out}); rec) {
     rec.save("x", x).attr("p", p);
-    rec.backward([p](const BackwardContext& ctx) -> TensorList {
-      Tensor dx = empty_like(ctx.grad());
-      if (dx.is_cuda())
-        TG_CUDA_ONLY(pow_backward_cuda(dx, ctx.grad(), ctx.saved("x"), p));
-      else
-        pow_backward_cpu(dx, ctx.grad(), ctx.saved("x"), p);
-      return {dx};
+    rec.forward([p](const ForwardContext& f) -> TensorList {
+      return {mul(f.tangent(0), pow_derivative(f.input(0), p))};
     });
+    rec.backward(
+        [p](const BackwardContext& ctx) -> TensorList { return {mul(ctx.grad(), pow_derivative(ctx.saved("x"), p))}; },
+        [p](const BackwardContext& ctx) -> TensorList {
+          Tensor dx = empty_like(ctx.grad());
+          if (dx.is_cuda())
+            TG_CUDA_ONLY(pow_backward_cuda(dx, ctx.grad(), ctx.saved("x"), p));
+          else
+            pow_backward_cpu(dx, ctx.grad(), ctx.saved("x"), p);
+          return {dx};
+        });
   }
   return out;
 }

@@ -32,6 +32,7 @@ Tensor contiguous_view(const Tensor& x, const Shape& shape, const char* op) {
   Tensor out = make_view(x, shape, contiguous_strides(shape), x.offset());
   if (Recorder rec(op, {x}, {out}); rec) {
     rec.attr("shape", shape_str(shape));
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {reshape(f.tangent(0), shape)}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList { return {reshape(ctx.grad(), ctx.input_shape(0))}; });
   }
   return out;

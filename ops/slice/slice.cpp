@@ -5,6 +5,9 @@
 #include "core/copy.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/cat/cat.h"
+#include "ops/reshape/reshape.h"
+#include "ops/unsqueeze/unsqueeze.h"
 
 namespace tg {
 
@@ -15,6 +18,30 @@ int64_t sliced_dim(const Tensor& x, int64_t dim, const char* op) {
   check_defined(x, op, "x");
   if (x.dim() == 0) throw Error(op, "x is a 0-d tensor (shape ()); there is no dim to slice");
   return wrap_dim(dim, x.dim(), op, x.shape());
+}
+
+// slice's backward with tapegrad ops (so that it is differentiable): zeros of x's shape, with
+// grad at positions lo, lo + step, ... < hi of dim d. Each of grad's rows along d is followed by
+// step - 1 rows of zeros, and the whole padded by zeros to x's size:
+//   grad (..., m, ...) -> (..., m, step, ...) -> (..., m * step, ...) -> first hi - lo -> (..., n, ...)
+Tensor spread_into_zeros(const Tensor& grad, const Shape& x_shape, int64_t d, int64_t lo, int64_t hi, int64_t step) {
+  auto zeros_along_d = [&](const Shape& like, int64_t dim, int64_t size) {
+    Shape shape = like;
+    shape[dim] = size;
+    return zeros(shape, grad.dtype(), grad.device());
+  };
+  Tensor spread = grad;
+  if (step > 1) {
+    Tensor rows = unsqueeze(grad, d + 1);
+    Shape flat = grad.shape();
+    flat[d] *= step;
+    spread = narrow(reshape(cat({rows, zeros_along_d(rows.shape(), d + 1, step - 1)}, d + 1), flat), d, 0, hi - lo);
+  }
+  std::vector<Tensor> pieces;
+  if (lo > 0) pieces.push_back(zeros_along_d(x_shape, d, lo));
+  pieces.push_back(spread);
+  if (hi < x_shape[d]) pieces.push_back(zeros_along_d(x_shape, d, x_shape[d] - hi));
+  return pieces.size() == 1 ? spread : cat(pieces, d);
 }
 
 }  // namespace
@@ -37,11 +64,16 @@ Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t s
   Tensor out = slice_view(x, d, lo, hi, step);
   if (Recorder rec("slice", {x}, {out}); rec) {
     rec.attr("dim", dim).attr("start", lo).attr("end", hi).attr("step", step);
-    rec.backward([d, lo, hi, step](const BackwardContext& ctx) -> TensorList {
-      Tensor dx = zeros(ctx.input_shape(0), ctx.input_dtype(0), ctx.grad().device());
-      copy_(slice_view(dx, d, lo, hi, step), ctx.grad());  // dx[lo:hi:step] = grad
-      return {dx};
-    });
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {slice_view(f.tangent(0), d, lo, hi, step)}; });
+    rec.backward(
+        [d, lo, hi, step](const BackwardContext& ctx) -> TensorList {
+          return {spread_into_zeros(ctx.grad(), ctx.input_shape(0), d, lo, hi, step)};
+        },
+        [d, lo, hi, step](const BackwardContext& ctx) -> TensorList {
+          Tensor dx = zeros(ctx.input_shape(0), ctx.input_dtype(0), ctx.grad().device());
+          copy_(slice_view(dx, d, lo, hi, step), ctx.grad());  // dx[lo:hi:step] = grad
+          return {dx};
+        });
   }
   return out;
 }

@@ -36,6 +36,7 @@ std::vector<Tensor> split_views(const Tensor& x, const std::vector<int64_t>& siz
   }
   if (Recorder rec("split", {x}, pieces); rec) {
     rec.attr("sizes", fmt::format("[{}]", fmt::join(sizes, ","))).attr("dim", dim);
+    rec.forward([&](const ForwardContext& f) -> TensorList { return split_views(f.tangent(0), sizes, d, dim); });
     rec.backward([d](const BackwardContext& ctx) -> TensorList {
       TensorList dpieces;
       for (size_t i = 0; i < ctx.entry().outputs.size(); ++i) dpieces.push_back(ctx.grad(static_cast<int>(i)));

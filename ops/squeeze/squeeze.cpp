@@ -16,6 +16,7 @@ Tensor squeeze_dims(const Tensor& x, Drop drop, const std::string& dims_attr) {
   Tensor out = make_view(x, shape, strides, x.offset());
   if (Recorder rec("squeeze", {x}, {out}); rec) {
     rec.attr("dim", dims_attr);
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {squeeze_dims(f.tangent(0), drop, dims_attr)}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList { return {reshape(ctx.grad(), ctx.input_shape(0))}; });
   }
   return out;

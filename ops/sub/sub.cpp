@@ -10,13 +10,17 @@ namespace tg {
 
 Tensor sub(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward(a, b, "sub", sub_forward_cpu, TG_CUDA_KERNEL(sub_forward_cuda));
-  if (Recorder rec("sub", {a, b}, {out}); rec)
+  if (Recorder rec("sub", {a, b}, {out}); rec) {
+    rec.forward([](const ForwardContext& f) -> TensorList {
+      return {sub(f.tangent_or_zeros(0), f.tangent_or_zeros(1))};
+    });
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       const Tensor& g = ctx.grad();  // (broadcast shape)
       Tensor da = ctx.needs_grad(0) ? sum_to(g, ctx.input_shape(0)) : Tensor();
       Tensor db = ctx.needs_grad(1) ? neg(sum_to(g, ctx.input_shape(1))) : Tensor();
       return {da, db};
     });
+  }
   return out;
 }
 

@@ -7,10 +7,11 @@ namespace tg {
 
 Tensor to(const Tensor& x, DType dtype) {
   check_defined(x, "to", "x");
-  if (x.dtype() == dtype) return x;
+  if (x.dtype() == dtype) return x;  // x itself, with its gradient and tangent
   Tensor out = to_dtype_copy(x, dtype);
   if (Recorder rec("to", {x}, {out}); rec && is_floating(dtype)) {
     rec.attr("dtype", dtype_name(dtype));
+    rec.forward([dtype](const ForwardContext& f) -> TensorList { return {to(f.tangent(0), dtype)}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList { return {to(ctx.grad(), ctx.input_dtype(0))}; });
   }
   return out;
@@ -18,7 +19,7 @@ Tensor to(const Tensor& x, DType dtype) {
 
 Tensor to(const Tensor& x, Device device) {
   check_defined(x, "to", "x");
-  if (x.device() == device) return x;
+  if (x.device() == device) return x;  // x itself, with its gradient and tangent
   if (device.is_cuda() && (device.index < 0 || device.index >= cuda_device_count()))
     throw Error("to", fmt::format("cannot move x {} to {}: {}", x.describe(), device.str(),
                                   cuda_built() ? fmt::format("{} GPU(s) present", cuda_device_count())
@@ -26,6 +27,7 @@ Tensor to(const Tensor& x, Device device) {
   Tensor out = to_device_copy(x, device);
   if (Recorder rec("to", {x}, {out}); rec) {
     rec.attr("device", device.str());
+    rec.forward([device](const ForwardContext& f) -> TensorList { return {to(f.tangent(0), device)}; });
     rec.backward([](const BackwardContext& ctx) -> TensorList {
       return {to(ctx.grad(), ctx.entry().inputs[0].record.device)};
     });

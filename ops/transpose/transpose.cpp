@@ -18,6 +18,7 @@ Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   Tensor out = make_view(x, shape, strides, x.offset());
   if (Recorder rec("transpose", {x}, {out}); rec) {
     rec.attr("dim0", dim0).attr("dim1", dim1);
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {transpose(f.tangent(0), d0, d1)}; });
     rec.backward([d0, d1](const BackwardContext& ctx) -> TensorList { return {transpose(ctx.grad(), d0, d1)}; });
   }
   return out;

@@ -16,6 +16,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
   Tensor out = make_view(x, shape, strides, x.offset());
   if (Recorder rec("unsqueeze", {x}, {out}); rec) {
     rec.attr("dim", dim);
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {unsqueeze(f.tangent(0), d)}; });
     rec.backward([d](const BackwardContext& ctx) -> TensorList { return {squeeze(ctx.grad(), d)}; });
   }
   return out;

@@ -14,8 +14,8 @@ using namespace tg::test;
 
 namespace {
 
-void require_check(const GradcheckResult& r) {
-  INFO(r.report);
+void require_check(const OpCase& c, const GradcheckResult& r) {
+  INFO("op ", c.op, ": ", r.report);
   CHECK(r.checked > 0);
   CHECK(r.ok);
 }
@@ -74,17 +74,17 @@ void require_fast_matches_reference(const OpCase& c, DType dtype, Device device,
 
 TEST_CASE("higher order: every op passes gradgradcheck in float64") {
   for (const OpCase& c : op_cases())
-    SUBCASE(c.op.c_str()) { require_check(gradgradcheck(c.fn, c.inputs(), c.options)); }
+    SUBCASE(c.op.c_str()) { require_check(c, gradgradcheck(c.fn, c.inputs(), c.options)); }
 }
 
 TEST_CASE("higher order: every op's forward-mode rule matches finite differences in float64") {
   for (const OpCase& c : op_cases())
-    SUBCASE(c.op.c_str()) { require_check(check_forward_ad(c.fn, c.inputs(), c.options)); }
+    SUBCASE(c.op.c_str()) { require_check(c, check_forward_ad(c.fn, c.inputs(), c.options)); }
 }
 
 TEST_CASE("higher order: forward over reverse (the jvp of every op's gradient) in float64") {
   for (const OpCase& c : op_cases())
-    SUBCASE(c.op.c_str()) { require_check(check_fwd_over_rev(c.fn, c.inputs(), c.options)); }
+    SUBCASE(c.op.c_str()) { require_check(c, check_fwd_over_rev(c.fn, c.inputs(), c.options)); }
 }
 
 TEST_CASE("higher order: every fast path matches its reference rule (f32 and f64, contiguous and strided)") {
