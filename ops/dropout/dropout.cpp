@@ -6,6 +6,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/mul/mul.h"
 
 namespace tg {
 
@@ -22,13 +23,25 @@ Tensor masked_scaled(const Tensor& t, const Tensor& keep, double scale) {
 }
 
 // The tape entry of a dropout that scaled its kept elements by `scale`: dx = keep ? grad * scale : 0.
+// Its derivative is the constant keep ? scale : 0 (x's shape), which multiplies the gradient
+// (reference rule) and x's tangent alike; the fast path applies the mask to the gradient directly.
 void record_dropout(const char* op, const Tensor& x, const Tensor& out, const Tensor& keep, double p, double scale) {
   if (Recorder rec(op, {x}, {out}); rec) {
     rec.save("keep", keep).attr("p", p);
-    rec.backward([scale](const BackwardContext& ctx) -> TensorList {
-      const Tensor& g = ctx.grad();
-      return {masked_scaled(g.is_contiguous() ? g : contiguous_copy(g), ctx.saved("keep"), scale)};
+    auto derivative = [scale](const Tensor& keep, DType dtype) {
+      return masked_scaled(ones(keep.shape(), dtype, keep.device()), keep, scale);
+    };
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {mul(f.tangent(0), derivative(keep, x.dtype()))};
     });
+    rec.backward(
+        [derivative](const BackwardContext& ctx) -> TensorList {
+          return {mul(ctx.grad(), derivative(ctx.saved("keep"), ctx.input_dtype(0)))};
+        },
+        [scale](const BackwardContext& ctx) -> TensorList {
+          const Tensor& g = ctx.grad();
+          return {masked_scaled(g.is_contiguous() ? g : contiguous_copy(g), ctx.saved("keep"), scale)};
+        });
   }
 }
 
