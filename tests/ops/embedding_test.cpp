@@ -1,5 +1,6 @@
 #include "ops/embedding/embedding.h"
 
+#include "core/forward_ad.h"
 #include "cuda_parity_test_util.h"
 #include "higher_order_test_util.h"
 #include "test_util.h"

@@ -1,13 +1,13 @@
 #pragma once
 // Checks of an op's reference and forward-mode rules (core/tape.h) in float64, for the op tests
 // that go beyond its record in the op registry (options, shapes, masks):
-//   require_second_order     the gradient of the gradient against finite differences
-//   require_forward_mode     tg::jvp against finite differences along the same tangents
+//   require_second_order     the gradient of the gradient against finite differences, with
+//                            respect to the inputs and to the incoming gradient
+//   require_forward_mode     tg::jvp, and the jvp of the gradient, against finite differences
 //   require_reference_matches_fast   the reference rule's gradient against the fast path's
 #include <string>
 #include <vector>
 
-#include "core/forward_ad.h"
 #include "core/grad.h"
 #include "test_util.h"
 
@@ -37,23 +37,13 @@ inline void require_second_order(const std::string& op, const GradcheckFn& fn, s
   require_gradcheck(op, g, inputs);
 }
 
-// tg::jvp of fn along random tangents, against (fn(x + eps t) - fn(x - eps t)) / (2 eps).
-inline void require_forward_mode(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double atol = 1e-6) {
-  std::vector<Tensor> primals, tangents;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    primals.push_back(inputs[i].detach());
-    tangents.push_back(rand64(inputs[i].shape(), 200 + i).detach());
+// Forward mode: check_forward_ad and check_fwd_over_rev (core/gradcheck.h) must pass.
+inline void require_forward_mode(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
+  for (const GradcheckResult& r : {check_forward_ad(fn, inputs), check_fwd_over_rev(fn, inputs)}) {
+    INFO(r.report);
+    CHECK(r.checked > 0);
+    REQUIRE(r.ok);
   }
-  const auto [outs, out_tangents] =
-      jvp([&](const TensorList& xs) { return TensorList{fn(std::vector<Tensor>(xs.begin(), xs.end()))}; }, primals,
-          tangents);
-  const double eps = 1e-6;
-  auto along = [&](double step) {
-    std::vector<Tensor> xs;
-    for (size_t i = 0; i < primals.size(); ++i) xs.push_back(add(primals[i], mul(tangents[i], step)));
-    return fn(xs);
-  };
-  require_close(out_tangents[0], div(sub(along(eps), along(-eps)), 2 * eps), atol, 1e-5);
 }
 
 // The first-order gradients of <fn(inputs), v> by the reference rules (a backward creating a
