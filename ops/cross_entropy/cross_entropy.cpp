@@ -83,7 +83,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOpt
         .attr("label_smoothing", opts.label_smoothing);
     // logits itself (not a contiguous copy): a backward that creates a graph differentiates through it.
     rec.save("logits", logits).save("target", t).save("lse", lse);
-    // out = reduce(loss), loss[n] = sum_c d[n, c] logits[n, c] to first order, d = dloss_dlogits
+    // each row's loss moves by sum_c dloss_dlogits[n, c] * tangent[n, c]; out's tangent reduces those as out does
     rec.forward([&](const ForwardContext& f) -> TensorList {
       const Tensor loss_tangent = sum(mul(dloss_dlogits(f.input(0), t, opts), f.tangent(0)), {-1});
       if (opts.reduction == Reduction::none) return {loss_tangent};

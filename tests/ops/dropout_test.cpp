@@ -276,12 +276,12 @@ TEST_CASE("dropout: second order, forward mode and the reference rule, drawn and
     Generator gen(7);  // the same mask at every evaluation
     return dropout(in[0], 0.4, true, gen);
   };
-  require_second_order("dropout", drawn, {rand64({3, 4}, 1)});
+  require_second_order(drawn, {rand64({3, 4}, 1)});
   require_forward_mode(drawn, {noncontig64({3, 4}, 2)});
   require_reference_matches_fast(drawn, {noncontig64({3, 4}, 2)});
   const Tensor keep = tensor_bool({true, false, true, true, false, true}, {2, 3});
   const GradcheckFn given = [&](const std::vector<Tensor>& in) { return dropout(in[0], keep, 0.25); };
-  require_second_order("dropout", given, {rand64({2, 3}, 3)});
+  require_second_order(given, {rand64({2, 3}, 3)});
   require_forward_mode(given, {rand64({2, 3}, 3)});
   require_reference_matches_fast(given, {rand64({2, 3}, 3)});
   // eval mode returns x itself: its tangent passes unchanged

@@ -5,7 +5,6 @@
 //                            respect to the inputs and to the incoming gradient
 //   require_forward_mode     tg::jvp, and the jvp of the gradient, against finite differences
 //   require_reference_matches_fast   the reference rule's gradient against the fast path's
-#include <string>
 #include <vector>
 
 #include "core/grad.h"
@@ -13,10 +12,17 @@
 
 namespace tg::test {
 
+inline void require_passes(const GradcheckResult& r) {
+  INFO(r.report);
+  CHECK(r.checked > 0);
+  REQUIRE(r.ok);
+}
+
 // gradcheck of g(inputs, v) = sum_i <dL/dinput_i, w_i>, L = <fn(inputs), v>, with the gradients
-// taken by tg::grad with create_graph: checks the reference rules' dependence on the inputs and
-// on the incoming gradient v (fixed random v and w). `op` must be on g's tape.
-inline void require_second_order(const std::string& op, const GradcheckFn& fn, std::vector<Tensor> inputs) {
+// taken by tg::grad with create_graph: checks the reference rules' dependence on the inputs and,
+// unlike gradgradcheck, on the incoming gradient v too, as PyTorch's gradgradcheck does (fixed
+// random v and w).
+inline void require_second_order(const GradcheckFn& fn, std::vector<Tensor> inputs) {
   std::vector<Tensor> weights;
   for (size_t i = 0; i < inputs.size(); ++i) weights.push_back(rand64(inputs[i].shape(), 100 + i).detach());
   const GradcheckFn g = [&](const std::vector<Tensor>& in) {
@@ -34,16 +40,13 @@ inline void require_second_order(const std::string& op, const GradcheckFn& fn, s
     v = rand64(fn(inputs).shape(), 99);
   }
   inputs.push_back(v);
-  require_gradcheck(op, g, inputs);
+  require_passes(gradcheck(g, inputs));
 }
 
 // Forward mode: check_forward_ad and check_fwd_over_rev (core/gradcheck.h) must pass.
 inline void require_forward_mode(const GradcheckFn& fn, const std::vector<Tensor>& inputs) {
-  for (const GradcheckResult& r : {check_forward_ad(fn, inputs), check_fwd_over_rev(fn, inputs)}) {
-    INFO(r.report);
-    CHECK(r.checked > 0);
-    REQUIRE(r.ok);
-  }
+  require_passes(check_forward_ad(fn, inputs));
+  require_passes(check_fwd_over_rev(fn, inputs));
 }
 
 // The first-order gradients of <fn(inputs), v> by the reference rules (a backward creating a

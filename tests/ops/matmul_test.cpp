@@ -218,7 +218,7 @@ TEST_CASE("matmul: second order, forward mode and the reference rule, every shap
     CAPTURE(shape_str(a));
     CAPTURE(shape_str(b));
     const std::vector<Tensor> inputs{rand64(a, seed++), rand64(b, seed++)};
-    require_second_order("matmul", fn, inputs);
+    require_second_order(fn, inputs);
     require_forward_mode(fn, inputs);
     require_reference_matches_fast(fn, inputs);
   }
