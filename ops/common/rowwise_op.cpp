@@ -9,7 +9,8 @@
 
 namespace tg {
 
-Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowKernels cpu, [[maybe_unused]] RowKernels cuda) {
+Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowRules rules, RowKernels cpu,
+                  [[maybe_unused]] RowKernels cuda) {
   check_floating(x, op, "x");
   const DimRows rows = dim_rows(x.shape(), dim, op);
   Tensor inp = contiguous_or_copy(x);
@@ -20,7 +21,13 @@ Tensor rowwise_op(const char* op, const Tensor& x, int64_t dim, RowKernels cpu, 
     cpu.forward(out, inp, rows.outer, rows.dim_size, rows.inner);
   if (Recorder rec(op, {x}, {out}); rec) {
     rec.attr("dim", rows.dim).save("out", out);
-    rec.backward([=](const BackwardContext& ctx) -> TensorList {  // captures rows and the kernels
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {rules.forward(f.output(), f.tangent(0), rows.dim)};
+    });
+    auto reference = [backward = rules.backward, dim = rows.dim](const BackwardContext& ctx) -> TensorList {
+      return {backward(ctx.saved("out"), ctx.grad(), dim)};
+    };
+    rec.backward(reference, [=](const BackwardContext& ctx) -> TensorList {  // captures rows and the kernels
       const Tensor& out = ctx.saved("out");
       Tensor dout = contiguous_or_copy(ctx.grad());
       Tensor dinp = empty(out.shape(), out.dtype(), out.device());

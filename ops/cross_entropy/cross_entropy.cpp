@@ -5,10 +5,17 @@
 #include "core/copy.h"
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
+#include "core/grad_mode.h"
 #include "core/tape.h"
+#include "ops/add/add.h"
 #include "ops/common/contiguous_input.h"
 #include "ops/common/index_check.h"
+#include "ops/common/one_hot.h"
+#include "ops/mul/mul.h"
+#include "ops/softmax/softmax.h"
+#include "ops/sub/sub.h"
 #include "ops/sum/sum.h"
+#include "ops/unsqueeze/unsqueeze.h"
 
 namespace tg {
 
@@ -36,6 +43,21 @@ int64_t check_args(const Tensor& logits, const Tensor& target, const CrossEntrop
                        opts.ignore_index);
 }
 
+// d loss[n] / d logits[n] = softmax(logits[n]) - q[n] on the rows not ignored, 0 on ignored
+// rows: (..., C), written with tapegrad ops on the logits, for the reference rules. The target
+// distribution q and the mask of rows not ignored are constants.
+Tensor dloss_dlogits(const Tensor& logits, const Tensor& target, const CrossEntropyOptions& opts) {
+  const int64_t C = logits.size(-1);
+  Tensor q, counted;  // q (..., C), counted (..., 1): 1 on rows not ignored, else 0
+  {
+    NoGradGuard no_grad;
+    const Tensor hot = one_hot(target, C, logits.dtype(), opts.ignore_index);
+    counted = sum(hot, {-1}, true);
+    q = add(mul(hot, 1 - opts.label_smoothing), mul(counted, opts.label_smoothing / static_cast<double>(C)));
+  }
+  return sub(mul(softmax(logits, -1), counted), q);
+}
+
 }  // namespace
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOptions opts) {
@@ -59,12 +81,25 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOpt
     rec.attr("reduction", reduction_name(opts.reduction))
         .attr("ignore_index", opts.ignore_index)
         .attr("label_smoothing", opts.label_smoothing);
-    rec.save("logits", x).save("target", t).save("lse", lse);
-    rec.backward([opts, scale](const BackwardContext& ctx) -> TensorList {
+    // logits itself (not a contiguous copy): a backward that creates a graph differentiates through it.
+    rec.save("logits", logits).save("target", t).save("lse", lse);
+    // each row's loss moves by sum_c dloss_dlogits[n, c] * tangent[n, c]; out's tangent reduces those as out does
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      const Tensor loss_tangent = sum(mul(dloss_dlogits(f.input(0), t, opts), f.tangent(0)), {-1});
+      if (opts.reduction == Reduction::none) return {loss_tangent};
+      return {mul(sum(loss_tangent), scale)};
+    });
+    auto reference = [opts, scale](const BackwardContext& ctx) -> TensorList {
+      // grad () or (...) -> the gradient of each row's loss, broadcasting over the classes
+      const Tensor row_grad = opts.reduction == Reduction::none ? unsqueeze(ctx.grad(), -1) : mul(ctx.grad(), scale);
+      return {mul(row_grad, dloss_dlogits(ctx.saved("logits"), ctx.saved("target"), opts)), Tensor()};
+    };
+    rec.backward(reference, [opts, scale](const BackwardContext& ctx) -> TensorList {
       const Tensor& grad = ctx.grad();  // () or (...), possibly an expanded view
       Tensor dlogits = empty(ctx.input_shape(0), ctx.input_dtype(0), grad.device());
       const Tensor dloss = contiguous_or_copy(grad);
-      const Tensor &lse = ctx.saved("lse"), &x = ctx.saved("logits"), &t = ctx.saved("target");
+      const Tensor &lse = ctx.saved("lse"), &t = ctx.saved("target");
+      const Tensor x = contiguous_or_copy(ctx.saved("logits"));
       if (grad.is_cuda())
         TG_CUDA_ONLY(cross_entropy_backward_cuda(dlogits, dloss, lse, x, t, scale, opts.ignore_index,
                                                  opts.label_smoothing));

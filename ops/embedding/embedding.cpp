@@ -1,5 +1,7 @@
 #include "ops/embedding/embedding.h"
 
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "core/copy.h"
@@ -8,8 +10,25 @@
 #include "core/tape.h"
 #include "ops/common/contiguous_input.h"
 #include "ops/common/index_check.h"
+#include "ops/common/one_hot.h"
+#include "ops/matmul/matmul.h"
+#include "ops/mul/mul.h"
+#include "ops/reshape/reshape.h"
+#include "ops/transpose/transpose.h"
 
 namespace tg {
+
+namespace {
+
+// (V, 1): 1 for every row of the weight but padding_idx's, a constant. The padding row gets no
+// gradient, so the rules treat it as a constant, in forward mode too.
+Tensor rows_but_padding(int64_t V, int64_t padding_idx, DType dtype, Device device) {
+  std::vector<double> keep(static_cast<size_t>(V), 1.0);
+  keep[static_cast<size_t>(padding_idx)] = 0;
+  return tensor(keep, {V, 1}, dtype, device);
+}
+
+}  // namespace
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_idx) {
   check_floating(weight, "embedding", "weight");
@@ -33,7 +52,18 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_id
   if (Recorder rec("embedding", {indices, weight}, {out}); rec) {
     rec.attr("padding_idx", padding_idx);
     rec.save("indices", idx);
-    rec.backward([padding_idx](const BackwardContext& ctx) -> TensorList {
+    rec.forward([&](const ForwardContext& f) -> TensorList {  // the rows of weight's tangent
+      const Tensor& tangent = f.tangent(1);  // (V, C)
+      if (padding_idx == -1) return {embedding(idx, tangent)};
+      return {embedding(idx, mul(tangent, rows_but_padding(V, padding_idx, tangent.dtype(), tangent.device())))};
+    });
+    // dweight (V, C) = one_hot(indices)^T (V, N) @ grad (N, C), the one-hot 0 at padding_idx: a
+    // scatter-add written as a product, at the cost of the (N, V) one-hot.
+    auto reference = [padding_idx, N = idx.numel(), V, C](const BackwardContext& ctx) -> TensorList {
+      const Tensor hot = one_hot(ctx.saved("indices"), V, ctx.input_dtype(1), padding_idx);
+      return {Tensor(), matmul(transpose(reshape(hot, {N, V}), 0, 1), reshape(ctx.grad(), {N, C}))};
+    };
+    rec.backward(reference, [padding_idx](const BackwardContext& ctx) -> TensorList {
       const Tensor& grad = ctx.grad();  // (I..., C), possibly an expanded view
       Tensor dweight = zeros(ctx.input_shape(1), ctx.input_dtype(1), grad.device());
       const Tensor dout = contiguous_or_copy(grad);

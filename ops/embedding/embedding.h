@@ -4,7 +4,8 @@
 //   out[i..., c] = weight[indices[i...], c]
 // indices and weight share a device. Every index must lie in [0, V) (checked on the host:
 // CUDA indices are copied there first). padding_idx is -1 (none) or a row in [0, V); unlike
-// PyTorch, a negative padding_idx does not count from the end. It changes only the gradient.
+// PyTorch, a negative padding_idx does not count from the end. It changes only the derivative:
+// that row of weight is held constant (no gradient; in forward mode, no tangent).
 // Forward formula and backward rule per input: the op's record, ops/embedding/embedding_case.cpp (docs/ops.md).
 #include <cstdint>
 

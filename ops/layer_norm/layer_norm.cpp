@@ -6,7 +6,14 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/add/add.h"
 #include "ops/common/contiguous_input.h"
+#include "ops/div/div.h"
+#include "ops/mean/mean.h"
+#include "ops/mul/mul.h"
+#include "ops/sqrt/sqrt.h"
+#include "ops/sub/sub.h"
+#include "ops/sum/sum.h"
 
 namespace tg {
 
@@ -37,6 +44,32 @@ void check_args(const Tensor& x, const Shape& normalized_shape, const Tensor& we
   if (!(eps > 0)) throw Error("layer_norm", fmt::format("eps must be positive, got {}", eps));
 }
 
+// The rules' view of a row: norm and rstd computed again from x with tapegrad ops (the saved
+// mean and rstd would be constants to a backward that creates a graph). rstd keeps the
+// normalised dims as size 1, so both broadcast against x.
+struct Normalized {
+  Tensor norm, rstd;
+};
+
+// The last k dims of a rank-`rank` tensor: those layer_norm normalises over.
+std::vector<int64_t> trailing_dims(int64_t rank, int64_t k) {
+  std::vector<int64_t> dims;
+  for (int64_t d = rank - k; d < rank; ++d) dims.push_back(d);
+  return dims;
+}
+
+Normalized normalize(const Tensor& x, const std::vector<int64_t>& dims, double eps) {
+  const Tensor centered = sub(x, mean(x, dims, true));
+  const Tensor rstd = div(1.0, sqrt(add(mean(mul(centered, centered), dims, true), eps)));
+  return {mul(centered, rstd), rstd};
+}
+
+// J v, for J = d norm / d x of each row: rstd * (v - mean(v) - norm * mean(v * norm)). J is
+// symmetric, so the same product takes dnorm back to dx and x's tangent forward to norm's.
+Tensor norm_jacobian_product(const Normalized& n, const Tensor& v, const std::vector<int64_t>& dims) {
+  return mul(n.rstd, sub(sub(v, mean(v, dims, true)), mul(n.norm, mean(mul(v, n.norm), dims, true))));
+}
+
 }  // namespace
 
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
@@ -52,19 +85,41 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight,
     layer_norm_forward_cpu(out, mean, rstd, xc, wc, contiguous_or_copy(bias), N, C, eps);
 
   if (Recorder rec("layer_norm", {x, weight, bias}, {out}); rec) {
-    rec.save("x", xc).save("mean", mean).save("rstd", rstd);
-    if (wc.defined()) rec.save("weight", wc);
+    // x and weight themselves (not their contiguous copies): a backward that creates a graph
+    // differentiates through them.
+    rec.save("x", x).save("mean", mean).save("rstd", rstd);
+    if (weight.defined()) rec.save("weight", weight);
     rec.attr("normalized_shape", shape_str(normalized_shape)).attr("eps", eps);
-    const bool has_weight = wc.defined();
-    rec.backward([N, C, has_weight](const BackwardContext& ctx) -> TensorList {
-      const Tensor& x = ctx.saved("x");
+    const bool has_weight = weight.defined();
+    const int64_t k = static_cast<int64_t>(normalized_shape.size());
+    rec.forward([&](const ForwardContext& f) -> TensorList {  // norm' * weight + norm * weight' + bias'
+      const std::vector<int64_t> dims = trailing_dims(x.dim(), k);
+      const Normalized n = normalize(f.input(0), dims, eps);
+      const Tensor dnorm = norm_jacobian_product(n, f.tangent_or_zeros(0), dims);
+      Tensor tangent = has_weight ? mul(dnorm, f.input(1)) : dnorm;
+      if (f.has_tangent(1)) tangent = add(tangent, mul(n.norm, f.tangent(1)));
+      if (f.has_tangent(2)) tangent = add(tangent, f.tangent(2));
+      return {tangent};
+    });
+    auto reference = [k, eps, has_weight](const BackwardContext& ctx) -> TensorList {
+      const Tensor &x = ctx.saved("x"), &g = ctx.grad();
+      const std::vector<int64_t> dims = trailing_dims(x.dim(), k);
+      const Normalized n = normalize(x, dims, eps);
+      Tensor dx, dweight, dbias;
+      if (ctx.needs_grad(0)) dx = norm_jacobian_product(n, has_weight ? mul(g, ctx.saved("weight")) : g, dims);
+      if (ctx.needs_grad(1)) dweight = sum_to(mul(g, n.norm), ctx.input_shape(1));
+      if (ctx.needs_grad(2)) dbias = sum_to(g, ctx.input_shape(2));
+      return {dx, dweight, dbias};
+    };
+    rec.backward(reference, [N, C, has_weight](const BackwardContext& ctx) -> TensorList {
+      const Tensor x = contiguous_or_copy(ctx.saved("x"));
       const Tensor& g = ctx.grad();
       auto grad_for = [&](int input) {
         return ctx.needs_grad(input) ? empty(ctx.input_shape(input), ctx.input_dtype(input), x.device()) : Tensor();
       };
       Tensor dx = grad_for(0), dweight = grad_for(1), dbias = grad_for(2);
       const Tensor &mean = ctx.saved("mean"), &rstd = ctx.saved("rstd");
-      const Tensor w = has_weight ? ctx.saved("weight") : Tensor(), gc = contiguous_or_copy(g);
+      const Tensor w = has_weight ? contiguous_or_copy(ctx.saved("weight")) : Tensor(), gc = contiguous_or_copy(g);
       if (x.is_cuda())
         TG_CUDA_ONLY(layer_norm_backward_cuda(dx, dweight, dbias, mean, rstd, gc, x, w, N, C));
       else

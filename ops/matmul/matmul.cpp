@@ -3,8 +3,11 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/add/add.h"
 #include "ops/reshape/reshape.h"
 #include "ops/sum/sum.h"
+#include "ops/transpose/transpose.h"
+#include "ops/unsqueeze/unsqueeze.h"
 
 namespace tg {
 
@@ -52,6 +55,49 @@ Shape output_shape(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+// How the backward views its operands: as tapegrad ops in the reference rule, so that a
+// backward creating a graph records them; as bare views (no tape, a unit stride for the
+// inserted dim) in the fast path, so that the GEMM kernels see what they always saw.
+struct OperandViews {
+  Tensor (*unsqueeze)(const Tensor& x, int64_t dim);
+  Tensor (*transposed)(const Tensor& x);  // (..., R, C) -> (..., C, R)
+};
+constexpr OperandViews kRecordedViews{[](const Tensor& x, int64_t dim) { return unsqueeze(x, dim); },
+                                      [](const Tensor& x) { return transpose(x, -2, -1); }};
+constexpr OperandViews kBareViews{unsqueeze_view, transposed_view};
+
+// da and db from grad and the saved operands (see the derivation in matmul.h).
+TensorList matmul_backward(const BackwardContext& ctx, bool a_1d, bool b_1d, const OperandViews& view) {
+  // grad (batch..., M, N) with the vector cases' 1s put back
+  Tensor grad = ctx.grad();
+  if (b_1d) grad = view.unsqueeze(grad, grad.dim());
+  if (a_1d) grad = view.unsqueeze(grad, grad.dim() - 1);
+  const int64_t N = grad.size(-1);
+  Tensor da, db;
+  if (ctx.needs_grad(0)) {
+    // da (..., M, K) = grad (..., M, N) @ b^T (..., N, K), summed over a's broadcast dims
+    const Tensor& b = ctx.saved("b");
+    const Tensor bm = b_1d ? view.unsqueeze(b, 1) : b;
+    const Shape am_shape = a_1d ? Shape{1, bm.size(-2)} : ctx.input_shape(0);
+    da = reshape(sum_to(matmul(grad, view.transposed(bm)), am_shape), ctx.input_shape(0));
+  }
+  if (ctx.needs_grad(1)) {
+    // db (..., K, N) = a^T (..., K, M) @ grad (..., M, N), summed over b's broadcast dims
+    const Tensor& a = ctx.saved("a");
+    Tensor am = a_1d ? view.unsqueeze(a, 0) : a;
+    const int64_t K = am.size(-1);
+    const Shape bm_shape = b_1d ? Shape{K, 1} : ctx.input_shape(1);
+    if (bm_shape.size() == 2 && am.dim() > 2) {
+      // b was shared by every batch element (a Linear weight): fold the batch into the
+      // rows, db (K,N) = a^T (K, batch*M) @ grad (batch*M, N), no per-batch partials.
+      am = reshape(am, {-1, K});
+      grad = reshape(grad, {-1, N});
+    }
+    db = reshape(sum_to(matmul(view.transposed(am), grad), bm_shape), ctx.input_shape(1));
+  }
+  return {da, db};
+}
+
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
@@ -72,34 +118,21 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (Recorder rec("matmul", {a, b}, {out}); rec) {
     if (b.requires_grad()) rec.save("a", a);  // db needs a, da needs b
     if (a.requires_grad()) rec.save("b", b);
-    rec.backward([a_1d = a.dim() == 1, b_1d = b.dim() == 1](const BackwardContext& ctx) -> TensorList {
-      // grad (batch..., M, N) with the vector cases' 1s put back
-      Tensor grad = ctx.grad();
-      if (b_1d) grad = unsqueeze_view(grad, grad.dim());
-      if (a_1d) grad = unsqueeze_view(grad, grad.dim() - 1);
-      const int64_t N = grad.size(-1);
-      Tensor da, db;
-      if (ctx.needs_grad(0)) {
-        // da (..., M, K) = grad (..., M, N) @ b^T (..., N, K), summed over a's broadcast dims
-        const Tensor bm = as_right_matrix(ctx.saved("b"));
-        const Shape am_shape = a_1d ? Shape{1, bm.size(-2)} : ctx.input_shape(0);
-        da = reshape(sum_to(matmul(grad, transposed_view(bm)), am_shape), ctx.input_shape(0));
+    rec.forward([](const ForwardContext& f) -> TensorList {  // ta @ b + a @ tb
+      Tensor tangent = f.has_tangent(0) ? matmul(f.tangent(0), f.input(1)) : Tensor();
+      if (f.has_tangent(1)) {
+        const Tensor tb_term = matmul(f.input(0), f.tangent(1));
+        tangent = tangent.defined() ? add(tangent, tb_term) : tb_term;
       }
-      if (ctx.needs_grad(1)) {
-        // db (..., K, N) = a^T (..., K, M) @ grad (..., M, N), summed over b's broadcast dims
-        Tensor am = as_left_matrix(ctx.saved("a"));
-        const int64_t K = am.size(-1);
-        const Shape bm_shape = b_1d ? Shape{K, 1} : ctx.input_shape(1);
-        if (bm_shape.size() == 2 && am.dim() > 2) {
-          // b was shared by every batch element (a Linear weight): fold the batch into the
-          // rows, db (K,N) = a^T (K, batch*M) @ grad (batch*M, N), no per-batch partials.
-          am = reshape(am, {-1, K});
-          grad = reshape(grad, {-1, N});
-        }
-        db = reshape(sum_to(matmul(transposed_view(am), grad), bm_shape), ctx.input_shape(1));
-      }
-      return {da, db};
+      return {tangent};
     });
+    rec.backward(
+        [a_1d = a.dim() == 1, b_1d = b.dim() == 1](const BackwardContext& ctx) -> TensorList {
+          return matmul_backward(ctx, a_1d, b_1d, kRecordedViews);
+        },
+        [a_1d = a.dim() == 1, b_1d = b.dim() == 1](const BackwardContext& ctx) -> TensorList {
+          return matmul_backward(ctx, a_1d, b_1d, kBareViews);
+        });
   }
   return out;
 }

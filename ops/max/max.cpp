@@ -2,11 +2,42 @@
 
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
+#include "core/grad_mode.h"
 #include "core/tape.h"
 #include "ops/common/reduce_shape.h"
+#include "ops/expand/expand.h"
+#include "ops/mul/mul.h"
 #include "ops/reshape/reshape.h"
+#include "ops/sum/sum.h"
 
 namespace tg {
+
+namespace {
+
+// dx = 0 except dx[..., indices, ...] = grad along dim k: the backward kernel of x's device.
+// indices, grad (x's shape with dim k as size 1).
+Tensor scatter_to_argmax(const Shape& x_shape, DType dtype, const Tensor& indices, const Tensor& grad, int64_t k) {
+  Tensor dx = empty(x_shape, dtype, grad.device());
+  if (dx.is_cuda())
+    TG_CUDA_ONLY(max_backward_cuda(dx, indices, grad, k));
+  else
+    max_backward_cpu(dx, indices, grad, k);
+  return dx;
+}
+
+// 1 at each maximum's position along dim k, else 0 (x's shape and dtype): the derivative of
+// the max with respect to x, a constant, since the argmax moves only where it jumps.
+Tensor argmax_one_hot(const Shape& x_shape, DType dtype, const Tensor& indices, int64_t k) {
+  NoGradGuard no_grad;
+  return scatter_to_argmax(x_shape, dtype, indices, ones(indices.shape(), dtype, indices.device()), k);
+}
+
+// The same for max(x): index () is a row-major position, so x is seen as (numel,) along dim 0.
+Tensor max_all_one_hot(const Shape& x_shape, DType dtype, const Tensor& index) {
+  return reshape(argmax_one_hot({numel(x_shape)}, dtype, reshape(index, {1}), 0), x_shape);
+}
+
+}  // namespace
 
 MaxResult max_with_indices(const Tensor& x, int64_t dim, bool keepdim) {
   check_floating(x, "max", "x");
@@ -26,15 +57,20 @@ MaxResult max_with_indices(const Tensor& x, int64_t dim, bool keepdim) {
               make_view(indices, r.out, contiguous_strides(r.out), 0)};
   if (Recorder rec("max", {x}, {result.values, result.indices}); rec) {
     rec.attr("dim", dim).attr("keepdim", keepdim).save("indices", indices);
-    rec.backward([keep = r.keep, k](const BackwardContext& ctx) -> TensorList {
-      // grad (out shape) -> (keep shape), scattered along dim k to the saved positions
-      Tensor dx = empty(ctx.input_shape(0), ctx.input_dtype(0), ctx.grad().device());
-      if (dx.is_cuda())
-        TG_CUDA_ONLY(max_backward_cuda(dx, ctx.saved("indices"), reshape(ctx.grad(), keep), k));
-      else
-        max_backward_cpu(dx, ctx.saved("indices"), reshape(ctx.grad(), keep), k);
-      return {dx};
+    rec.forward([&](const ForwardContext& f) -> TensorList {  // the tangent at each maximum
+      const Tensor one_hot = argmax_one_hot(x.shape(), x.dtype(), indices, k);
+      return {sum(mul(f.tangent(0), one_hot), {k}, keepdim), Tensor()};
     });
+    rec.backward(
+        [keep = r.keep, k](const BackwardContext& ctx) -> TensorList {
+          // grad (out shape) -> (keep shape) -> x's shape, kept at the maxima only
+          const Tensor one_hot = argmax_one_hot(ctx.input_shape(0), ctx.input_dtype(0), ctx.saved("indices"), k);
+          return {mul(expand(reshape(ctx.grad(), keep), ctx.input_shape(0)), one_hot)};
+        },
+        [keep = r.keep, k](const BackwardContext& ctx) -> TensorList {
+          return {scatter_to_argmax(ctx.input_shape(0), ctx.input_dtype(0), ctx.saved("indices"),
+                                    reshape(ctx.grad(), keep), k)};
+        });
   }
   return result;
 }
@@ -52,17 +88,24 @@ Tensor max(const Tensor& x) {
     max_all_forward_cpu(out, index, x);
   if (Recorder rec("max", {x}, {out}); rec) {
     rec.save("index", index);
-    rec.backward([](const BackwardContext& ctx) -> TensorList {
-      // index is a row-major position: scatter grad into dx viewed as (numel,) along dim 0
-      Tensor dx = empty(ctx.input_shape(0), ctx.input_dtype(0), ctx.grad().device());
-      const Tensor flat_dx = reshape(dx, {-1}), index = reshape(ctx.saved("index"), {1}),
-                   grad = reshape(ctx.grad(), {1});
-      if (dx.is_cuda())
-        TG_CUDA_ONLY(max_backward_cuda(flat_dx, index, grad, 0));
-      else
-        max_backward_cpu(flat_dx, index, grad, 0);
-      return {dx};
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {sum(mul(f.tangent(0), max_all_one_hot(x.shape(), x.dtype(), index)))};
     });
+    rec.backward(
+        [](const BackwardContext& ctx) -> TensorList {
+          const Tensor one_hot = max_all_one_hot(ctx.input_shape(0), ctx.input_dtype(0), ctx.saved("index"));
+          return {mul(expand(ctx.grad(), ctx.input_shape(0)), one_hot)};
+        },
+        [](const BackwardContext& ctx) -> TensorList {
+          Tensor dx = empty(ctx.input_shape(0), ctx.input_dtype(0), ctx.grad().device());
+          const Tensor flat_dx = reshape(dx, {-1}), index = reshape(ctx.saved("index"), {1}),
+                       grad = reshape(ctx.grad(), {1});
+          if (dx.is_cuda())
+            TG_CUDA_ONLY(max_backward_cuda(flat_dx, index, grad, 0));
+          else
+            max_backward_cpu(flat_dx, index, grad, 0);
+          return {dx};
+        });
   }
   return out;
 }

@@ -7,6 +7,9 @@
 // row-major order). NaN propagates: if any reduced element is NaN the max is NaN and its index
 // is that of the first NaN. Reducing zero elements (max(x) of an empty x, or a dim of size 0)
 // is an error.
+// The derivative is that of the maximum the indices name: 1 there, 0 elsewhere, a constant. At
+// a tie it jumps (the max is not differentiable there), so gradcheck and the second-order and
+// forward-mode checks use inputs without ties.
 // Forward formula and backward rule per input: the op's record, ops/max/max_case.cpp (docs/ops.md).
 #include <vector>
 

@@ -4,6 +4,7 @@
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/reduce_shape.h"
+#include "ops/div/div.h"
 #include "ops/expand/expand.h"
 #include "ops/reshape/reshape.h"
 
@@ -20,8 +21,12 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   if (!keepdim) out = make_view(out, r.out, contiguous_strides(r.out), 0);  // drop the reduced dims
   if (Recorder rec("mean", {x}, {out}); rec) {
     rec.attr("dims", fmt::format("[{}]", fmt::join(dims, ","))).attr("keepdim", keepdim);
-    rec.backward([keep = r.keep, count = r.count](const BackwardContext& ctx) -> TensorList {
-      // grad (out shape) -> dx_keep (keep shape) = grad / count -> dx (x shape), a broadcast view
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {mean(f.tangent(0), dims, keepdim)}; });
+    // grad (out shape) -> dx_keep (keep shape) = grad / count -> dx (x shape), a broadcast view
+    auto reference = [keep = r.keep, count = r.count](const BackwardContext& ctx) -> TensorList {
+      return {expand(div(reshape(ctx.grad(), keep), static_cast<double>(count)), ctx.input_shape(0))};
+    };
+    rec.backward(reference, [keep = r.keep, count = r.count](const BackwardContext& ctx) -> TensorList {
       Tensor dx_keep = empty(keep, ctx.grad().dtype(), ctx.grad().device());
       if (dx_keep.is_cuda())
         TG_CUDA_ONLY(mean_backward_cuda(dx_keep, reshape(ctx.grad(), keep), count));

@@ -20,6 +20,7 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   if (!keepdim) out = make_view(out, r.out, contiguous_strides(r.out), 0);  // drop the reduced dims
   if (Recorder rec("sum", {x}, {out}); rec) {
     rec.attr("dims", fmt::format("[{}]", fmt::join(dims, ","))).attr("keepdim", keepdim);
+    rec.forward([&](const ForwardContext& f) -> TensorList { return {sum(f.tangent(0), dims, keepdim)}; });
     rec.backward([keep = r.keep](const BackwardContext& ctx) -> TensorList {
       return {expand(reshape(ctx.grad(), keep), ctx.input_shape(0))};
     });

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cuda_parity_test_util.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -222,4 +223,25 @@ TEST_CASE("cross_entropy: f64 gradcheck on the GPU, targets checked on the host,
                        tg::Error);
   CHECK_THROWS_WITH_AS(cross_entropy(zeros({2, 3}, kF32, gpu), tensor_i64({0, 1})),
                        "cross_entropy: tensors are on different devices: (2,3) on cuda:0 and (2,) on cpu", tg::Error);
+}
+
+TEST_CASE("cross_entropy: second order, forward mode and the reference rule, for every reduction and option") {
+  const Tensor target = tensor_i64({3, -100, 0, 4, 1, 3}, {2, 3});
+  for (Reduction r : {Reduction::mean, Reduction::sum, Reduction::none}) {
+    for (double smoothing : {0.0, 0.2}) {
+      CAPTURE(reduction_name(r));
+      CAPTURE(smoothing);
+      const GradcheckFn fn = [&](const std::vector<Tensor>& in) {
+        return cross_entropy(in[0], target, with(r, -100, smoothing));
+      };
+      require_second_order(fn, {rand64({2, 3, 5}, 1, -2, 2)});
+      require_forward_mode(fn, {rand64({2, 3, 5}, 2, -2, 2)});
+      require_reference_matches_fast(fn, {rand64({2, 3, 5}, 3, -2, 2)});
+    }
+  }
+  // every target ignored: zero gradients by both rules
+  const GradcheckFn ignored = [](const std::vector<Tensor>& in) {
+    return cross_entropy(in[0], tensor_i64({-100, -100}), with(Reduction::mean, -100, 0.1));
+  };
+  require_reference_matches_fast(ignored, {rand64({2, 4}, 4)});
 }

@@ -9,6 +9,7 @@
 #include "cuda_parity_test_util.h"
 #include "ops/common/philox_lanes.h"
 #include "ops/dropout/dropout.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -268,4 +269,21 @@ TEST_CASE("dropout with a given mask: CUDA matches CPU, and f64 gradcheck on the
   require_gradcheck("dropout", with(0.4), on_gpu({rand64({2, 3}, 3), mask}));
   CHECK_THROWS_WITH_AS(dropout(to_device_copy(ones({2, 3}), Device::cuda()), mask, 0.5),
                        doctest::Contains("keep is (2,3) bool on cpu and x is (2,3) float32 on cuda:0"), Error);
+}
+
+TEST_CASE("dropout: second order, forward mode and the reference rule, drawn and with a given mask") {
+  const GradcheckFn drawn = [](const std::vector<Tensor>& in) {
+    Generator gen(7);  // the same mask at every evaluation
+    return dropout(in[0], 0.4, true, gen);
+  };
+  require_second_order(drawn, {rand64({3, 4}, 1)});
+  require_forward_mode(drawn, {noncontig64({3, 4}, 2)});
+  require_reference_matches_fast(drawn, {noncontig64({3, 4}, 2)});
+  const Tensor keep = tensor_bool({true, false, true, true, false, true}, {2, 3});
+  const GradcheckFn given = [&](const std::vector<Tensor>& in) { return dropout(in[0], keep, 0.25); };
+  require_second_order(given, {rand64({2, 3}, 3)});
+  require_forward_mode(given, {rand64({2, 3}, 3)});
+  require_reference_matches_fast(given, {rand64({2, 3}, 3)});
+  // eval mode returns x itself: its tangent passes unchanged
+  require_forward_mode([](const std::vector<Tensor>& in) { return dropout(in[0], 0.5, false); }, {rand64({2}, 4)});
 }

@@ -1,6 +1,8 @@
 #include "ops/embedding/embedding.h"
 
+#include "core/forward_ad.h"
 #include "cuda_parity_test_util.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -155,4 +157,24 @@ TEST_CASE("embedding: f64 gradcheck on the GPU, indices checked on the host, dev
                        "embedding: tensors are on different devices: (1,) on cpu and (10,4) on cuda:0", tg::Error);
   CHECK_THROWS_WITH_AS(embedding(tensor_i64({0}, {1}, gpu), zeros({3, 2})),
                        "embedding: tensors are on different devices: (1,) on cuda:0 and (3,2) on cpu", tg::Error);
+}
+
+TEST_CASE("embedding: second order, forward mode and the reference rule, with and without padding_idx") {
+  const Tensor idx = tensor_i64({2, 0, 2, 4, 1, 2}, {2, 3});
+  for (int64_t padding_idx : {-1, 2}) {
+    CAPTURE(padding_idx);
+    const GradcheckFn fn = [&](const std::vector<Tensor>& in) { return embedding(idx, in[0], padding_idx); };
+    require_second_order(fn, {rand64({5, 3}, 1)});
+    require_reference_matches_fast(fn, {noncontig64({5, 3}, 2)});
+  }
+  const GradcheckFn plain = [&](const std::vector<Tensor>& in) { return embedding(idx, in[0]); };
+  require_forward_mode(plain, {noncontig64({5, 3}, 3)});
+}
+
+TEST_CASE("embedding: in forward mode the padding_idx row is held constant, as in the backward") {
+  const Tensor idx = tensor_i64({1, 0, 1});
+  const Tensor w = rand64({2, 2}, 1).detach(), t = tensor({1, 2, 3, 4}, {2, 2}, kF64);
+  const auto [outs, tangents] =
+      jvp([&](const TensorList& in) { return TensorList{embedding(idx, in[0], 0)}; }, {w}, {t});
+  require_values(reshape(tangents[0], {6}), {3, 4, 0, 0, 3, 4});
 }

@@ -2,6 +2,7 @@
 
 #include "cuda_parity_test_util.h"
 #include "ops/layer_norm/layer_norm.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -200,4 +201,16 @@ TEST_CASE("layer_norm: f64 gradcheck on the GPU") {
   require_gradcheck("layer_norm", affine, on_gpu({noncontig64({2, 3, 4}, 33), rand64({3, 4}, 34), rand64({3, 4}, 35)}));
   require_gradcheck("layer_norm", [](const std::vector<Tensor>& in) { return layer_norm(in[0], {5}); },
                     on_gpu({rand64({3, 5}, 36)}));
+}
+
+TEST_CASE("layer_norm: second order, forward mode, and the reference rule against the kernel") {
+  const GradcheckFn affine = [](const std::vector<Tensor>& in) { return layer_norm(in[0], {2, 3}, in[1], in[2]); };
+  const std::vector<Tensor> inputs{rand64({2, 2, 3}, 1), rand64({2, 3}, 2), rand64({2, 3}, 3)};
+  require_second_order(affine, inputs);
+  require_forward_mode(affine, inputs);
+  require_reference_matches_fast(affine, {noncontig64({2, 2, 3}, 4), rand64({2, 3}, 5), rand64({2, 3}, 6)});
+  const GradcheckFn plain = [](const std::vector<Tensor>& in) { return layer_norm(in[0], {4}); };
+  require_second_order(plain, {rand64({3, 4}, 7)});
+  require_forward_mode(plain, {noncontig64({3, 4}, 8)});
+  require_reference_matches_fast(plain, {noncontig64({3, 4}, 8)});
 }

@@ -6,6 +6,7 @@
 #include "ops/log_softmax/log_softmax.h"
 #include "ops/masked_fill/masked_fill.h"
 #include "ops/softmax/softmax.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -176,4 +177,23 @@ TEST_CASE("log_softmax: the OpenMP path (a large tensor) equals one thread") {
   omp_set_num_threads(threads);
   require_close(y, y1, 0, 0);
   require_close(x.grad(), x1.grad(), 0, 0);
+}
+
+TEST_CASE("log_softmax: second order, forward mode, and the reference rule against the kernel") {
+  for (int64_t dim : {0, -1}) {
+    CAPTURE(dim);
+    const GradcheckFn fn = [&](const std::vector<Tensor>& in) { return log_softmax(in[0], dim); };
+    require_second_order(fn, {rand64({3, 4}, 1, -2, 2)});
+    require_forward_mode(fn, {noncontig64({3, 4}, 2, -2, 2)});
+    require_reference_matches_fast(fn, {noncontig64({3, 4}, 2, -2, 2)});
+  }
+}
+
+TEST_CASE("log_softmax: fully masked rows give a zero gradient by the reference rule too") {
+  // row 0 fully masked, row 1 partly: the rule must give 0 on row 0 and grad at row 1's -inf
+  const Tensor x = tensor({-INFINITY, -INFINITY, -INFINITY, 0.5, -INFINITY, -1}, {2, 3}, kF64).requires_grad_();
+  const Tensor g = tensor({1, 2, 3, 4, 5, 6}, {2, 3}, kF64);
+  const Tensor dx = grad({log_softmax(x, 1)}, {x}, {g}, {.create_graph = true})[0];
+  const double p0 = 1 / (1 + std::exp(-1.5));  // softmax of (0.5, -inf, -1)
+  require_values(reshape(dx.detach(), {6}), {0, 0, 0, 4 - p0 * 15, 5, 6 - (1 - p0) * 15}, 1e-12);
 }

@@ -1,4 +1,5 @@
 #include "ops/matmul/matmul.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 #include "cuda_parity_test_util.h"
 
@@ -203,4 +204,23 @@ TEST_CASE("matmul: f64 gradcheck on the GPU") {
   require_gradcheck("matmul", fn, on_gpu({rand64({2, 3, 4}, 1), rand64({4, 5}, 2)}));
   require_gradcheck("matmul", fn, on_gpu({noncontig64({3, 4}, 3), noncontig64({4, 2}, 4)}));  // transposed operands
   require_gradcheck("matmul", fn, on_gpu({rand64({2, 1, 3, 4}, 5), rand64({5, 4, 2}, 6)}));   // broadcast batch
+}
+
+TEST_CASE("matmul: second order, forward mode and the reference rule, every shape case") {
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{2, 3}, {3, 4}}, {{3}, {3, 4}}, {{2, 3}, {3}}, {{3}, {3}}, {{3}, {2, 3, 2}},
+      {{2, 1, 2, 3}, {3, 3, 2}},  // broadcast batch dims
+      {{2, 2, 3}, {3, 2}},        // a shared weight: db folds the batch into the rows
+  };
+  const GradcheckFn fn = [](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); };
+  uint64_t seed = 1;
+  for (const auto& [a, b] : cases) {
+    CAPTURE(shape_str(a));
+    CAPTURE(shape_str(b));
+    const std::vector<Tensor> inputs{rand64(a, seed++), rand64(b, seed++)};
+    require_second_order(fn, inputs);
+    require_forward_mode(fn, inputs);
+    require_reference_matches_fast(fn, inputs);
+  }
+  require_reference_matches_fast(fn, {noncontig64({4, 3}, 20), noncontig64({3, 2}, 21)});
 }

@@ -1,4 +1,5 @@
 #include "ops/max/max.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 #include <algorithm>
@@ -169,4 +170,19 @@ TEST_CASE("max: CUDA matches CPU (forward and backward)") {
     }
     require_cuda_matches_cpu(max_all, {x.detach().requires_grad_()});
   }
+}
+
+// Random inputs have no ties: the derivative is that of the first maximum, constant nearby.
+TEST_CASE("max: second order, forward mode, and the reference rule against the kernel (away from ties)") {
+  for (bool keepdim : {false, true}) {
+    CAPTURE(keepdim);
+    const GradcheckFn fn = [&](const std::vector<Tensor>& in) { return max(in[0], 0, keepdim); };
+    require_second_order(fn, {rand64({3, 4}, 1)});
+    require_forward_mode(fn, {noncontig64({3, 4}, 2)});
+    require_reference_matches_fast(fn, {noncontig64({3, 4}, 2)});
+  }
+  const GradcheckFn all = [](const std::vector<Tensor>& in) { return max(in[0]); };
+  require_second_order(all, {rand64({2, 3}, 3)});
+  require_forward_mode(all, {noncontig64({3, 2}, 4)});
+  require_reference_matches_fast(all, {noncontig64({3, 2}, 4)});
 }

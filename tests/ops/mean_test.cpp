@@ -1,4 +1,5 @@
 #include "ops/mean/mean.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 #include <cmath>
@@ -101,4 +102,18 @@ TEST_CASE("mean: CUDA matches CPU (forward and backward)") {
                            {rand64({4, 3}, 8), rand64({3}, 9)});
   require_gradcheck("mean", mean_over({0, -1}, true), {cuda_copy(rand64({2, 3, 4}, 10))});
   require_gradcheck("mean", mean_all, {cuda_copy(noncontig64({2, 3, 2}, 11))});
+}
+
+TEST_CASE("mean: second order, forward mode, and the reference rule against the kernel") {
+  for (bool keepdim : {false, true}) {
+    CAPTURE(keepdim);
+    const GradcheckFn fn = [&](const std::vector<Tensor>& in) { return mean(in[0], {0, -1}, keepdim); };
+    require_second_order(fn, {rand64({2, 3, 4}, 1)});
+    require_forward_mode(fn, {noncontig64({3, 4}, 2)});
+    require_reference_matches_fast(fn, {noncontig64({3, 4}, 2)});
+  }
+  const GradcheckFn all = [](const std::vector<Tensor>& in) { return mean(in[0]); };
+  require_second_order(all, {rand64({2, 3}, 3)});
+  require_forward_mode(all, {rand64({2, 3}, 3)});
+  require_reference_matches_fast(all, {rand64({2, 3}, 3)});
 }

@@ -5,6 +5,7 @@
 #include "cuda_parity_test_util.h"
 #include "ops/masked_fill/masked_fill.h"
 #include "ops/softmax/softmax.h"
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -229,4 +230,19 @@ TEST_CASE("softmax: the OpenMP path (a large tensor) equals one thread") {
   require_close(y, y1, 0, 0);
   require_close(x.grad(), x1.grad(), 0, 0);
   require_close(sum(y, {0}), ones({1000}, kF64), 1e-12, 0);
+}
+
+TEST_CASE("softmax: second order, forward mode, and the reference rule against the kernel") {
+  for (int64_t dim : {0, -1}) {
+    CAPTURE(dim);
+    const GradcheckFn fn = [&](const std::vector<Tensor>& in) { return softmax(in[0], dim); };
+    require_second_order(fn, {rand64({3, 4}, 1, -2, 2)});
+    require_forward_mode(fn, {noncontig64({3, 4}, 2, -2, 2)});
+    require_reference_matches_fast(fn, {noncontig64({3, 4}, 2, -2, 2)});
+  }
+  // a fully masked row (zeros, zero gradient) and a partly masked one, by both rules
+  const Tensor mask = tensor_bool({true, true, true, false, true, false}, {2, 3});
+  require_reference_matches_fast(
+      [&](const std::vector<Tensor>& in) { return softmax(masked_fill(in[0], mask, -INFINITY), 1); },
+      {rand64({2, 3}, 3)});
 }

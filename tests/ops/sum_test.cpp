@@ -1,3 +1,4 @@
+#include "higher_order_test_util.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -133,4 +134,16 @@ TEST_CASE("sum: CUDA matches CPU (forward and backward)") {
   require_gradcheck("sum", sum_all, {cuda_copy(noncontig64({2, 3, 2}, 15))});
   // Float32 sums of many terms accumulate in double on the GPU too (10^6 x 0.1f).
   CHECK(std::abs(sum(full({1000000}, 0.1, kF32, Device::cuda())).item() - 100000) < 0.01);
+}
+
+TEST_CASE("sum: second order and forward mode, over dims and over all") {
+  for (bool keepdim : {false, true}) {
+    CAPTURE(keepdim);
+    const GradcheckFn fn = [&](const std::vector<Tensor>& in) { return sum(in[0], {0, -1}, keepdim); };
+    require_second_order(fn, {rand64({2, 3, 4}, 1)});
+    require_forward_mode(fn, {noncontig64({3, 4}, 2)});
+  }
+  const GradcheckFn all = [](const std::vector<Tensor>& in) { return sum(in[0]); };
+  require_second_order(all, {rand64({2, 3}, 3)});
+  require_forward_mode(all, {rand64({2, 3}, 3)});
 }
