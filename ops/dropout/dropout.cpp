@@ -6,6 +6,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/mul/mul.h"
 
 namespace tg {
 
@@ -21,14 +22,27 @@ Tensor masked_scaled(const Tensor& t, const Tensor& keep, double scale) {
   return out;
 }
 
+// The factor the kept elements were scaled by, keep ? scale : 0 (keep's shape, `dtype`): a
+// constant, since the draw (and relu's step in relu_dropout) has derivative 0 wherever it has one.
+Tensor keep_factor(const Tensor& keep, double scale, DType dtype) {
+  return masked_scaled(ones(keep.shape(), dtype, keep.device()), keep, scale);
+}
+
 // The tape entry of a dropout that scaled its kept elements by `scale`: dx = keep ? grad * scale : 0.
 void record_dropout(const char* op, const Tensor& x, const Tensor& out, const Tensor& keep, double p, double scale) {
   if (Recorder rec(op, {x}, {out}); rec) {
     rec.save("keep", keep).attr("p", p);
-    rec.backward([scale](const BackwardContext& ctx) -> TensorList {
-      const Tensor& g = ctx.grad();
-      return {masked_scaled(g.is_contiguous() ? g : contiguous_copy(g), ctx.saved("keep"), scale)};
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {mul(f.tangent(0), keep_factor(keep, scale, x.dtype()))};
     });
+    rec.backward(
+        [scale](const BackwardContext& ctx) -> TensorList {
+          return {mul(ctx.grad(), keep_factor(ctx.saved("keep"), scale, ctx.input_dtype(0)))};
+        },
+        [scale](const BackwardContext& ctx) -> TensorList {
+          const Tensor& g = ctx.grad();
+          return {masked_scaled(g.is_contiguous() ? g : contiguous_copy(g), ctx.saved("keep"), scale)};
+        });
   }
 }
 
