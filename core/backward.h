@@ -35,7 +35,7 @@ std::vector<std::shared_ptr<Entry>> reverse_order_from(const std::vector<std::sh
 void backward(const TensorList& tensors, const TensorList& grad_tensors = {}, bool retain_graph = false);
 
 struct BackwardOptions {
-  std::optional<bool> retain_graph;  // keep the saved tensors for another backward; default: create_graph
+  std::optional<bool> retain_graph = {};  // keep the saved tensors for another backward; default: create_graph
   // Run each entry's reference rule with grad mode on, so that the gradients are recorded on
   // the tape and can be differentiated again; sums are then taken out of place.
   bool create_graph = false;

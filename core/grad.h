@@ -18,7 +18,7 @@
 namespace tg {
 
 struct GradOptions {
-  std::optional<bool> retain_graph;
+  std::optional<bool> retain_graph = {};
   bool create_graph = false;
   bool allow_unused = false;
 };

@@ -4,12 +4,21 @@
 
 #include <fmt/format.h>
 
+#include "core/backward.h"
 #include "core/copy.h"
 #include "core/factories.h"
+#include "core/forward_ad.h"
+#include "core/grad.h"
 #include "core/grad_mode.h"
-#include "core/backward.h"
 
 namespace tg {
+
+Tolerances default_tolerances(DType dtype) {
+  if (dtype == kF64) return {.eps = 1e-6, .atol = 1e-6, .rtol = 1e-4};
+  if (dtype == kF32) return {.eps = 1e-3, .atol = 1e-2, .rtol = 1e-2};
+  throw Error("gradcheck", fmt::format("no tolerances for {}: the checks take float32 or float64 inputs",
+                                       dtype_name(dtype)));
+}
 
 namespace {
 
@@ -23,7 +32,7 @@ Tensor same_layout_copy(const Tensor& t) {
   return view;
 }
 
-void check_no_overlap(const Tensor& t, int i) {
+void check_no_overlap(const Tensor& t, size_t i) {
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.size(d) > 1 && t.strides()[d] == 0)
       throw Error("gradcheck", fmt::format("input {} {} is an expanded view (stride 0 in dim {}); its "
@@ -49,91 +58,253 @@ Shape unflatten(const Shape& shape, int64_t flat) {
   return index;
 }
 
+// One element of a float32 or float64 tensor, by storage offset, on any device.
 double get(const Tensor& t, int64_t off) {
-  double v = 0;
-  copy_bytes(&v, kCPU, static_cast<char*>(t.storage()->data()) + off * 8, t.device(), 8);
+  const size_t bytes = element_size(t.dtype());
+  char* at = static_cast<char*>(t.storage()->data()) + off * bytes;
+  if (t.dtype() == kF64) {
+    double v = 0;
+    copy_bytes(&v, kCPU, at, t.device(), bytes);
+    return v;
+  }
+  float v = 0;
+  copy_bytes(&v, kCPU, at, t.device(), bytes);
   return v;
 }
 
 void put(const Tensor& t, int64_t off, double v) {
-  copy_bytes(static_cast<char*>(t.storage()->data()) + off * 8, t.device(), &v, kCPU, 8);
+  const size_t bytes = element_size(t.dtype());
+  char* at = static_cast<char*>(t.storage()->data()) + off * bytes;
+  const float f = static_cast<float>(v);
+  copy_bytes(at, t.device(), t.dtype() == kF64 ? static_cast<const void*>(&v) : &f, kCPU, bytes);
 }
 
+std::vector<double> values(const Tensor& t) { return to_dtype_copy(t, kF64).to_vector<double>(); }
+
 double dot(const Tensor& a, const Tensor& b) {
-  std::vector<double> x = to_dtype_copy(a, kF64).to_vector<double>(), y = b.to_vector<double>();
+  std::vector<double> x = values(a), y = values(b);
   double s = 0;
   for (size_t i = 0; i < x.size(); ++i) s += x[i] * y[i];
   return s;
 }
 
-}  // namespace
+// The checks' own copies of the inputs (those requiring grad; the others as they are) and the
+// tolerances for their dtype.
+struct Work {
+  std::vector<Tensor> inputs;
+  Tolerances tol{};
+};
 
-GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
-                          const GradcheckOptions& options) {
-  std::vector<Tensor> work;
+Work prepare(const std::vector<Tensor>& inputs, const GradcheckOptions& options) {
+  Work work;
+  std::optional<DType> dtype;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& in = inputs[i];
     if (!in.defined() || !in.requires_grad()) {
-      work.push_back(in);
+      work.inputs.push_back(in);
       continue;
     }
-    if (in.dtype() != kF64)
-      throw Error("gradcheck", fmt::format("input {} {} must be float64: finite differences in float32 "
-                                           "are too coarse to check anything", i, in.describe()));
-    check_no_overlap(in, static_cast<int>(i));
+    if (in.dtype() != kF64 && in.dtype() != kF32)
+      throw Error("gradcheck", fmt::format("input {} {} must be float32 or float64", i, in.describe()));
+    if (dtype && *dtype != in.dtype())
+      throw Error("gradcheck", fmt::format("input {} {} is not {} like the inputs before it: one dtype, one "
+                                           "tolerance", i, in.describe(), dtype_name(*dtype)));
+    dtype = in.dtype();
+    check_no_overlap(in, i);
     Tensor copy = same_layout_copy(in);
     copy.set_name(in.name());
     copy.requires_grad_();
-    work.push_back(copy);
+    work.inputs.push_back(copy);
   }
+  const Tolerances table = default_tolerances(dtype.value_or(kF64));
+  work.tol = {options.eps.value_or(table.eps), options.atol.value_or(table.atol), options.rtol.value_or(table.rtol)};
+  return work;
+}
 
+// Counts one compared element and keeps it if it is the worst so far (a failing one before any
+// passing one).
+void compare(GradcheckResult& r, int which, const Shape& shape, int64_t flat, double analytic, double numeric,
+             const Tolerances& tol) {
+  const double err = std::abs(analytic - numeric);
+  const bool bad = !(err <= tol.atol + tol.rtol * std::abs(numeric));
+  ++r.checked;
+  if (r.input < 0 || (bad && r.ok) || (bad == !r.ok && err > r.error)) {
+    r.input = which;
+    r.index = unflatten(shape, flat);
+    r.analytic = analytic;
+    r.numeric = numeric;
+    r.error = err;
+  }
+  if (bad) r.ok = false;
+}
+
+void finish(GradcheckResult& r, const char* check, const char* which, const Tolerances& tol) {
+  r.report = r.input < 0 ? fmt::format("{}: no input requires grad; nothing checked", check)
+                         : fmt::format("{} {}: {} elements; worst: {} {} at ({}) analytic {:.10g} numeric {:.10g} "
+                                       "error {:.3g} (atol {:g}, rtol {:g})",
+                                       check, r.ok ? "passed" : "FAILED", r.checked, which, r.input,
+                                       fmt::join(r.index, ","), r.analytic, r.numeric, r.error, tol.atol, tol.rtol);
+  if (r.input < 0) r.ok = false;
+}
+
+// The projection of y's shape the checks use: the same values at every call.
+Tensor projection(const Tensor& y, uint64_t seed) {
+  Generator gen(seed);
+  return to_dtype_copy(randn(y.shape(), kF64, y.device(), gen), y.dtype());
+}
+
+// x -> d(fn(x) . v)/dx_i, with its history (create_graph): the function whose gradient is the
+// second order, and whose jvp is forward over reverse.
+GradcheckFn first_gradient(const GradcheckFn& fn, size_t i, uint64_t seed) {
+  return [fn, i, seed](const std::vector<Tensor>& xs) {
+    GradModeGuard grad_mode(true);
+    Tensor y = fn(xs);
+    if (!y.requires_grad()) return zeros_like(xs[i]);
+    Tensor g = grad({y}, {xs[i]}, {projection(y, seed)}, {.create_graph = true, .allow_unused = true})[0];
+    return g.defined() ? g : zeros_like(xs[i]);
+  };
+}
+
+// The worst of several checks' results (a failing one first), with every op they saw.
+GradcheckResult worst_of(const std::vector<GradcheckResult>& results) {
+  GradcheckResult worst;
+  worst.input = -1;
+  for (const GradcheckResult& r : results) {
+    const bool take = worst.input < 0 || (!r.ok && worst.ok) || (r.ok == worst.ok && r.error > worst.error);
+    std::vector<std::string> ops = worst.ops;
+    const int64_t checked = worst.checked + r.checked;
+    if (take && r.input >= 0) worst = r;
+    worst.checked = checked;
+    for (const std::string& op : r.ops)
+      if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(op);
+    worst.ops = std::move(ops);
+  }
+  return worst;
+}
+
+std::vector<size_t> differentiable(const std::vector<Tensor>& inputs) {
+  std::vector<size_t> which;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].defined() && inputs[i].requires_grad()) which.push_back(i);
+  return which;
+}
+
+}  // namespace
+
+GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, const GradcheckOptions& options) {
+  Work work = prepare(inputs, options);
   GradcheckResult result;
-  Tensor y = fn(work);
+  Tensor y = fn(work.inputs);
   check_floating(y, "gradcheck", "fn's output");
-  Generator gen(options.seed);
-  Tensor v = randn(y.shape(), kF64, y.device(), gen);
+  const Tensor v = projection(y, options.seed);
   if (y.requires_grad()) {
     for (const auto& e : graph_entries(y)) result.ops.push_back(e->op);
-    y.backward(to_dtype_copy(v, y.dtype()));
+    y.backward(v);
   }
 
   NoGradGuard no_grad;
-  for (size_t i = 0; i < work.size(); ++i) {
-    const Tensor& x = work[i];
-    if (!x.defined() || !x.requires_grad()) continue;
-    Tensor analytic = x.grad().defined() ? x.grad() : zeros_like(x);
-    std::vector<double> analytic_values = analytic.to_vector<double>();
+  for (size_t i : differentiable(work.inputs)) {
+    const Tensor& x = work.inputs[i];
+    const std::vector<double> analytic = x.grad().defined() ? values(x.grad()) : std::vector<double>(x.numel());
     for (int64_t flat = 0; flat < x.numel(); ++flat) {
       const int64_t off = element_offset(x, flat);
       const double original = get(x, off);
-      put(x, off, original + options.eps);
-      const double plus = dot(fn(work), v);
-      put(x, off, original - options.eps);
-      const double minus = dot(fn(work), v);
+      put(x, off, original + work.tol.eps);
+      const double plus = dot(fn(work.inputs), v);
+      put(x, off, original - work.tol.eps);
+      const double minus = dot(fn(work.inputs), v);
       put(x, off, original);
-      const double numeric = (plus - minus) / (2 * options.eps);
-      const double a = analytic_values[flat], err = std::abs(a - numeric);
-      const bool bad = !(err <= options.atol + options.rtol * std::abs(numeric));
-      ++result.checked;
-      if (result.input < 0 || (bad && result.ok) || (bad == !result.ok && err > result.error)) {
-        result.input = static_cast<int>(i);
-        result.index = unflatten(x.shape(), flat);
-        result.analytic = a;
-        result.numeric = numeric;
-        result.error = err;
-      }
-      if (bad) result.ok = false;
+      compare(result, static_cast<int>(i), x.shape(), flat, analytic[flat], (plus - minus) / (2 * work.tol.eps),
+              work.tol);
     }
   }
-  result.report = result.input < 0
-                      ? "gradcheck: no input requires grad; nothing checked"
-                      : fmt::format("gradcheck {}: {} elements; worst: input {} at ({}) analytic {:.10g} "
-                                    "numeric {:.10g} error {:.3g} (atol {:g}, rtol {:g})",
-                                    result.ok ? "passed" : "FAILED", result.checked, result.input,
-                                    fmt::join(result.index, ","), result.analytic, result.numeric,
-                                    result.error, options.atol, options.rtol);
-  if (result.input < 0) result.ok = false;
+  finish(result, "gradcheck", "input", work.tol);
+  std::vector<GradcheckResult> results{result};
+  if (options.check_forward_ad) results.push_back(check_forward_ad(fn, inputs, options));
+  if (options.check_fwd_over_rev) results.push_back(check_fwd_over_rev(fn, inputs, options));
+  return results.size() == 1 ? result : worst_of(results);
+}
+
+GradcheckResult gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
+                              const GradcheckOptions& options) {
+  std::vector<GradcheckResult> results;
+  for (size_t i : differentiable(inputs)) {
+    GradcheckResult r = gradcheck(first_gradient(fn, i, options.seed + 1), inputs, options);
+    r.report = fmt::format("of d/d(input {}): {}", i, r.report);
+    results.push_back(std::move(r));
+  }
+  GradcheckResult worst = worst_of(results);
+  if (results.empty()) finish(worst, "gradgradcheck", "input", {});
+  worst.report = "gradgradcheck " + worst.report;
+  return worst;
+}
+
+GradcheckResult check_forward_ad(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
+                                 const GradcheckOptions& options) {
+  Work work = prepare(inputs, options);
+  const std::vector<size_t> which = differentiable(work.inputs);
+  GradcheckResult result;
+  if (which.empty()) {
+    finish(result, "forward-mode check", "output", work.tol);
+    return result;
+  }
+  Generator gen(options.seed);
+  TensorList primals, tangents;
+  for (size_t i : which) {
+    primals.push_back(work.inputs[i]);
+    tangents.push_back(to_dtype_copy(randn(work.inputs[i].shape(), kF64, work.inputs[i].device(), gen),
+                                     work.inputs[i].dtype()));
+  }
+  auto through_duals = [&](const TensorList& duals) {
+    std::vector<Tensor> xs = work.inputs;
+    for (size_t k = 0; k < which.size(); ++k) xs[which[k]] = duals[k];
+    return TensorList{fn(xs)};
+  };
+  const auto [outputs, output_tangents] = jvp(through_duals, primals, tangents);
+  check_floating(outputs[0], "check_forward_ad", "fn's output");
+
+  // (f(x + eps t) - f(x - eps t)) / (2 eps), every input moved along its tangent at once.
+  NoGradGuard no_grad;
+  auto moved = [&](double step) {
+    std::vector<std::vector<double>> originals;
+    for (size_t k = 0; k < which.size(); ++k) {
+      const Tensor& x = work.inputs[which[k]];
+      const std::vector<double> t = values(tangents[k]);
+      originals.emplace_back();
+      for (int64_t flat = 0; flat < x.numel(); ++flat) {
+        const int64_t off = element_offset(x, flat);
+        originals.back().push_back(get(x, off));
+        put(x, off, originals.back().back() + step * t[flat]);
+      }
+    }
+    std::vector<double> y = values(fn(work.inputs));
+    for (size_t k = 0; k < which.size(); ++k) {
+      const Tensor& x = work.inputs[which[k]];
+      for (int64_t flat = 0; flat < x.numel(); ++flat) put(x, element_offset(x, flat), originals[k][flat]);
+    }
+    return y;
+  };
+  const std::vector<double> plus = moved(work.tol.eps), minus = moved(-work.tol.eps);
+  const std::vector<double> analytic = values(output_tangents[0]);
+  for (size_t e = 0; e < analytic.size(); ++e)
+    compare(result, 0, outputs[0].shape(), static_cast<int64_t>(e), analytic[e],
+            (plus[e] - minus[e]) / (2 * work.tol.eps), work.tol);
+  finish(result, "forward-mode check", "output", work.tol);
   return result;
+}
+
+GradcheckResult check_fwd_over_rev(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
+                                   const GradcheckOptions& options) {
+  std::vector<GradcheckResult> results;
+  for (size_t i : differentiable(inputs)) {
+    GradcheckResult r = check_forward_ad(first_gradient(fn, i, options.seed + 1), inputs, options);
+    r.report = fmt::format("of d/d(input {}): {}", i, r.report);
+    results.push_back(std::move(r));
+  }
+  GradcheckResult worst = worst_of(results);
+  if (results.empty()) finish(worst, "forward-over-reverse check", "output", {});
+  worst.report = "forward-over-reverse " + worst.report;
+  return worst;
 }
 
 }  // namespace tg

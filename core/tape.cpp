@@ -57,6 +57,7 @@ const Tensor& BackwardContext::differentiable(const SavedTensor& s) const {
   if (s.output < 0) return s.tensor;
   if (outputs_.empty()) outputs_.resize(entry_.outputs.size());
   Tensor& out = outputs_[s.output];
+  if (!out.defined()) out = Tensor(s.output_tensor.lock());
   if (!out.defined()) {
     auto impl = std::make_shared<TensorImpl>(*s.tensor.impl());
     impl->id = entry_.outputs[s.output].id;
@@ -179,13 +180,14 @@ Recorder& Recorder::save(std::string name, const Tensor& t) {
   // Saved detached: a saved output must not own its own producer (that would be a cycle). An
   // input is kept with its history too, an output by its index (BackwardContext::saved).
   SavedTensor s{std::move(name), t.defined() ? t.detach() : t, t.defined() ? t.storage()->version() : 0};
-  if (t.defined() && t.requires_grad()) {
-    for (size_t i = 0; i < outputs_.size() && s.output < 0; ++i)
-      if (outputs_[i].impl() == t.impl()) s.output = static_cast<int>(i);
-    if (s.output < 0)
-      for (const EntryInput& in : entry_->inputs)
-        if (in.record.id == t.id()) s.input = t;
-  }
+  for (size_t i = 0; i < outputs_.size() && t.defined(); ++i)
+    if (outputs_[i].impl() == t.impl()) {
+      s.output = static_cast<int>(i);
+      s.output_tensor = t.impl_ptr();
+    }
+  if (s.output < 0 && t.defined() && t.requires_grad())
+    for (const EntryInput& in : entry_->inputs)
+      if (in.record.id == t.id()) s.input = t;
   entry_->saved.push_back(std::move(s));
   return *this;
 }

@@ -49,6 +49,7 @@ struct SavedTensor {
   // index: the output owns this entry). Neither for a constant (a mask, a dropout draw).
   Tensor input = {};
   int output = -1;
+  std::weak_ptr<TensorImpl> output_tensor = {};  // the output itself while it lives (its tangent too)
 };
 
 class BackwardContext;

@@ -11,5 +11,7 @@ void encoder_layer_lesson(LessonLog& log);
 void cross_entropy_lesson(LessonLog& log);
 void gradcheck_lesson(LessonLog& log);
 void nan_hunt_lesson(LessonLog& log);
+void forward_vs_reverse_lesson(LessonLog& log);
+void double_backward_lesson(LessonLog& log);
 
 }  // namespace tg::lessons

@@ -23,6 +23,11 @@ const std::vector<Lesson>& lessons() {
        "tg::gradcheck against finite differences, and what a wrong backward looks like", gradcheck_lesson},
       {"nan_hunt", "Hunting a NaN with anomaly mode",
        "a float mask times -inf gives NaN; anomaly mode names the op that made it", nan_hunt_lesson},
+      {"forward_vs_reverse", "Forward mode and reverse mode",
+       "tg::jvp gives J v in one forward pass, backward gives u^T J; both from one Jacobian", forward_vs_reverse_lesson},
+      {"double_backward", "Differentiating a gradient",
+       "backward with create_graph records its own tape: a gradient penalty and a Hessian-vector product",
+       double_backward_lesson},
   };
   return all;
 }

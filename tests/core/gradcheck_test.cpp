@@ -39,16 +39,25 @@ TEST_CASE("gradcheck: fails a wrong backward rule, naming the input and index") 
   CHECK(r.report.find(fmt::format("input 1 at ({},{})", r.index[0], r.index[1])) != std::string::npos);
 }
 
-TEST_CASE("gradcheck: refuses float32 and expanded inputs") {
-  auto fn = [](const std::vector<Tensor>& in) { return in[0] + in[0]; };
+TEST_CASE("gradcheck: float32 inputs get the float32 tolerances; other dtypes, mixes and expanded inputs are refused") {
+  auto fn = [](const std::vector<Tensor>& in) { return in[0] + square_test_op(in[0]); };
   Tensor f32 = rand({2, 2}).requires_grad_();
-  CHECK_THROWS_WITH_AS(gradcheck(fn, {f32}), doctest::Contains("gradcheck: input 0 (2,2) float32 must be float64"),
+  GradcheckResult r = gradcheck(fn, {f32});
+  INFO(r.report);
+  CHECK(r.ok);
+  CHECK(r.report.find("(atol 0.01, rtol 0.01)") != std::string::npos);
+  auto wrong = [](const std::vector<Tensor>& in) { return square_test_op(in[0], 2); };
+  Generator gen(3);
+  CHECK_FALSE(gradcheck(wrong, {rand({2, 2}, kF32, kCPU, gen, 0.5, 1).requires_grad_()}).ok);
+  CHECK(default_tolerances(kF64).atol == 1e-6);
+  CHECK_THROWS_WITH_AS(gradcheck(fn, {f32, rand64({2}, 1)}),
+                       doctest::Contains("gradcheck: input 1 (2) float64 is not float32 like the inputs before it"),
                        Error);
   Tensor expanded = make_view(rand64({1, 3}, 1), {2, 3}, {0, 1}, 0).requires_grad_();
   CHECK_THROWS_WITH_AS(gradcheck(fn, {expanded}),
                        doctest::Contains("gradcheck: input 0 (2,3) float64 is an expanded view (stride 0 in dim 0)"),
                        Error);
-  // Expanded or float32 inputs that need no gradient are fine: they are held constant.
+  // Expanded inputs that need no gradient are fine: they are held constant.
   Tensor c = make_view(tensor({1, 2, 3}, {1, 3}), {2, 3}, {0, 1}, 0);
   auto mixed = [](const std::vector<Tensor>& in) { return in[0] + to_dtype_copy(in[1], kF64); };
   CHECK(gradcheck(mixed, {rand64({2, 3}, 2), c}).ok);

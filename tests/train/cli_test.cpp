@@ -134,7 +134,7 @@ TEST_CASE("cli: gradcheck passes for every registered op, and --list prints thei
 
   const auto markdown = run_cli({"gradcheck", "--list", "--markdown"});
   CHECK(markdown.status == 0);
-  CHECK(markdown.out == tg::ops_markdown());  // docs/ops.md is compared with it (coverage_test.cpp)
+  CHECK(markdown.out == tg::ops_markdown());  // what the build writes to docs/ops.md
   CHECK(markdown.out.find("## softmax\n") != std::string::npos);
   CHECK(markdown.out.find("    dx_i = out_i * (grad_i - sum_k grad_k out_k)\n") != std::string::npos);
   CHECK(run_cli({"gradcheck", "--markdown"}).status == 2);
