@@ -39,7 +39,7 @@ TEST_CASE("gradcheck: fails a wrong backward rule, naming the input and index") 
   CHECK(r.report.find(fmt::format("input 1 at ({},{})", r.index[0], r.index[1])) != std::string::npos);
 }
 
-TEST_CASE("gradcheck: float32 inputs get the float32 tolerances; other dtypes, mixes and expanded inputs are refused") {
+TEST_CASE("gradcheck: float32 inputs get the float32 tolerances, other dtypes, mixes and expanded inputs are refused") {
   auto fn = [](const std::vector<Tensor>& in) { return in[0] + square_test_op(in[0]); };
   Tensor f32 = rand({2, 2}).requires_grad_();
   GradcheckResult r = gradcheck(fn, {f32});

@@ -15,7 +15,7 @@ using namespace tg::test;
 namespace {
 
 void require_check(const OpCase& c, const GradcheckResult& r) {
-  INFO(r.report);
+  INFO("op ", c.op, ": ", r.report);
   CHECK(r.checked > 0);
   CHECK(r.ok);
 }

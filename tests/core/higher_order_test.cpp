@@ -30,7 +30,7 @@ TEST_CASE("grad: x^3 to third order, with create_graph, leaving .grad() untouche
   CHECK_FALSE(x.grad().defined());
 }
 
-TEST_CASE("grad: grad_outputs weigh the outputs; several inputs; a reused input sums out of place") {
+TEST_CASE("grad: grad_outputs weigh the outputs, several inputs, and a reused input sums out of place") {
   Tensor a = tensor({2.0}, {1}, kF64).requires_grad_(), b = tensor({5.0}, {1}, kF64).requires_grad_();
   Tensor y = mul(mul(a, b), a);  // a^2 b
   TensorList g = grad({y}, {a, b}, {tensor({3.0}, {1}, kF64)}, {.create_graph = true});
@@ -40,7 +40,7 @@ TEST_CASE("grad: grad_outputs weigh the outputs; several inputs; a reused input 
   require_values(grad({g[0]}, {b})[0], {12});
 }
 
-TEST_CASE("grad: errors name the input; allow_unused gives an undefined gradient") {
+TEST_CASE("grad: errors name the input, and allow_unused gives an undefined gradient") {
   Tensor x = tensor({1.0}, {1}, kF64).requires_grad_(), unused = tensor({1.0}, {1}, kF64).requires_grad_();
   Tensor constant = tensor({1.0}, {1}, kF64);
   Tensor y = sum(mul(x, x));
