@@ -9,6 +9,7 @@
 #include "core/factories.h"
 #include "core/grad_mode.h"
 #include "core/tape.h"
+#include "ops/fused/fused_attention/fused_attention_rules.h"
 
 namespace tg {
 
@@ -108,6 +109,23 @@ Tensor fresh(const Shape& shape, const Tensor& like, bool zeroed_on_gpu = false)
   return zeroed_on_gpu ? zeros(shape, like.dtype(), like.device()) : empty(shape, like.dtype(), like.device());
 }
 
+// The fast path: dq, dk, dv by the backward kernels, the weights recomputed tile by tile from the
+// saved lse.
+TensorList kernel_backward(const BackwardContext& ctx, const FusedAttentionParams& p) {
+  FusedAttentionParams params = p;
+  const AttentionMasks masks = saved_attention_masks(ctx, p);
+  attach_masks(params, masks.attn_mask, masks.key_padding_mask, masks.additive_mask);
+  const Tensor q = unit_last_stride(ctx.saved("q")), k = unit_last_stride(ctx.saved("k")),
+               v = unit_last_stride(ctx.saved("v"));
+  const Tensor dout = unit_last_stride(ctx.grad());
+  Tensor dq = fresh(q.shape(), q), dk = fresh(k.shape(), k, true), dv = fresh(v.shape(), v, true);
+  if (q.is_cuda())
+    TG_CUDA_ONLY(fused_attention_backward_cuda(dq, dk, dv, ctx.saved("out"), ctx.saved("lse"), dout, q, k, v, params));
+  else
+    fused_attention_backward_cpu(dq, dk, dv, ctx.saved("out"), ctx.saved("lse"), dout, q, k, v, params);
+  return {dq, dk, dv};
+}
+
 }  // namespace
 
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
@@ -133,27 +151,18 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
     fused_attention_forward_cpu(out, lse, qr, kr, vr, p);
 
   if (Recorder rec(kOp, {q, k, v}, {out}); rec) {
-    rec.save("q", qr).save("k", kr).save("v", vr).save("out", out).save("lse", lse);
+    // q, k, v themselves, not their copies with a unit last stride: a backward that creates a
+    // graph differentiates through them (core/tape.h).
+    rec.save("q", q).save("k", k).save("v", v).save("out", out).save("lse", lse);
     if (o.attn_mask.defined()) rec.save("attn_mask", o.attn_mask);
     if (o.key_padding_mask.defined()) rec.save("key_padding_mask", o.key_padding_mask);
     if (o.additive_mask.defined()) rec.save("additive_mask", o.additive_mask);
     rec.attr("scale", p.scale).attr("is_causal", p.is_causal).attr("dropout_p", p.dropout_p);
-    rec.backward([p](const BackwardContext& ctx) -> TensorList {
-      FusedAttentionParams params = p;
-      auto saved_if = [&](bool present, const char* name) { return present ? ctx.saved(name) : Tensor(); };
-      attach_masks(params, saved_if(p.attn_mask.data, "attn_mask"),
-                   saved_if(p.key_padding_mask.data, "key_padding_mask"),
-                   saved_if(p.additive_mask.data, "additive_mask"));
-      const Tensor &q = ctx.saved("q"), &k = ctx.saved("k"), &v = ctx.saved("v");
-      const Tensor dout = unit_last_stride(ctx.grad());
-      Tensor dq = fresh(q.shape(), q), dk = fresh(k.shape(), k, true), dv = fresh(v.shape(), v, true);
-      if (q.is_cuda())
-        TG_CUDA_ONLY(fused_attention_backward_cuda(dq, dk, dv, ctx.saved("out"), ctx.saved("lse"), dout, q, k, v,
-                                                   params));
-      else
-        fused_attention_backward_cpu(dq, dk, dv, ctx.saved("out"), ctx.saved("lse"), dout, q, k, v, params);
-      return {dq, dk, dv};
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {fused_attention_tangent(f, p, {o.attn_mask, o.key_padding_mask, o.additive_mask})};
     });
+    rec.backward([p](const BackwardContext& ctx) { return fused_attention_reference_backward(ctx, p); },
+                 [p](const BackwardContext& ctx) { return kernel_backward(ctx, p); });
   }
   return out;
 }

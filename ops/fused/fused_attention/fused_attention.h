@@ -22,7 +22,9 @@
 //
 // Forward formula and backward rule per input: the op's record, ops/fused/fused_attention/fused_attention_case.cpp
 // (docs/ops.md). The backward kernel recomputes p tile by tile from lse, with the dropout factor
-// z_ij in dp and dv.
+// z_ij in dp and dv. That kernel is the fast path; the derivative's definition, the reference
+// rule a backward creating a graph runs and the forward-mode rule, is tapegrad code that forms
+// the (T,S) weights: fused_attention_rules.h.
 // A query whose keys are all masked has lse = -inf: out = 0, dq = 0 and it adds nothing to dk,
 // dv (as the composed op, whose softmax gives 0 for an all -inf row). The masks get no
 // gradient; an additive_mask that requires grad is an error (its gradient is a (T, S) tensor).

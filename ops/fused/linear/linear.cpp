@@ -6,7 +6,9 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/add/add.h"
 #include "ops/common/contiguous_input.h"
+#include "ops/contiguous/contiguous.h"
 #include "ops/matmul/matmul.h"
 #include "ops/reshape/reshape.h"
 #include "ops/sum/sum.h"
@@ -32,6 +34,39 @@ void check_inputs(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     throw Error("linear", fmt::format("expected x (..., in), weight (out, in), bias (out), got x {} weight {} "
                                       "bias {}", shape_str(x.shape()), shape_str(weight.shape()),
                                       bias.defined() ? shape_str(bias.shape()) : "none"));
+}
+
+// The derivative (linear.h): dx and dweight by matmul, recorded when grad mode is on; dbias by
+// bias_grad(grad2d (rows, out)) -> (out).
+template <class BiasGrad>
+TensorList linear_backward(const BackwardContext& ctx, const BiasGrad& bias_grad) {
+  const Tensor& grad = ctx.grad();  // (..., out)
+  Tensor dx, dweight, dbias;
+  if (ctx.needs_grad(0)) dx = matmul(grad, ctx.saved("weight"));  // (..., out) @ (out, in) -> x's shape
+  if (ctx.needs_grad(1) || ctx.needs_grad(2)) {
+    const Tensor grad2d = contiguous(reshape(grad, {-1, grad.size(-1)}));  // (rows, out)
+    if (ctx.needs_grad(1)) {
+      const Tensor& x = ctx.saved("x");
+      dweight = matmul(transpose(grad2d, 0, 1), reshape(x, {-1, x.size(-1)}));  // (out, rows) @ (rows, in)
+    }
+    if (ctx.needs_grad(2)) dbias = bias_grad(grad2d);
+  }
+  return {dx, dweight, dbias};
+}
+
+// The reference rule: every step a tapegrad op.
+TensorList reference_backward(const BackwardContext& ctx) {
+  return linear_backward(ctx, [](const Tensor& grad2d) { return sum(grad2d, {0}); });
+}
+
+// The fast path: on the CPU dbias by the column-sum kernel.
+TensorList kernel_backward(const BackwardContext& ctx) {
+  return linear_backward(ctx, [](const Tensor& grad2d) {
+    if (grad2d.is_cuda()) return sum(grad2d, {0});
+    Tensor dbias = empty({grad2d.size(1)}, grad2d.dtype(), grad2d.device());
+    linear_bias_backward_cpu(dbias, grad2d, grad2d.size(0), grad2d.size(1));
+    return dbias;
+  });
 }
 
 }  // namespace
@@ -60,26 +95,16 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (Recorder rec("linear", {x, weight, bias}, {y}); rec) {
     if (weight.requires_grad()) rec.save("x", x);  // dweight needs x, dx needs weight
     if (x.requires_grad()) rec.save("weight", weight);
-    rec.backward([](const BackwardContext& ctx) -> TensorList {
-      const Tensor& grad = ctx.grad();  // (..., out)
-      const int64_t out = grad.size(-1);
-      Tensor dx, dweight, dbias;
-      if (ctx.needs_grad(0)) dx = reshape(matmul(grad, ctx.saved("weight")), ctx.input_shape(0));
-      if (ctx.needs_grad(1) || ctx.needs_grad(2)) {
-        const Tensor grad2d = contiguous_or_copy(reshape(grad, {-1, out}));  // (rows, out)
-        if (ctx.needs_grad(1)) {
-          const Tensor& x = ctx.saved("x");
-          dweight = matmul(transpose(grad2d, 0, 1), reshape(x, {-1, x.size(-1)}));  // (out, rows) @ (rows, in)
-        }
-        if (ctx.needs_grad(2) && grad2d.is_cuda()) {
-          dbias = sum(grad2d, {0});
-        } else if (ctx.needs_grad(2)) {
-          dbias = empty({out}, grad.dtype(), grad.device());
-          linear_bias_backward_cpu(dbias, grad2d, grad2d.size(0), out);
-        }
+    rec.forward([](const ForwardContext& f) -> TensorList {  // ty = tx W^T + x tW^T + tb
+      Tensor ty;
+      if (f.has_tangent(0)) ty = linear(f.tangent(0), f.input(1));
+      if (f.has_tangent(1) || f.has_tangent(2)) {
+        const Tensor t = linear(f.input(0), f.tangent_or_zeros(1), f.tangent(2));
+        ty = ty.defined() ? add(ty, t) : t;
       }
-      return {dx, dweight, dbias};
+      return {ty};
     });
+    rec.backward(reference_backward, kernel_backward);
   }
   return y;
 }

@@ -10,7 +10,9 @@
 // Derivation: y[r, o] = sum_i x[r, i] w[o, i] + b[o], so dL/dx[r, i] = sum_o grad[r, o] w[o, i],
 // dL/dw[o, i] = sum_r grad[r, o] x[r, i], dL/db[o] = sum_r grad[r, o].
 // The products run through matmul's GEMM (weight^T and grad^T are transposed views, not
-// copies).
+// copies). That backward is the op's reference rule too (its matmuls are recorded when a
+// backward creates a graph), except for dbias: a sum op there, the column-sum kernel below on
+// the fast path. Forward mode: ty = linear(tx, weight) + linear(x, tweight, tbias).
 #include "core/tensor.h"
 
 namespace tg {

@@ -9,6 +9,10 @@
 // Forward formula and backward rule per input: the op's record, ops/fused/relu_dropout/relu_dropout_case.cpp
 // (docs/ops.md).
 // Saved: keep = kept && x > 0, the two ops' masks in one.
+// Derivative: dx = keep * grad / (1-p), forward mode tx * keep / (1-p), a constant factor (the
+// draw and relu's step have derivative 0 wherever they have one): the rules of dropout's entry
+// (ops/dropout/dropout.cpp), which this op shares. relu has no derivative at 0: the checks of
+// second order and forward mode keep x away from 0.
 // nn::FeedForward and nn::EncoderLayer use it for a relu activation unless told not to
 // (fuse_relu_dropout = false keeps the two entries on the tape, to step through).
 #include "core/rng.h"
