@@ -51,7 +51,7 @@ TEST_CASE("gradcheck: float32 inputs get the float32 tolerances, other dtypes, m
   CHECK_FALSE(gradcheck(wrong, {rand({2, 2}, kF32, kCPU, gen, 0.5, 1).requires_grad_()}).ok);
   CHECK(default_tolerances(kF64).atol == 1e-6);
   CHECK_THROWS_WITH_AS(gradcheck(fn, {f32, rand64({2}, 1)}),
-                       doctest::Contains("gradcheck: input 1 (2) float64 is not float32 like the inputs before it"),
+                       doctest::Contains("gradcheck: input 1 (2,) float64 is not float32 like the inputs before it"),
                        Error);
   Tensor expanded = make_view(rand64({1, 3}, 1), {2, 3}, {0, 1}, 0).requires_grad_();
   CHECK_THROWS_WITH_AS(gradcheck(fn, {expanded}),

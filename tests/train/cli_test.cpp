@@ -120,8 +120,8 @@ TEST_CASE("cli: gradcheck passes for every registered op, and --list prints thei
   const auto r = run_cli({"gradcheck"});
   INFO(r.out);
   CHECK(r.status == 0);
-  CHECK(r.out.find(fmt::format("{} ops checked: {} passed, 0 failed", tg::op_cases().size(), tg::op_cases().size())) !=
-        std::string::npos);
+  CHECK(r.out.find(fmt::format("{} ops checked (reverse mode, order 1): {} passed, 0 failed", tg::op_cases().size(),
+                               tg::op_cases().size())) != std::string::npos);
   CHECK(r.out.find("FAIL") == std::string::npos);
 
   const auto list = run_cli({"gradcheck", "--list", "exp", "matmul"});
@@ -130,7 +130,18 @@ TEST_CASE("cli: gradcheck passes for every registered op, and --list prints thei
                     "matmul           matrix product with broadcast batch dims (torch.matmul)\n");
 
   const auto one = run_cli({"gradcheck", "softmax", "matmul"});
-  CHECK(one.out.find("2 ops checked: 2 passed") != std::string::npos);
+  CHECK(one.out.find("2 ops checked (reverse mode, order 1): 2 passed") != std::string::npos);
+  for (const char* mode : {"rev", "fwd"}) {  // second order, and forward mode (over reverse at order 2)
+    CAPTURE(mode);
+    for (const char* order : {"1", "2"}) {
+      const auto higher = run_cli({"gradcheck", "--order", order, "--mode", mode, "exp", "layer_norm"});
+      INFO(higher.out);
+      CHECK(higher.status == 0);
+      CHECK(higher.out.find(fmt::format("2 ops checked ({} mode, order {}): 2 passed",
+                                        std::string(mode) == "fwd" ? "forward" : "reverse", order)) != std::string::npos);
+    }
+  }
+  CHECK(run_cli({"gradcheck", "--order", "3"}).status == 2);
 
   const auto markdown = run_cli({"gradcheck", "--list", "--markdown"});
   CHECK(markdown.status == 0);
