@@ -22,14 +22,15 @@ Shape batch_dims(const Tensor& t) { return Shape(t.shape().begin(), t.shape().en
 Shape scores_shape(const AttentionEntry& entry, AttentionKernel kernel, const Tensor& q, const Tensor& k,
                    const Tensor& v) {
   const int64_t T = q.size(-2), S = k.size(-2);
+  const bool same_heads = q.dim() == 4 && k.dim() == 4 && v.dim() == 4 && k.size(0) == q.size(0) &&
+                          v.size(0) == q.size(0) && k.size(1) == q.size(1) && v.size(1) == q.size(1);
+  if (same_heads) return {q.size(0), q.size(1), T, S};  // (B,H,T,S): every module's call
   if (kernel == AttentionKernel::fused) {  // the kernel walks (b, h) pairs: no broadcasting
     if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
       throw Error(entry.name, fmt::format("q, k and v must be 4-D (B,H,T,hs), (B,H,S,hs), (B,H,S,hv), got {}",
                                           shapes(q, k, v)));
-    if (k.size(0) != q.size(0) || v.size(0) != q.size(0) || k.size(1) != q.size(1) || v.size(1) != q.size(1))
-      throw Error(entry.name, fmt::format("q, k and v must have the same (B,H) (no broadcasting), got {}",
-                                          shapes(q, k, v)));
-    return {q.size(0), q.size(1), T, S};
+    throw Error(entry.name, fmt::format("q, k and v must have the same (B,H) (no broadcasting), got {}",
+                                        shapes(q, k, v)));
   }
   Shape scores;
   try {
