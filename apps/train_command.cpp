@@ -401,8 +401,8 @@ void run_train(const TrainArgs& args, Io& io) {
 void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand(
       "train", "Train a Transformer encoder (--arch gpt: a decoder-only language model; --arch seq2seq: an "
-               "encoder-decoder, 2000 steps by default). With no options: reverse sequences of 1-8 digits, 600 steps (9.4-26 s "
-               "of CPU time, depending on the CPU), reaching 100% exact match on 512 held-out sequences");
+               "encoder-decoder, 2000 steps by default). With no options: reverse sequences of 1-8 digits, 600 steps, "
+               "reaching 100% exact match on 512 held-out sequences");
   auto args = std::make_shared<TrainArgs>();
   using C = train::TrainConfig;
   flag(sub, *args, "--task", &C::task, "copy, reverse, sort, mod_add, lm (character LM) or file (labelled .tsv/.jsonl); "
