@@ -27,6 +27,7 @@
 #include "apps/seq2seq_commands.h"
 #include "core/device.h"
 #include "core/io/untrusted_text.h"
+#include "report/run_page_observer.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/run_data.h"
@@ -303,6 +304,7 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
   io.activity = fmt::format("reading the data and building the model (--d-model {}, --layers {}, --ff {}, "
                             "--batch-size {})", config.d_model, config.layers, config.ff, config.batch_size);
   train::Trainer trainer(config, {.console = lead ? io.out : nullptr, .write_files = lead, .parallel = parallel});
+  trainer.attach(report::run_page_observer(trainer));  // report.html and metrics.csv, beside each checkpoint
   if (resuming) {
     trainer.resume(args.resume);
     if (trainer.step() == config.steps) {
