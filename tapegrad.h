@@ -1,5 +1,7 @@
 #pragma once
-// tapegrad: everything a user needs in one include.
+// tapegrad: the library in one include: tensors, ops, the tape, nn, optimizers, data, training.
+// The lessons and experiments (lessons/, library tapegrad::lessons) and the program's pages are
+// not part of it: include lessons/lesson.h for them (tests/library/library_headers.cmake checks).
 #include "core/allocator.h"
 #include "core/backward.h"
 #include "core/copy.h"
@@ -15,7 +17,6 @@
 #include "core/tape.h"
 #include "core/tensor.h"
 #include "data/data.h"
-#include "lessons/lesson.h"
 #include "nn/nn.h"
 #include "ops/ops.h"
 #include "optim/optim.h"

@@ -1,4 +1,4 @@
-// tapegrad report: report.html (train/report_page.h) made from one or more run directories'
+// tapegrad report: report.html (report/report_page.h) made from one or more run directories'
 // metrics.jsonl and checkpoints, the runs overlaid; --csv also rewrites each run's metrics.csv.
 // A run directory written into (its report.html, its metrics.csv) is locked while the command
 // runs (train/run_lock.h): a run still training refuses it, naming the training's pid; a
@@ -13,8 +13,9 @@
 #include "core/error.h"
 #include "core/io/output_file.h"
 #include "core/io/untrusted_text.h"
+#include "report/report_page.h"
+#include "train/attention_snapshot.h"
 #include "train/checkpoint.h"
-#include "train/report_page.h"
 #include "train/run_lock.h"
 #include "train/run_records.h"
 #include "train/task_data.h"
@@ -31,13 +32,13 @@ struct ReportArgs {
 
 // The config and attention maps come from the checkpoint when there is one; the attention maps
 // also need the run's data (validation example 0): when it cannot be made, the page has none.
-train::RunReport load_run(const std::filesystem::path& dir, Io& io) {
+report::RunReport load_run(const std::filesystem::path& dir, Io& io) {
   if (!std::filesystem::exists(dir)) throw Error("report", fmt::format("{}: no such directory", dir.string()));
   if (!std::filesystem::is_directory(dir))
     throw Error("report", fmt::format("{}: not a directory (a run directory holds metrics.jsonl)", dir.string()));
   if (!std::filesystem::exists(dir / "metrics.jsonl"))
     throw Error("report", fmt::format("{}: not a run directory (it has no metrics.jsonl)", dir.string()));
-  train::RunReport run{.name = dir.string(), .config_json = {}, .metrics = {}, .attention = {}};
+  report::RunReport run{.name = dir.string(), .config_json = {}, .metrics = {}, .attention = {}};
   io.activity = "reading " + (dir / "metrics.jsonl").string();
   run.metrics = train::read_metrics_log(dir / "metrics.jsonl");
   const std::filesystem::path checkpoint = dir / "checkpoint.safetensors";
@@ -61,9 +62,9 @@ train::RunReport load_run(const std::filesystem::path& dir, Io& io) {
 }
 
 // The records of every run on the page, which --out must not replace.
-std::vector<std::filesystem::path> records(const std::vector<train::RunReport>& runs) {
+std::vector<std::filesystem::path> records(const std::vector<report::RunReport>& runs) {
   std::vector<std::filesystem::path> all;
-  for (const train::RunReport& run : runs) {
+  for (const report::RunReport& run : runs) {
     const std::optional<train::TrainConfig> config =
         run.config_json.empty() ? std::nullopt : std::optional(train::config_from_json(run.config_json));
     for (std::filesystem::path& record :
@@ -75,7 +76,7 @@ std::vector<std::filesystem::path> records(const std::vector<train::RunReport>& 
 
 void run_report(const ReportArgs& args, Io& io) {
   if (io.parse_only) return;
-  std::vector<train::RunReport> runs;
+  std::vector<report::RunReport> runs;
   train::RunLocks locks;  // of the run directories written into, until the command ends
   const bool page_in_run = args.out.empty() && args.runs.size() == 1;
   for (const std::string& name : args.runs) {
@@ -89,13 +90,13 @@ void run_report(const ReportArgs& args, Io& io) {
                                                       : std::filesystem::path("report.html");
   if (!args.out.empty()) train::refuse_run_record("report", "--out", out, records(runs));
   if (args.csv)
-    for (const train::RunReport& run : runs) {
+    for (const report::RunReport& run : runs) {
       const std::filesystem::path csv = std::filesystem::path(run.name) / "metrics.csv";
       write_file_atomically("report", csv, train::metrics_csv(run.metrics));
       fmt::print(io.out, "wrote {}\n", csv.string());
     }
   io.activity = "writing " + out.string();
-  const std::string html = train::report_html(runs);
+  const std::string html = report::report_html(runs);
   write_file_atomically("report", out, html);
   fmt::print(io.out, "wrote {} ({} run{}, {} kB)\n", out.string(), runs.size(), runs.size() == 1 ? "" : "s",
              (html.size() + 512) / 1024);

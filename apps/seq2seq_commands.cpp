@@ -10,6 +10,7 @@
 #include "apps/terminal_output.h"
 #include "core/error.h"
 #include "data/seq2seq_file.h"
+#include "report/run_page_observer.h"
 #include "train/seq2seq_data.h"
 #include "train/seq2seq_decode.h"
 #include "train/seq2seq_model.h"
@@ -43,6 +44,7 @@ void run_seq2seq_training(const train::TrainConfig& config, const std::string& r
   io.activity = fmt::format("reading the data and building the seq2seq model (--d-model {}, --layers {}, --ff {})",
                             config.d_model, config.layers, config.ff);
   train::Seq2SeqTrainer trainer(config, {.console = io.out, .write_files = true, .parallel = nullptr});
+  trainer.attach(report::run_page_observer(trainer));  // report.html and metrics.csv, beside each checkpoint
   if (!resume.empty()) {
     trainer.resume(resume);
     if (trainer.step() == config.steps) {

@@ -1,4 +1,4 @@
-// Data-parallel training of an nn::Module with tg::dist (README, "On several processes"):
+// Data-parallel training of an nn::Module with tg::dist (docs/guide.md, "On several processes (MPI)"):
 //
 //   mpirun -np 2 build/ci/examples/ddp_example
 //

@@ -23,8 +23,10 @@
 // - Dropout applies only when `training` is true; the default is false, so evaluation code
 //   cannot leave it on by accident.
 // - weights (need_weights) are the softmax before dropout.
+// The checks of q, k, v and the options, with their messages: ops/common/attention_spec.h.
 #include "core/tensor.h"
 #include "ops/common/attention_options.h"
+#include "ops/common/attention_spec.h"
 
 namespace tg {
 
@@ -33,7 +35,11 @@ struct AttentionResult {
   Tensor weights;  // (..., T, S) when need_weights, else undefined
 };
 
+// Checks the call (AttentionSpec::check, naming scaled_dot_product_attention), then runs it.
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                              const AttentionOptions& options = {});
+// A call checked already where the user's call entered (for either kernel: the fused checks
+// are the stricter): runs it without checking again.
+AttentionResult scaled_dot_product_attention(const AttentionSpec& spec);
 
 }  // namespace tg

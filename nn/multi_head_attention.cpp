@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "nn/attention.h"
-#include "ops/fused/fused_attention/fused_attention.h"
+#include "nn/attention_kernel.h"
 #include "ops/mean/mean.h"
 #include "ops/reshape/reshape.h"
 #include "ops/transpose/transpose.h"
@@ -14,18 +13,14 @@ namespace {
 
 constexpr const char* kModule = "MultiHeadAttention";
 
-// A mask for the scores (B,NH,T,S): PyTorch's 3-D (B*NH,T,S) is reshaped to (B,NH,T,S); any
-// other shape must broadcast to (B,NH,T,S) as it is.
-Tensor per_head_mask(const Tensor& mask, const char* name, const Shape& scores) {
-  if (!mask.defined()) return mask;
-  const int64_t B = scores[0], NH = scores[1];
-  if (mask.dim() == 3 && mask.size(0) == B * NH) return reshape(mask, {B, NH, mask.size(1), mask.size(2)});
-  bool fits = mask.dim() <= 4;
-  for (int64_t d = 1; fits && d <= mask.dim(); ++d)
-    fits = mask.size(-d) == 1 || mask.size(-d) == scores[4 - d];
-  if (!fits)
-    throw Error(kModule, fmt::format("{} {} does not broadcast to the scores (B,NH,T,S) = {} (PyTorch's (B*NH,T,S) "
-                                     "is accepted too)", name, shape_str(mask.shape()), shape_str(scores)));
+// The errors of a bad call name the module and its scores (B,NH,T,S).
+constexpr AttentionEntry kEntry{kModule, "(B,NH,T,S)", " (PyTorch's (B*NH,T,S) is accepted too)"};
+
+// PyTorch's 3-D mask (B*NH,T,S) read as (B,NH,T,S) (a view); any other mask as it is, to
+// broadcast to the scores (B,NH,T,S).
+Tensor per_head_mask(const Tensor& mask, int64_t B, int64_t NH) {
+  if (mask.defined() && mask.dim() == 3 && mask.size(0) == B * NH)
+    return reshape(mask, {B, NH, mask.size(1), mask.size(2)});
   return mask;
 }
 
@@ -62,20 +57,22 @@ MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, co
   auto heads = [&](const Linear& proj, const Tensor& x, int64_t L) {
     return transpose(reshape(proj.forward(x), {B, L, NH, hs}), 1, 2);
   };
+  const AttentionKernel kernel = choose_attention_kernel(
+      {.fused = options.fused,
+       .composed_module = is_composed(),
+       .need_weights = options.need_weights,
+       .additive_mask_requires_grad = options.additive_mask.defined() && options.additive_mask.requires_grad()});
   AttentionOptions attention;
-  const Shape scores{B, NH, T, S};
-  attention.attn_mask = per_head_mask(options.attn_mask, "attn_mask", scores);
-  attention.additive_mask = per_head_mask(options.additive_mask, "additive_mask", scores);
+  attention.attn_mask = per_head_mask(options.attn_mask, B, NH);
+  attention.additive_mask = per_head_mask(options.additive_mask, B, NH);
   attention.key_padding_mask = options.key_padding_mask;
   attention.is_causal = options.is_causal;
   attention.dropout_p = dropout;
   attention.training = is_training();
-  const bool fused = options.fused && !is_composed() && !options.need_weights &&
-                     !(options.additive_mask.defined() && options.additive_mask.requires_grad());
-  attention.need_weights = !fused;  // the composed ops compute the weights anyway: the hooks see them
+  // The composed ops compute the weights anyway: the hooks see them.
+  attention.need_weights = kernel == AttentionKernel::composed;
   const Tensor q = heads(*q_proj, query, T), k = heads(*k_proj, key, S), v = heads(*v_proj, value, S);
-  const AttentionResult a = fused ? AttentionResult{fused_attention(q, k, v, attention), Tensor()}
-                                  : scaled_dot_product_attention(q, k, v, attention);  // (B,NH,T,hs)
+  const AttentionResult a = run_attention(AttentionSpec::check(kEntry, kernel, q, k, v, attention));  // (B,NH,T,hs)
 
   Tensor merged = reshape(transpose(a.output, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
   MhaResult result{out_proj->forward(merged), Tensor(), Tensor()};

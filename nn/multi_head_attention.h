@@ -6,7 +6,7 @@
 //   k = k_proj(key)   (B,S,E) -> ... -> (B,NH,S,hs),   v likewise
 //   o = fused_attention(q, k, v, masks) (B,NH,T,hs)                  (ops/fused/fused_attention)
 //       or, with fused = false or need_weights, the same from the composed ops step by step:
-//       scaled_dot_product_attention(q, k, v, masks)                 (ops/attention)
+//       scaled_dot_product_attention(q, k, v, masks)                 (nn/attention.h)
 //   o -> transpose(1,2) (B,T,NH,hs) -> reshape (B,T,E) -> out_proj -> output (B,T,E)
 // Masks (true = masked out, as everywhere in tapegrad):
 //   attn_mask        bool, broadcast to (B,NH,T,S): (T,S), (B,1,T,S), (B,NH,T,S), or PyTorch's
@@ -19,7 +19,9 @@
 // fused (default true): one fused_attention op whose memory grows linearly with T (the (T,S)
 // weights are never stored); false, or a composed module (set_composed), or need_weights, or an
 // additive_mask that requires grad: the composed ops, every step on the tape (the version to
-// step through). Both give the same numbers, dropout included, to float tolerance.
+// step through). Both give the same numbers, dropout included, to float tolerance. The choice
+// is choose_attention_kernel's (nn/attention_kernel.h); the call is checked once, by
+// AttentionSpec::check (ops/common/attention_spec.h), its errors naming MultiHeadAttention.
 // Forward hooks: inputs {query, key, value}, outputs {output, weights}: weights (B,NH,T,S), the
 // softmax before dropout, on the composed path; undefined on the fused one.
 // need_weights: also returns the weights (softmax before dropout), per head (B,NH,T,S) and

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(cmake g++ ninja-build ccache libfmt-dev doctest-dev nlohmann-json3-dev libcli11-dev libboost-context-dev zlib1g-dev
           libssl-dev  # OpenSSL's libcrypto: the SHA-256 of a run's data files (train/run_data.h)
           clang-14 libclang-rt-14-dev libomp-14-dev  # clang and its runtimes: the fuzz targets (fuzz/)
-          libjs-chart.js  # Chart.js, inlined into report.html at build time (train/report_page/)
+          libjs-chart.js  # Chart.js, inlined into report.html at build time (report/page/)
           chromium chromium-driver python3-selenium  # the pages' tests in headless Chromium (report, explore)
           gnuplot-nox  # tapegrad experiment draws its SVG plots with gnuplot
           graphviz katex  # tapegrad explore: Graphviz lays out the tape, KaTeX renders formulas (katex provides node-katex)

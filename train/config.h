@@ -100,7 +100,7 @@ inline constexpr int64_t kMaxModulus = int64_t{1} << 40;
 
 // The defaults of `train --arch seq2seq` (train/seq2seq_trainer.h): a TrainConfig{} with arch
 // seq2seq and task addition, and the model and optimisation fields tuned for it (see the
-// definition for the values, and README "Model shapes" for what they reach).
+// definition for the values, and docs/guide.md "Model shapes" for what they reach).
 TrainConfig seq2seq_defaults();
 
 // Throws tg::Error("config", ...) naming the first field out of range and its limits (lr,

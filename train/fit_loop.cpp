@@ -36,7 +36,13 @@ FitResult run_fit_loop(const TrainConfig& config, const TrainerOptions& options,
       r.eval = steps.evaluate();
       reporter.eval(r.eval);
     }
-    steps.after_update(r.stopped || step == until || r.eval.step == step, reporter.log());
+    const bool checkpoint_due = r.stopped || step == until || r.eval.step == step;
+    if (steps.after_update) steps.after_update(checkpoint_due);
+    if (options.write_files && checkpoint_due) {
+      steps.save_checkpoint();
+      for (const std::shared_ptr<FitObserver>& observer : steps.observers)
+        observer->checkpoint_written(step, reporter.log());
+    }
     if (r.stopped) break;
   }
   if (r.steps_run == 0) r.eval = steps.evaluate();

@@ -1,5 +1,5 @@
 #pragma once
-// A run to PyTorch and back (README, "From and to PyTorch").
+// A run to PyTorch and back (docs/guide.md, "From and to PyTorch").
 //
 // export_pytorch writes a directory of three files, whole or not at all (core/io/output_directory.h:
 // written beside it, then renamed into place; an earlier export there is replaced, a directory

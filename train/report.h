@@ -7,7 +7,7 @@
 // log_every steps and at every evaluation.
 // Metrics log: metrics.jsonl, one JSON object per line, every training step and every
 // evaluation (the format: train/metrics_log.h). The records are also kept in memory (log()),
-// for the report page and metrics.csv (train/report_page.h).
+// for the observers told of each checkpoint (train/fit_observer.h: report.html and metrics.csv).
 #include <chrono>
 #include <cstdint>
 #include <cstdio>

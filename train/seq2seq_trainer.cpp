@@ -13,7 +13,6 @@
 #include "optim/clip_grad.h"
 #include "train/checkpoint.h"
 #include "train/fit_loop.h"
-#include "train/report_page.h"
 #include "train/seq2seq_decode.h"
 
 namespace tg::train {
@@ -156,13 +155,9 @@ FitResult Seq2SeqTrainer::fit(int64_t until) {
       {.step = [this] { return step_; },
        .update = [this] { return train_step(); },
        .evaluate = [this] { return evaluate(); },
-       .after_update =
-           [this](bool checkpoint_due, const MetricsLog& log) {
-             if (!options_.write_files || !checkpoint_due) return;
-             save_checkpoint(checkpoint_path());
-             write_run_report(config_.out,
-                              {.name = config_.out, .config_json = to_json(config_), .metrics = log, .attention = {}});
-           },
+       .after_update = nullptr,
+       .save_checkpoint = [this] { save_checkpoint(checkpoint_path()); },
+       .observers = observers_,
        .on_step = nullptr,
        .stop_requested = [this] { return stop_requested && stop_requested(); }});
 }

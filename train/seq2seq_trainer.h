@@ -8,8 +8,9 @@
 //
 // Every eval_every steps and at the end: the validation pairs are decoded greedily
 // (train/seq2seq_decode.h: exact match, token accuracy, teacher-forced loss), then the checkpoint
-// (train/checkpoint.h: the same file as the other archs', config arch seq2seq) and metrics.jsonl,
-// metrics.csv and report.html (curves and config; no attention maps) are written to config.out.
+// (train/checkpoint.h: the same file as the other archs', config arch seq2seq) and metrics.jsonl
+// are written to config.out, and the attached observers told (train/fit_observer.h: `tapegrad
+// train`'s report.html, curves and config with no attention maps, and metrics.csv).
 // A non-finite loss or gradient norm stops the run with a tg::Error("train", ...) naming the step
 // and writes nothing.
 //
@@ -26,6 +27,7 @@
 #include "optim/adam.h"
 #include "optim/lr_schedule.h"
 #include "train/config.h"
+#include "train/fit_observer.h"
 #include "train/seq2seq_data.h"
 #include "train/seq2seq_model.h"
 #include "train/trainer.h"
@@ -47,6 +49,8 @@ class Seq2SeqTrainer {
   EvalMetrics evaluate();
   void save_checkpoint(const std::filesystem::path& path);
   std::filesystem::path checkpoint_path() const;  // <out>/checkpoint.safetensors
+  // Told after every checkpoint fit() writes, in the order attached (train/fit_observer.h).
+  void attach(std::shared_ptr<FitObserver> observer) { observers_.push_back(std::move(observer)); }
 
   std::function<bool()> stop_requested;  // polled after every update
 
@@ -67,6 +71,7 @@ class Seq2SeqTrainer {
   std::vector<NamedParameter> params_;
   std::unique_ptr<AdamW> optimizer_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::vector<std::shared_ptr<FitObserver>> observers_;
   Device device_;
   int64_t step_ = 0;
   uint64_t initial_rng_offset_ = 0;  // the global generator's offset after the initial weights

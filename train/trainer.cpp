@@ -21,7 +21,6 @@
 #include "optim/clip_grad.h"
 #include "train/checkpoint.h"
 #include "train/fit_loop.h"
-#include "train/report_page.h"
 
 namespace tg::train {
 
@@ -207,12 +206,6 @@ void Trainer::save_checkpoint(const std::filesystem::path& path) {
   last_checkpoint_step_ = step_;
 }
 
-void Trainer::write_report(const MetricsLog& metrics) {
-  RunReport run{.name = config_.out, .config_json = to_json(config_), .metrics = metrics, .attention = {}};
-  if (data_.val->size() > 0) run.attention = attention_example(*model_, data_.val->get(0), data_.input_vocab, step_);
-  write_run_report(config_.out, run);
-}
-
 Trainer::Pass Trainer::forward_backward() {
   if (options_.parallel) return forward_backward_shard();
   Pass p;
@@ -326,14 +319,12 @@ FitResult Trainer::fit(int64_t until) {
        .update = [this] { return train_step(); },
        .evaluate = [this] { return evaluate(); },
        .after_update =
-           [this](bool checkpoint_due, const MetricsLog& log) {
+           [this](bool checkpoint_due) {
              if (options_.parallel && (checkpoint_due || step_ % kCheckParametersEvery == 0))
                options_.parallel->check_parameters_agree(fmt::format("at step {}", step_));
-             if (options_.write_files && checkpoint_due) {
-               save_checkpoint(checkpoint_path());
-               write_report(log);
-             }
            },
+       .save_checkpoint = [this] { save_checkpoint(checkpoint_path()); },
+       .observers = observers_,
        .on_step = [this](const StepMetrics& m) { if (on_step) on_step(m); },
        .stop_requested = [this] { return stop_requested && stop_requested(); }});
 }

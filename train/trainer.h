@@ -12,8 +12,8 @@
 //   NaN guard: a non-finite loss or grad_norm stops the run (below)
 //   lr = scheduler.step(); optimizer.step(); optimizer.zero_grad()
 // Every eval_every steps and at the end: evaluate on the validation set, then write the
-// checkpoint (train/checkpoint.h) to <out>/checkpoint.safetensors, and report.html (with the
-// attention maps of validation example 0) and metrics.csv (train/report_page.h).
+// checkpoint (train/checkpoint.h) to <out>/checkpoint.safetensors, then tell the attached
+// observers (train/fit_observer.h: `tapegrad train`'s report.html and metrics.csv).
 //
 // Exact resume: the checkpoint holds the weights, the optimizer and scheduler state, the
 // global generator (dropout) and the data loader's position, so N steps + resume + N steps
@@ -47,15 +47,15 @@
 #include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/data_parallel.h"
+#include "train/fit_observer.h"
 #include "train/model.h"
-#include "train/report.h"
 #include "train/task_data.h"
 
 namespace tg::train {
 
 struct TrainerOptions {
   std::FILE* console = stdout;  // progress and log lines; nullptr = silent
-  bool write_files = true;      // the checkpoint, metrics.jsonl, metrics.csv and report.html in config.out
+  bool write_files = true;      // the checkpoint and metrics.jsonl in config.out, and the observers told of each checkpoint
   std::shared_ptr<DataParallel> parallel = nullptr;  // this process is one rank of a data-parallel job; null: one process
 };
 
@@ -103,9 +103,9 @@ class Trainer {
   FitResult fit(int64_t until = -1);
   EvalMetrics evaluate();
   void save_checkpoint(const std::filesystem::path& path);
-  // report.html and metrics.csv in config.out, from `metrics` and the model as it is now.
-  void write_report(const MetricsLog& metrics);
   std::filesystem::path checkpoint_path() const;  // <out>/checkpoint.safetensors
+  // Told after every checkpoint fit() writes, in the order attached (train/fit_observer.h).
+  void attach(std::shared_ptr<FitObserver> observer) { observers_.push_back(std::move(observer)); }
 
   std::function<void(const StepMetrics&)> on_step;  // after every update
   std::function<bool()> stop_requested;             // polled after every update
@@ -135,6 +135,7 @@ class Trainer {
   std::unique_ptr<AdamW> optimizer_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<data::DataLoader> train_loader_, val_loader_;
+  std::vector<std::shared_ptr<FitObserver>> observers_;
   Device device_;  // where the model, the batches and the optimizer state live
   int64_t step_ = 0;
   int64_t last_checkpoint_step_ = 0;  // 0: none written (or resumed from) yet

@@ -6,6 +6,8 @@
 #include "bad_input/bad_input_case.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
+#include "nn/attention.h"
+#include "nn/multi_head_attention.h"
 #include "ops/ops.h"
 #include "optim/adam.h"
 #include "optim/clip_grad.h"
@@ -111,6 +113,26 @@ std::vector<BadInputCase> library_cases() {
       row("exp of an int64 tensor", [] { exp(arange(3)); }, {"exp", "int64", "float"}),
       row("masked_fill with a float mask", [] { masked_fill(ones({2}), ones({2}), 0); },
           {"masked_fill", "mask", "bool"}),
+      // attention: every entry's errors come from AttentionSpec::check, naming the entry
+      row("fused_attention with dropout_p 1.5 in training",
+          [] {
+            AttentionOptions o;
+            o.training = true;
+            o.dropout_p = 1.5;
+            fused_attention(ones({1, 2, 3, 4}), ones({1, 2, 5, 4}), ones({1, 2, 5, 4}), o);
+          },
+          {"fused_attention", "dropout_p", "[0, 1]", "1.5"}),
+      row("scaled_dot_product_attention with a key_padding_mask of another batch",
+          [] {
+            AttentionOptions o;
+            o.key_padding_mask = padding_mask({5, 5}, 5);
+            scaled_dot_product_attention(ones({1, 3, 4}), ones({1, 5, 4}), ones({1, 5, 4}), o);
+          },
+          {"scaled_dot_product_attention", "key_padding_mask", "(B,S) = (1,5)", "(2,5)"}),
+      row("MultiHeadAttention with a float attn_mask",
+          [] { nn::MultiHeadAttention(4, 2).forward(ones({2, 3, 4}), ones({2, 3, 4}), ones({2, 3, 4}),
+                                                    {.attn_mask = ones({3, 3})}); },
+          {"MultiHeadAttention", "attn_mask", "bool", "float32 (3,3)"}),
       row("layer_norm over a shape x does not end in", [] { layer_norm(ones({2, 3}), {4}); },
           {"layer_norm", "(4,)", "(2,3)"}),
       row("embedding index past the table", [] { embedding(tensor_i64({0, 7}), ones({5, 2})); },

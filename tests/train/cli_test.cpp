@@ -1,5 +1,7 @@
 // The tapegrad program, run in-process: argument errors, the commands end to end, and the
 // gradcheck table covering every registered op.
+#include <regex>
+
 #include "data/grammar_corpus.h"
 #include "ops/op_registry.h"
 #include "test_util.h"
@@ -36,6 +38,22 @@ TEST_CASE("cli: argument errors are clear and exit with status 2") {
   const auto help = run_cli({"train", "--help"});
   CHECK(help.status == 0);
   CHECK(help.out.find("--d-model") != std::string::npos);
+}
+
+TEST_CASE("cli: no --help text states a duration, which depends on the machine") {
+  // "9.4-26 s", "30 s", "2 minutes": a number, maybe a range, then a unit of time.
+  const std::regex duration(R"(\d+(\.\d+)?(-\d+(\.\d+)?)? ?(ms|s|sec|seconds?|min|minutes?|h|hours?)\b)");
+  for (const char* command : {"", "train", "eval", "sample", "trace", "gradcheck", "report", "export", "import",
+                              "lesson", "experiment", "explore"}) {
+    std::vector<std::string> args;
+    if (*command != '\0') args.push_back(command);
+    args.push_back("--help");
+    const auto help = run_cli(args);
+    CAPTURE(help.out);
+    REQUIRE(help.status == 0);
+    std::smatch found;
+    CHECK_MESSAGE(!std::regex_search(help.out, found, duration), command, " --help says ", found.str());
+  }
 }
 
 TEST_CASE("cli: invalid settings and missing files fail with status 1 and say why") {

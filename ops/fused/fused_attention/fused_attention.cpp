@@ -1,13 +1,9 @@
 #include "ops/fused/fused_attention/fused_attention.h"
 
-#include <cmath>
-
-#include <fmt/format.h>
-
 #include "core/copy.h"
 #include "core/cuda/cuda_only.h"
+#include "core/error.h"
 #include "core/factories.h"
-#include "core/grad_mode.h"
 #include "core/tape.h"
 #include "ops/fused/fused_attention/fused_attention_rules.h"
 
@@ -16,68 +12,6 @@ namespace tg {
 namespace {
 
 constexpr const char* kOp = "fused_attention";
-
-std::string shapes(const Tensor& q, const Tensor& k, const Tensor& v) {
-  return fmt::format("q {} k {} v {}", shape_str(q.shape()), shape_str(k.shape()), shape_str(v.shape()));
-}
-
-// A mask that must broadcast to the scores (B,H,T,S).
-void check_mask(const Tensor& mask, const char* name, const Tensor& q, const Shape& scores) {
-  check_same_device(q, mask, kOp);
-  bool fits = mask.dim() <= 4;
-  for (int64_t d = 1; fits && d <= mask.dim(); ++d) fits = mask.size(-d) == 1 || mask.size(-d) == scores[4 - d];
-  if (!fits)
-    throw Error(kOp, fmt::format("{} {} does not broadcast to the scores (B,H,T,S) = {}", name,
-                                 shape_str(mask.shape()), shape_str(scores)));
-}
-
-void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
-  check_floating(q, kOp, "q");
-  check_floating(k, kOp, "k");
-  check_floating(v, kOp, "v");
-  check_same_dtype(q, k, kOp);
-  check_same_dtype(q, v, kOp);
-  check_same_device(q, k, kOp);
-  check_same_device(q, v, kOp);
-  if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
-    throw Error(kOp, fmt::format("q, k and v must be 4-D (B,H,T,hs), (B,H,S,hs), (B,H,S,hv), got {}", shapes(q, k, v)));
-  if (k.size(0) != q.size(0) || v.size(0) != q.size(0) || k.size(1) != q.size(1) || v.size(1) != q.size(1))
-    throw Error(kOp, fmt::format("q, k and v must have the same (B,H) (no broadcasting), got {}", shapes(q, k, v)));
-  if (q.size(3) != k.size(3)) throw Error(kOp, fmt::format("q and k head dims differ: {}", shapes(q, k, v)));
-  if (k.size(2) != v.size(2))
-    throw Error(kOp, fmt::format("k and v have different numbers of keys: {}", shapes(q, k, v)));
-  const Shape scores{q.size(0), q.size(1), q.size(2), k.size(2)};
-  if (o.attn_mask.defined()) {
-    if (o.attn_mask.dtype() != kBool)
-      throw Error(kOp, fmt::format("attn_mask must be bool (true = masked out), got {} {}; pass float masks as "
-                                   "additive_mask", dtype_name(o.attn_mask.dtype()), shape_str(o.attn_mask.shape())));
-    check_mask(o.attn_mask, "attn_mask", q, scores);
-  }
-  if (o.key_padding_mask.defined()) {
-    const Tensor& m = o.key_padding_mask;
-    if (m.dtype() != kBool || m.dim() != 2 || m.size(0) != q.size(0) || m.size(1) != k.size(2))
-      throw Error(kOp, fmt::format("key_padding_mask must be bool (B,S) = ({},{}), got {} {}", q.size(0), k.size(2),
-                                   dtype_name(m.dtype()), shape_str(m.shape())));
-    check_same_device(q, m, kOp);
-  }
-  if (o.additive_mask.defined()) {
-    if (o.additive_mask.dtype() != q.dtype())
-      throw Error(kOp, fmt::format("additive_mask must have q's dtype {}, got {} {}", dtype_name(q.dtype()),
-                                   dtype_name(o.additive_mask.dtype()), shape_str(o.additive_mask.shape())));
-    if (o.additive_mask.requires_grad() && GradMode::enabled())
-      throw Error(kOp, fmt::format("additive_mask {} requires grad, but its gradient would be a (T,S) tensor, "
-                                   "which this op never forms: use scaled_dot_product_attention",
-                                   shape_str(o.additive_mask.shape())));
-    check_mask(o.additive_mask, "additive_mask", q, scores);
-  }
-  if (o.scale && !(std::isfinite(*o.scale) && *o.scale > 0))
-    throw Error(kOp, fmt::format("scale must be a positive finite number, got {}", *o.scale));
-  if (o.need_weights)
-    throw Error(kOp, "need_weights: the (T,S) weights are what this op never forms; use "
-                     "scaled_dot_product_attention");
-  if (o.training && !(o.dropout_p >= 0 && o.dropout_p <= 1))
-    throw Error(kOp, fmt::format("dropout_p must be in [0, 1], got {} ({})", o.dropout_p, shapes(q, k, v)));
-}
 
 AttentionMaskView mask_view(const Tensor& mask, const Shape& scores) {
   const Shape st = broadcast_strides(mask.shape(), mask.strides(), scores);
@@ -128,11 +62,18 @@ TensorList kernel_backward(const BackwardContext& ctx, const FusedAttentionParam
 
 }  // namespace
 
-Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& o) {
-  check_inputs(q, k, v, o);
+Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) {
+  return fused_attention(AttentionSpec::check({kOp}, AttentionKernel::fused, q, k, v, options));
+}
+
+Tensor fused_attention(const AttentionSpec& spec) {
+  if (spec.kernel() != AttentionKernel::fused)
+    throw Error(kOp, "the call was checked for the composed kernel, which allows what this op does not");
+  const Tensor &q = spec.q(), &k = spec.k(), &v = spec.v();
+  const AttentionOptions& o = spec.options();
   FusedAttentionParams p;
   p.B = q.size(0), p.H = q.size(1), p.T = q.size(2), p.S = k.size(2), p.hs = q.size(3), p.hv = v.size(3);
-  p.scale = o.scale.value_or(1.0 / std::sqrt(static_cast<double>(p.hs)));
+  p.scale = spec.scale();
   p.is_causal = o.is_causal;
   attach_masks(p, o.attn_mask, o.key_padding_mask, o.additive_mask);
   if (o.training && o.dropout_p > 0) {  // reserves exactly what ops/dropout reserves for the weights

@@ -14,6 +14,7 @@
 // exactly as scaled_dot_product_attention reads them; with the same generator state the
 // dropout keep-mask is the very one ops/dropout draws for the composed weights, so both give
 // the same numbers. need_weights is an error here (the weights are what this op never forms).
+// The checks of q, k, v and the options, with their messages: ops/common/attention_spec.h.
 //
 // Forward (fused_attention_cpu.cpp): for each (b, h) and block of query rows, the keys are
 // visited block by block with an online softmax: a running max m_i and sum l_i per row, the
@@ -32,11 +33,16 @@
 
 #include "core/tensor.h"
 #include "ops/common/attention_options.h"
+#include "ops/common/attention_spec.h"
 #include "ops/fused/fused_attention/fused_attention_params.h"
 
 namespace tg {
 
+// Checks the call (AttentionSpec::check, naming fused_attention), then runs it.
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options = {});
+// A call checked already, for the fused kernel, where the user's call entered
+// (nn::MultiHeadAttention): runs it without checking again.
+Tensor fused_attention(const AttentionSpec& spec);
 
 // Kernels. q, k, v and dout are read as rows through their strides, the last one 1; so are out,
 // dq, dk and dv written on the CPU (the _cuda kernels need them contiguous); lse is contiguous;

@@ -1,12 +1,13 @@
 // The report page and metrics files: metrics.jsonl read back as untrusted input, metrics.csv,
-// report.html's inlined data, and the trainer rewriting both at every evaluation.
+// report.html's inlined data, and the page's observer rewriting both at every evaluation.
 #include <nlohmann/json.hpp>
 
 #include "core/output_file_test_util.h"
 #include "test_util.h"
-#include "train/report_page.h"
+#include "report/report_page.h"
+#include "report/run_page_observer.h"
 #include "train/train.h"
-#include "train_test_util.h"
+#include "train/train_test_util.h"
 
 using namespace tg;
 using tg::test::TempDir;
@@ -90,13 +91,13 @@ TEST_CASE("metrics_csv: one row per step, the evaluation's columns on its step, 
 }
 
 TEST_CASE("report_html: one file with Chart.js, the script and the data inlined, no token can end the script") {
-  train::RunReport run{.name = "runs/</script><b>x", .config_json = train::to_json(train::TrainConfig{}),
+  report::RunReport run{.name = "runs/</script><b>x", .config_json = train::to_json(train::TrainConfig{}),
                        .metrics = {}, .attention = {}};
   run.metrics.steps = {{.step = 1, .loss = 0.1 + 0.2, .lr = 1e-3, .grad_norm = 2, .token_accuracy = 0.5, .tokens = 7,
                         .ms = 1.5}};
   run.attention = train::AttentionExample{.step = 1, .example = 0, .tokens = {"a", "</script>"}, .heads = 1,
                                           .layers = {{0.25f, 0.75f, 1, 0}}};
-  const std::string html = train::report_html({run});
+  const std::string html = report::report_html({run});
   CHECK(html.find("Chart.js v3") != std::string::npos);  // inlined from libjs-chart.js
   CHECK(html.find("function drawHeatmap") != std::string::npos);
   CHECK(html.find(" src=") == std::string::npos);
@@ -115,10 +116,10 @@ TEST_CASE("report_html: one file with Chart.js, the script and the data inlined,
 }
 
 TEST_CASE("report_html: a token that reverses the text or holds terminal escapes is shown as its escapes") {
-  train::RunReport run{.name = "runs/\xe2\x80\xae" "evil", .config_json = "", .metrics = {}, .attention = {}};
+  report::RunReport run{.name = "runs/\xe2\x80\xae" "evil", .config_json = "", .metrics = {}, .attention = {}};
   run.attention = train::AttentionExample{.step = 1, .example = 0, .tokens = {"<!--<script>", "\x1b]0;T\x07"},
                                           .heads = 1, .layers = {{0.25f, 0.75f, 1, 0}}};
-  const std::string html = train::report_html({run});
+  const std::string html = report::report_html({run});
   CHECK(html.find("<title>tapegrad: runs/\\u202Eevil</title>") != std::string::npos);
   const nlohmann::json data = page_data(html);
   CHECK(data["runs"][0]["name"] == "runs/\\u202Eevil");
@@ -129,12 +130,12 @@ TEST_CASE("report_html: a token that reverses the text or holds terminal escapes
 
 TEST_CASE("report: metrics.csv and report.html are written atomically, never through a planted link") {
   TempDir dir("atomic");
-  const train::RunReport run{.name = "r", .config_json = {}, .metrics = {}, .attention = {}};
+  const report::RunReport run{.name = "r", .config_json = {}, .metrics = {}, .attention = {}};
   const std::filesystem::path page = dir.path() / "report.html", victim = dir.path() / "victim";
   std::ofstream(page) << "old";
   {
     test::FileSizeLimit limit(1000);  // the disk is "full" past 1000 bytes: the page is larger
-    CHECK_THROWS_WITH_AS(train::write_run_report(dir.path(), run),
+    CHECK_THROWS_WITH_AS(report::write_run_report(dir.path(), run),
                          doctest::Contains(("report: cannot write " + page.string() + ": File too large").c_str()), Error);
   }
   CHECK(test::read_file(page) == "old");
@@ -145,17 +146,18 @@ TEST_CASE("report: metrics.csv and report.html are written atomically, never thr
     std::filesystem::remove(dir.path() / name);
     std::filesystem::create_symlink(victim, dir.path() / name);
   }
-  train::write_run_report(dir.path(), run);
+  report::write_run_report(dir.path(), run);
   CHECK(test::read_file(victim) == "not yours");
   CHECK(test::read_file(page).starts_with("<!doctype html>"));
   CHECK_FALSE(std::filesystem::is_symlink(dir.path() / "metrics.csv"));
 }
 
-TEST_CASE("Trainer: report.html and metrics.csv at every evaluation, with validation example 0's attention maps") {
+TEST_CASE("Trainer with the page observer: report.html and metrics.csv at every evaluation, with validation example 0's attention maps") {
   TempDir dir("report_trainer");
   train::TrainConfig config = test::tiny_config("reverse", dir.path());
   config.steps = 12, config.eval_every = 5, config.warmup = 2, config.layers = 2;
   train::Trainer trainer(config, {.console = nullptr});
+  trainer.attach(report::run_page_observer(trainer));
   std::vector<int64_t> evals_on_page_at_step_6;
   trainer.on_step = [&](const train::StepMetrics& m) {
     if (m.step != 6) return;
@@ -190,6 +192,24 @@ TEST_CASE("Trainer: report.html and metrics.csv at every evaluation, with valida
     for (size_t i = 0; i < expected.size(); ++i)  // rounded to 4 decimals
       CHECK(std::abs(attention["layers"][l][i].get<double>() - expected[i]) <= 5.01e-5);
   }
+}
+
+TEST_CASE("Seq2SeqTrainer with the page observer: report.html with curves and config but no attention maps, and metrics.csv") {
+  TempDir dir("report_seq2seq");
+  train::TrainConfig config = train::seq2seq_defaults();
+  config.d_model = 16, config.heads = 2, config.layers = 1, config.ff = 32;
+  config.steps = 4, config.batch_size = 8, config.warmup = 1, config.eval_every = 2, config.val_examples = 8;
+  config.out = dir.str();
+  train::Seq2SeqTrainer trainer(config, {.console = nullptr});
+  trainer.attach(report::run_page_observer(trainer));
+  trainer.fit();
+  const train::MetricsLog log = train::read_metrics_log(dir.path() / "metrics.jsonl");
+  const nlohmann::json run = page_data(test::read_file(dir.path() / "report.html"))["runs"][0];
+  CHECK(run["name"] == config.out);
+  CHECK(run["config"]["arch"] == "seq2seq");
+  CHECK(run["eval"]["step"] == std::vector<int64_t>{2, 4});
+  CHECK(run["attention"].is_null());
+  CHECK(test::read_file(dir.path() / "metrics.csv") == train::metrics_csv(log));
 }
 
 TEST_CASE("Reporter: a resumed log drops a last line cut short, and refuses other malformed lines naming them") {

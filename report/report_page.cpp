@@ -1,4 +1,4 @@
-#include "train/report_page.h"
+#include "report/report_page.h"
 
 #include <cmath>
 #include <cstdio>
@@ -7,12 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/factories.h"
 #include "core/io/output_file.h"
 #include "core/io/page_text.h"
-#include "train/report_page/assets.h"
+#include "report/page/assets.h"
 
-namespace tg::train {
+namespace tg::report {
 
 namespace {
 
@@ -20,10 +19,10 @@ using Json = nlohmann::ordered_json;
 
 Json count_or_null(int64_t n) { return n < 0 ? Json(nullptr) : Json(n); }
 
-Json train_columns(const std::vector<StepMetrics>& steps) {
+Json train_columns(const std::vector<train::StepMetrics>& steps) {
   Json step = Json::array(), loss = Json::array(), lr = Json::array(), grad_norm = Json::array(),
        token_acc = Json::array(), tokens = Json::array(), ms = Json::array();
-  for (const StepMetrics& m : steps) {
+  for (const train::StepMetrics& m : steps) {
     step.push_back(m.step), loss.push_back(m.loss), lr.push_back(m.lr), grad_norm.push_back(m.grad_norm);
     token_acc.push_back(m.token_accuracy), tokens.push_back(count_or_null(m.tokens)), ms.push_back(m.ms);
   }
@@ -31,10 +30,10 @@ Json train_columns(const std::vector<StepMetrics>& steps) {
           {"token_acc", token_acc}, {"tokens", tokens}, {"ms", ms}};
 }
 
-Json eval_columns(const std::vector<EvalMetrics>& evals) {
+Json eval_columns(const std::vector<train::EvalMetrics>& evals) {
   Json step = Json::array(), loss = Json::array(), token_acc = Json::array(), exact_match = Json::array(),
        sequences = Json::array(), ms = Json::array();
-  for (const EvalMetrics& m : evals) {
+  for (const train::EvalMetrics& m : evals) {
     step.push_back(m.step), loss.push_back(m.loss), token_acc.push_back(m.token_accuracy);
     exact_match.push_back(m.exact_match), sequences.push_back(count_or_null(m.sequences)), ms.push_back(m.ms);
   }
@@ -42,7 +41,7 @@ Json eval_columns(const std::vector<EvalMetrics>& evals) {
           {"sequences", sequences}, {"ms", ms}};
 }
 
-Json attention_json(const AttentionExample& a) {
+Json attention_json(const train::AttentionExample& a) {
   Json layers = Json::array();
   for (const std::vector<float>& weights : a.layers) {
     Json rounded = Json::array();
@@ -53,17 +52,6 @@ Json attention_json(const AttentionExample& a) {
 }
 
 }  // namespace
-
-AttentionExample attention_example(TransformerModel& model, const data::Example& example, const data::Vocab& vocab,
-                                   int64_t step, int64_t index) {
-  const auto T = std::min<int64_t>(static_cast<int64_t>(example.input.size()), kMaxAttentionTokens);
-  const std::vector<int64_t> ids(example.input.begin(), example.input.begin() + T);
-  AttentionExample a{.step = step, .example = index, .tokens = {}, .heads = model.config.heads, .layers = {}};
-  for (int64_t id : ids) a.tokens.push_back(vocab.token(id));
-  for (const Tensor& map : model.attention_maps(tensor_i64(ids, {T}, model.embedding->weight.device())))
-    a.layers.push_back(map.to_vector<float>());  // (NH,T,T)
-  return a;
-}
 
 std::string report_html(const std::vector<RunReport>& runs) {
   Json data_runs = Json::array();
@@ -76,15 +64,15 @@ std::string report_html(const std::vector<RunReport>& runs) {
   const std::string title = runs.size() == 1 ? fmt::format("tapegrad: {}", runs[0].name)
                                              : fmt::format("tapegrad: {} runs", runs.size());
   const std::string scripts = fmt::format("<script>{}</script>\n<script>{}</script>\n<script>{}</script>",
-                                          report_page::chart_js(), report_page::heatmap_js(), report_page::report_js());
+                                          page::chart_js(), page::heatmap_js(), page::report_js());
   const std::pair<std::string_view, std::string> fills[] = {
       {"@TITLE@", html_text(title)},
-      {"@STYLE@", std::string(report_page::page_css())},
+      {"@STYLE@", std::string(page::page_css())},
       {"@DATA@", script_json(Json{{"title", title}, {"runs", data_runs}})},
       {"@SCRIPTS@", scripts}};
   // Each placeholder is filled where it stands in the template, never inside what was filled in.
   std::string html;
-  std::string_view page = report_page::page_html();
+  std::string_view page = page::page_html();
   while (!page.empty()) {
     size_t at = page.size();
     const std::pair<std::string_view, std::string>* next = nullptr;
@@ -99,8 +87,8 @@ std::string report_html(const std::vector<RunReport>& runs) {
 }
 
 void write_run_report(const std::filesystem::path& dir, const RunReport& run) {
-  write_file_atomically("report", dir / "metrics.csv", metrics_csv(run.metrics));
+  write_file_atomically("report", dir / "metrics.csv", train::metrics_csv(run.metrics));
   write_file_atomically("report", dir / "report.html", report_html({run}));
 }
 
-}  // namespace tg::train
+}  // namespace tg::report

@@ -1,4 +1,4 @@
-// report.js: draws report.html from the JSON in #report-data (train/report_page.h describes it):
+// report.js: draws report.html from the JSON in #report-data (report/report_page.h describes it):
 // the training curves (Chart.js), a summary and the config of each run, and the attention
 // heatmaps (heatmap.js). What it drew is left in window.tapegradReport for tests to read.
 'use strict';

@@ -1,7 +1,8 @@
 #pragma once
 // report.html: a run's training as pictures, in one self-contained file that opens from disk
 // with nothing else (no server, nothing fetched: Chart.js, the page's script and style and
-// the data are all inlined; train/report_page/ holds the page's own files).
+// the data are all inlined; report/page/ holds the page's own files). Library tapegrad_report,
+// which the program links: the training library (train/) needs neither Chart.js nor this page.
 //
 //   charts      loss (train and validation), token accuracy (train and validation), exact match
 //               (validation), learning rate, gradient norm and tokens/s, against steps; several
@@ -10,8 +11,9 @@
 //               heatmaps with its tokens on both axes (the value on hover)
 //   config      the runs' TrainConfig side by side, and a summary of each run
 //
-// The trainer rewrites report.html and metrics.csv (train/metrics_log.h) in its run directory at
-// every evaluation and at the end; `tapegrad report DIR...` makes the page from run directories.
+// `tapegrad train` rewrites report.html and metrics.csv (train/metrics_log.h) in its run directory
+// at every evaluation and at the end (report/run_page_observer.h, an observer of the trainer);
+// `tapegrad report DIR...` makes the page from run directories.
 // The data is JSON in the page (<script id="report-data" type="application/json">):
 //   {"title": ..., "runs": [{"name", "config": {...} | null,
 //     "train": {"step": [...], "loss", "lr", "grad_norm", "token_acc", "tokens", "ms"},
@@ -25,36 +27,16 @@
 #include <string>
 #include <vector>
 
-#include "data/example.h"
-#include "data/vocab.h"
+#include "train/attention_snapshot.h"
 #include "train/metrics_log.h"
-#include "train/model.h"
 
-namespace tg::train {
-
-// The heatmaps show at most this many tokens of the example: its first kMaxAttentionTokens, run
-// through the model on their own (for a causal model, exactly the maps of the whole example's
-// first positions).
-inline constexpr int64_t kMaxAttentionTokens = 64;
-
-struct AttentionExample {
-  int64_t step = 0;                        // the weights' training step
-  int64_t example = 0;                     // its index in the validation set
-  std::vector<std::string> tokens;         // T input tokens
-  int64_t heads = 0;                       // NH
-  std::vector<std::vector<float>> layers;  // per layer (NH,T,T) row-major: head, query, key
-};
-
-// `model`'s attention maps (TransformerModel::attention_maps) for `example`'s input, its tokens
-// named by `vocab`.
-AttentionExample attention_example(TransformerModel& model, const data::Example& example, const data::Vocab& vocab,
-                                   int64_t step, int64_t index = 0);
+namespace tg::report {
 
 struct RunReport {
   std::string name;         // the run directory, as named
   std::string config_json;  // its TrainConfig as JSON (train/config.h); "" when unknown
-  MetricsLog metrics;
-  std::optional<AttentionExample> attention;
+  train::MetricsLog metrics;
+  std::optional<train::AttentionExample> attention;
 };
 
 // The page for one or more runs.
@@ -64,4 +46,4 @@ std::string report_html(const std::vector<RunReport>& runs);
 // (core/io/output_file.h).
 void write_run_report(const std::filesystem::path& dir, const RunReport& run);
 
-}  // namespace tg::train
+}  // namespace tg::report

@@ -1,0 +1,35 @@
+# The library stays free of the app: what tapegrad.h includes, and what the train layer's files
+# include, directly or through other headers, lies in no app folder (the lessons, which pipe to
+# gnuplot; the explorer and the report page, which inline KaTeX and Chart.js; the program).
+#   cmake -DSOURCE_DIR=<repository root> -P library_headers.cmake
+cmake_minimum_required(VERSION 3.25)
+set(app_folders lessons explore report apps)
+
+file(GLOB_RECURSE train_files RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/train/*.h ${SOURCE_DIR}/train/*.cpp)
+set(pending tapegrad.h ${train_files})
+set(seen "")
+set(bad "")
+while(pending)
+  list(POP_FRONT pending file)
+  if(file IN_LIST seen)
+    continue()
+  endif()
+  list(APPEND seen ${file})
+  file(STRINGS ${SOURCE_DIR}/${file} includes REGEX "^#include \"[^\"]+\"")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${line}")
+    string(REGEX MATCH "^[^/]+" folder "${header}")
+    if(folder IN_LIST app_folders)
+      list(APPEND bad "${file} includes ${header}")
+    elseif(EXISTS ${SOURCE_DIR}/${header})  # a generated header (train/pytorch_export.h's) has no source
+      list(APPEND pending ${header})
+    endif()
+  endforeach()
+endwhile()
+list(JOIN app_folders "/, " folders)
+if(bad)
+  list(JOIN bad "\n  " bad)
+  message(FATAL_ERROR "the library includes app code (${folders}/):\n  ${bad}")
+endif()
+list(LENGTH seen count)
+message(STATUS "${count} files of tapegrad.h and the train layer: none includes ${folders}/")
