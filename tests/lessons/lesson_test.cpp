@@ -90,6 +90,10 @@ TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
       {"cross_entropy", {"cross_entropy(", "log_softmax", "softmax(z_n) - onehot", "numeric gradient ="}},
       {"gradcheck", {"gradcheck of cube", "tape #", "cube(x", "[holds] the wrong rule fails gradcheck"}},
       {"nan_hunt", {"loss =", "anomaly: an unrecorded call of 'mul' produced NaN", "masked_fill", "dscores ="}},
+      {"forward_vs_reverse", {"J v =", "[holds] jvp's tangent is J v", "BACKWARD from u . y", "u^T J =",
+                              "[holds] both describe one Jacobian"}},
+      {"double_backward", {"tape #3   mul(", "sub(1 const", "-> dy/dx (4,)", "[holds] dy/dx requires grad",
+                           "BACKWARD from penalty", "dy/dx is used 2 times", "[holds] d(penalty)/dx = -4 w^3"}},
   };
   for (const auto& [lesson_name, steps] : key_steps) {
     const std::string& name = lesson_name;  // CAPTURE cannot take a structured binding in clang 14
