@@ -198,6 +198,26 @@ std::vector<size_t> differentiable(const std::vector<Tensor>& inputs) {
   return which;
 }
 
+using Check = GradcheckResult (*)(const GradcheckFn&, const std::vector<Tensor>&, const GradcheckOptions&);
+
+// `check` of each first gradient d(fn . v)/d(input i), taken with create_graph; the worst result,
+// its report prefixed with `name` and the input.
+GradcheckResult of_first_gradients(Check check, const GradcheckFn& fn, const std::vector<Tensor>& inputs,
+                                   const GradcheckOptions& options, const char* name, const char* which) {
+  std::vector<GradcheckResult> results;
+  for (size_t i : differentiable(inputs)) {
+    GradcheckResult r = check(first_gradient(fn, i, options.seed + 1), inputs, options);
+    r.report = fmt::format("of d/d(input {}): {}", i, r.report);
+    results.push_back(std::move(r));
+  }
+  GradcheckResult worst = worst_of(results);
+  if (results.empty())
+    finish(worst, name, which, {});
+  else
+    worst.report = fmt::format("{} {}", name, worst.report);
+  return worst;
+}
+
 }  // namespace
 
 GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs, const GradcheckOptions& options) {
@@ -236,15 +256,7 @@ GradcheckResult gradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inpu
 
 GradcheckResult gradgradcheck(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                               const GradcheckOptions& options) {
-  std::vector<GradcheckResult> results;
-  for (size_t i : differentiable(inputs)) {
-    GradcheckResult r = gradcheck(first_gradient(fn, i, options.seed + 1), inputs, options);
-    r.report = fmt::format("of d/d(input {}): {}", i, r.report);
-    results.push_back(std::move(r));
-  }
-  GradcheckResult worst = worst_of(results);
-  if (results.empty()) finish(worst, "gradgradcheck", "input", {});
-  worst.report = "gradgradcheck " + worst.report;
+  GradcheckResult worst = of_first_gradients(gradcheck, fn, inputs, options, "gradgradcheck", "input");
   worst.ops = forward_ops(fn, inputs, options);  // a reference rule may recompute without the op itself
   return worst;
 }
@@ -305,16 +317,7 @@ GradcheckResult check_forward_ad(const GradcheckFn& fn, const std::vector<Tensor
 
 GradcheckResult check_fwd_over_rev(const GradcheckFn& fn, const std::vector<Tensor>& inputs,
                                    const GradcheckOptions& options) {
-  std::vector<GradcheckResult> results;
-  for (size_t i : differentiable(inputs)) {
-    GradcheckResult r = check_forward_ad(first_gradient(fn, i, options.seed + 1), inputs, options);
-    r.report = fmt::format("of d/d(input {}): {}", i, r.report);
-    results.push_back(std::move(r));
-  }
-  GradcheckResult worst = worst_of(results);
-  if (results.empty()) finish(worst, "forward-over-reverse check", "output", {});
-  worst.report = "forward-over-reverse " + worst.report;
-  return worst;
+  return of_first_gradients(check_forward_ad, fn, inputs, options, "forward-over-reverse", "output");
 }
 
 }  // namespace tg
