@@ -16,5 +16,7 @@ TG_OP_CASE(cross_entropy) {
                                 R"(\bar{x}_{nc} = g_n \left(\operatorname{softmax}(x_n)_c - q_{nc}\right),\quad )"
                                 R"(q_{nc} = (1 - \varepsilon)[c = t_n] + \tfrac{\varepsilon}{C})"}}},
           .inputs = [] { return std::vector<Tensor>{case_input({4, 5}, 1, -2, 2)}; },
-          .fn = [](const std::vector<Tensor>& in) { return cross_entropy(in[0], tensor_i64({3, -100, 0, 4})); }};
+          .fn = [](const std::vector<Tensor>& in) {
+            return cross_entropy(in[0], tensor_i64({3, -100, 0, 4}, {4}, in[0].device()));
+          }};
 }

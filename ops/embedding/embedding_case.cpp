@@ -12,5 +12,7 @@ TG_OP_CASE(embedding) {
                                 "for the padding_idx row)",
                                 R"(\bar{W}_{v,c} = \sum_{i \,:\, \mathrm{idx}_i = v} \overline{\mathrm{out}}_{i,c})"}}},
           .inputs = [] { return std::vector<Tensor>{case_input({5, 3}, 1)}; },
-          .fn = [](const std::vector<Tensor>& in) { return embedding(tensor_i64({2, 0, 2, 4, 1, 2}, {2, 3}), in[0]); }};
+          .fn = [](const std::vector<Tensor>& in) {
+            return embedding(tensor_i64({2, 0, 2, 4, 1, 2}, {2, 3}, in[0].device()), in[0]);
+          }};
 }

@@ -13,6 +13,6 @@ TG_OP_CASE(masked_fill) {
                                 R"(\bar{x} = [\lnot\,\mathrm{mask}] \odot \overline{\mathrm{out}})"}}},
           .inputs = [] { return std::vector<Tensor>{case_input({2, 3}, 1)}; },
           .fn = [](const std::vector<Tensor>& in) {
-            return masked_fill(in[0], tensor_bool({true, false, true}, {3}), 0.5);
+            return masked_fill(in[0], tensor_bool({true, false, true}, {3}, in[0].device()), 0.5);
           }};
 }

@@ -56,8 +56,10 @@ TEST_CASE("second order: MultiHeadAttention with every mask kind, fused and comp
       {"key_padding_mask", {.key_padding_mask = padding}},
   };
   for (bool fused : {true, false})
-    for (const auto& [kind, options] : kinds) {
-      CAPTURE(kind);
+    for (const auto& kind_options : kinds) {
+      const auto& [kind, options] = kind_options;
+      const std::string name = kind;  // CAPTURE cannot take a structured binding in clang 14
+      CAPTURE(name);
       CAPTURE(fused);
       nn::MultiHeadAttention mha(4, 2);
       nn::MhaOptions o = options;
@@ -77,7 +79,8 @@ TEST_CASE("second order: EncoderLayer and DecoderLayer, post-LN and pre-LN") {
     nn::EncoderLayer encoder(4, 2, 8, 0.0, nn::Activation::gelu, 1e-5, norm_first);
     require_second_order(encoder, "linear1.weight", rand64({1, 3, 4}, 2),
                          [&](const Tensor& in) { return encoder.forward(in, {.is_causal = true}); });
-    nn::DecoderLayer decoder({.d_model = 4, .nhead = 2, .dim_feedforward = 8, .dropout = 0.0, .norm_first = norm_first});
+    nn::DecoderLayer decoder(
+        {.d_model = 4, .nhead = 2, .dim_feedforward = 8, .dropout = 0.0, .norm_first = norm_first});
     const Tensor memory = rand64({1, 2, 4}, 3).detach();
     require_second_order(decoder, "multihead_attn.k_proj.weight", rand64({1, 3, 4}, 4), [&](const Tensor& in) {
       return decoder.forward(in, to_device_copy(memory, in.device()), {.tgt_is_causal = true});

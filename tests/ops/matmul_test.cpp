@@ -215,8 +215,9 @@ TEST_CASE("matmul: second order, forward mode and the reference rule, every shap
   const GradcheckFn fn = [](const std::vector<Tensor>& in) { return matmul(in[0], in[1]); };
   uint64_t seed = 1;
   for (const auto& [a, b] : cases) {
-    CAPTURE(shape_str(a));
-    CAPTURE(shape_str(b));
+    // CAPTURE cannot take a structured binding in clang 14.
+    const std::string shapes = shape_str(a) + " @ " + shape_str(b);
+    CAPTURE(shapes);
     const std::vector<Tensor> inputs{rand64(a, seed++), rand64(b, seed++)};
     require_second_order(fn, inputs);
     require_forward_mode(fn, inputs);

@@ -26,7 +26,7 @@ TG_OP_CASE(fused_attention) {
           .fn = [](const std::vector<Tensor>& in) {
             AttentionOptions o;
             o.is_causal = true;
-            o.key_padding_mask = padding_mask({4}, 5);
+            o.key_padding_mask = padding_mask({4}, 5, in[0].device());
             return fused_attention(in[0], in[1], in[2], o);
           }};
 }
