@@ -17,7 +17,7 @@ void print_value(std::FILE* out, const std::string& what, const Tensor& t);
 using TensorLabel = std::function<std::string(int64_t id, const std::string& recorded)>;
 
 // Runs backward from `loss` with a BackwardStepper and prints each entry as it runs: the entry,
-// its op's backward rule per input (ops/<op>/<op>_case.cpp), the gradient flowing in (for a
+// its op's backward rule per input (TG_OP_DOC, ops/<op>/<op>.cpp), the gradient flowing in (for a
 // tensor used more than once, each use's contribution and their sum) and the gradients flowing
 // out to its inputs (one of how many contributions, when the tape shows the input used again).
 void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label);

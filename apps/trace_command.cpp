@@ -2,7 +2,7 @@
 // (apps/attention_example.h). It prints the forward tape entry by entry with each output's
 // values, then runs backward one entry at a time (BackwardStepper) with the gradients flowing
 // in and out of each, and writes the tape as Graphviz DOT. Under each backward entry it prints
-// the op's backward rule (from the op's record, ops/<op>/<op>_case.cpp) and, for a tensor used
+// the op's backward rule (TG_OP_DOC in ops/<op>/<op>.cpp) and, for a tensor used
 // more than once, each use's contribution to its gradient and their sum.
 #include <map>
 #include <string>

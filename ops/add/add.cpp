@@ -3,9 +3,24 @@
 #include "core/cuda/cuda_only.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
+
+TG_OP_DOC(add) {
+  return {.summary = "out = a + b, broadcasting",
+          .forward_text = "out = a + b",
+          .forward_tex = R"(\mathrm{out} = a + b)",
+          .backward = {{"a",
+                        "da = sum_to(grad, a.shape)",
+                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}}, )"
+                        R"(\operatorname{shape}(a)))"},
+                       {"b",
+                        "db = sum_to(grad, b.shape)",
+                        R"(\bar{b} = \operatorname{sum\_to}(\overline{\mathrm{out}}, )"
+                        R"(\operatorname{shape}(b)))"}}};
+}
 
 Tensor add(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward(a, b, "add", add_forward_cpu, TG_CUDA_KERNEL(add_forward_cuda));

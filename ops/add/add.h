@@ -1,7 +1,7 @@
 #pragma once
 // add: out = a + b, with numpy broadcasting.
 //   a (...), b (...) -> out (broadcast shape)
-// Forward formula and backward rule per input: the op's record, ops/add/add_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/add/add.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -3,6 +3,7 @@
 #include "core/copy.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/slice/slice.h"
 
 namespace tg {
@@ -30,6 +31,17 @@ int64_t check_cat(const std::vector<Tensor>& tensors, int64_t dim) {
 }
 
 }  // namespace
+
+TG_OP_DOC(cat) {
+  return {.summary = "the tensors joined end to end along one dim",
+          .forward_text = "out = cat(tensors, dim): tensors[i] fills positions o_i .. o_i + n_i - 1 of "
+                          "dim, o_i = n_0 + ... + n_(i-1)",
+          .forward_tex = R"(\mathrm{out} = \left[\, t_0 \;\middle|\; t_1 \;\middle|\; \cdots )"
+                         R"(\,\right]_{\text{dim}})",
+          .backward = {{"tensors[i]",
+                        "dtensors[i] = narrow(grad, dim, o_i, n_i)",
+                        R"(\bar{t}_i = \overline{\mathrm{out}}[\ldots, o_i : o_i + n_i, \ldots])"}}};
+}
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   const int64_t d = check_cat(tensors, dim);

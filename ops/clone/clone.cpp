@@ -2,8 +2,18 @@
 
 #include "core/copy.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
+
+TG_OP_DOC(clone) {
+  return {.summary = "a contiguous copy of x in its own storage",
+          .forward_text = "out = x (a copy in its own storage)",
+          .forward_tex = R"(\mathrm{out} = x)",
+          .backward = {{"x",
+                        "dx = grad",
+                        R"(\bar{x} = \overline{\mathrm{out}})"}}};
+}
 
 Tensor clone(const Tensor& x) {
   check_defined(x, "clone", "x");

@@ -2,8 +2,18 @@
 
 #include "core/copy.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
+
+TG_OP_DOC(contiguous) {
+  return {.summary = "x itself when contiguous, else a row-major copy",
+          .forward_text = "out = x (row-major)",
+          .forward_tex = R"(\mathrm{out} = x)",
+          .backward = {{"x",
+                        "dx = grad",
+                        R"(\bar{x} = \overline{\mathrm{out}})"}}};
+}
 
 Tensor contiguous(const Tensor& x) {
   check_defined(x, "contiguous", "x");

@@ -11,6 +11,7 @@
 #include "ops/common/contiguous_input.h"
 #include "ops/common/index_check.h"
 #include "ops/common/one_hot.h"
+#include "ops/common/op_doc.h"
 #include "ops/mul/mul.h"
 #include "ops/softmax/softmax.h"
 #include "ops/sub/sub.h"
@@ -59,6 +60,20 @@ Tensor dloss_dlogits(const Tensor& logits, const Tensor& target, const CrossEntr
 }
 
 }  // namespace
+
+TG_OP_DOC(cross_entropy) {
+  return {.summary = "mean negative log-likelihood of the targets under softmax(logits)",
+          .forward_text = "loss[n] = log sum_c e^x[n,c] - (1 - eps) x[n,t_n] - (eps / C) sum_c x[n,c], "
+                          "then mean over the targets not ignored, sum or none",
+          .forward_tex = R"(\ell_n = \log \sum_c e^{x_{nc}} - (1 - \varepsilon)\, x_{n t_n} - )"
+                         R"(\tfrac{\varepsilon}{C} \sum_c x_{nc})",
+          .backward = {{"logits",
+                        "dlogits[n,c] = g[n] * (softmax(x[n])_c - q[n,c]), q[n,c] = (1 - eps) [c == t_n] "
+                        "+ eps / C, g = grad / count (mean), grad (sum), grad[n] (none); 0 on ignored "
+                        "rows",
+                        R"(\bar{x}_{nc} = g_n \left(\operatorname{softmax}(x_n)_c - q_{nc}\right),\quad )"
+                        R"(q_{nc} = (1 - \varepsilon)[c = t_n] + \tfrac{\varepsilon}{C})"}}};
+}
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, CrossEntropyOptions opts) {
   const int64_t count = check_args(logits, target, opts);

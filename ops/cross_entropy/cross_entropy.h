@@ -15,7 +15,7 @@
 // [0, C). Reduction: none keeps loss (...); sum adds it up; mean divides the sum by the number
 // of non-ignored targets. When every target is ignored, mean gives 0 with a zero gradient
 // (PyTorch gives NaN, 0/0): a batch of padding should not poison training.
-// Forward formula and backward rule per input: the op's record, ops/cross_entropy/cross_entropy_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/cross_entropy/cross_entropy.cpp (docs/ops.md).
 #include <cstdint>
 
 #include "core/tensor.h"

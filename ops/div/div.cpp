@@ -3,12 +3,26 @@
 #include "core/cuda/cuda_only.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 #include "ops/mul/mul.h"
 #include "ops/neg/neg.h"
 #include "ops/sub/sub.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
+
+TG_OP_DOC(div) {
+  return {.summary = "out = a / b, broadcasting",
+          .forward_text = "out = a / b",
+          .forward_tex = R"(\mathrm{out} = a \oslash b)",
+          .backward = {{"a",
+                        "da = sum_to(grad / b, a.shape)",
+                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}} \oslash b))"},
+                       {"b",
+                        "db = sum_to(-grad * a / b^2, b.shape)",
+                        R"(\bar{b} = \operatorname{sum\_to}(-\overline{\mathrm{out}} \odot a \oslash )"
+                        R"(b^2))"}}};
+}
 
 Tensor div(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward(a, b, "div", div_forward_cpu, TG_CUDA_KERNEL(div_forward_cuda));

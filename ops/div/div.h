@@ -2,7 +2,7 @@
 // div: out = a / b (elementwise), with numpy broadcasting. Division by zero gives +-Inf or
 // NaN as in IEEE arithmetic (anomaly mode reports it); it does not throw.
 //   a (...), b (...) -> out (broadcast shape)
-// Forward formula and backward rule per input: the op's record, ops/div/div_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/div/div.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -6,6 +6,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/mul/mul.h"
 
 namespace tg {
@@ -52,6 +53,15 @@ void check_dropout_args(const Tensor& x, double p, const char* op) {
   check_floating(x, op, "x");
   if (!(p >= 0 && p <= 1))  // also rejects NaN
     throw Error(op, fmt::format("p must be in [0, 1], got {} (x {})", p, x.describe()));
+}
+
+TG_OP_DOC(dropout) {
+  return {.summary = "zeroes each element with probability p, scales the rest by 1/(1-p)",
+          .forward_text = "out = keep ? x / (1 - p) : 0, keep[i] = (u[i] > p), u[i] uniform in [0, 1)",
+          .forward_tex = R"(\mathrm{out} = \frac{m \odot x}{1 - p},\quad m_i = [u_i > p])",
+          .backward = {{"x",
+                        "dx = keep ? grad / (1 - p) : 0",
+                        R"(\bar{x} = \frac{m \odot \overline{\mathrm{out}}}{1 - p})"}}};
 }
 
 Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {

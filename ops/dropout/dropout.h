@@ -9,7 +9,7 @@
 // past the counters it used.
 // training == false or p == 0: returns x itself (no copy, no tape entry, no draw).
 // p == 1: every element is dropped (uniform_at is at most 1), so out = 0 and dx = 0.
-// Forward formula and backward rule per input: the op's record, ops/dropout/dropout_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/dropout/dropout.cpp (docs/ops.md).
 // Saved: keep, a bool mask (true = kept).
 #include "core/rng.h"
 #include "core/tensor.h"

@@ -11,6 +11,7 @@
 #include "ops/common/contiguous_input.h"
 #include "ops/common/index_check.h"
 #include "ops/common/one_hot.h"
+#include "ops/common/op_doc.h"
 #include "ops/matmul/matmul.h"
 #include "ops/mul/mul.h"
 #include "ops/reshape/reshape.h"
@@ -29,6 +30,16 @@ Tensor rows_but_padding(int64_t V, int64_t padding_idx, DType dtype, Device devi
 }
 
 }  // namespace
+
+TG_OP_DOC(embedding) {
+  return {.summary = "rows of a table looked up by integer index",
+          .forward_text = "out[i, c] = weight[indices[i], c]",
+          .forward_tex = R"(\mathrm{out}_{i,c} = W_{\mathrm{idx}_i,\, c})",
+          .backward = {{"weight",
+                        "dweight[v, c] = sum of grad[i, c] over the positions i with indices[i] == v (0 "
+                        "for the padding_idx row)",
+                        R"(\bar{W}_{v,c} = \sum_{i \,:\, \mathrm{idx}_i = v} \overline{\mathrm{out}}_{i,c})"}}};
+}
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_idx) {
   check_floating(weight, "embedding", "weight");

@@ -6,7 +6,7 @@
 // CUDA indices are copied there first). padding_idx is -1 (none) or a row in [0, V); unlike
 // PyTorch, a negative padding_idx does not count from the end. It changes only the derivative:
 // that row of weight is held constant (no gradient; in forward mode, no tangent).
-// Forward formula and backward rule per input: the op's record, ops/embedding/embedding_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/embedding/embedding.cpp (docs/ops.md).
 #include <cstdint>
 
 #include "core/tensor.h"

@@ -3,7 +3,7 @@
 //   x (...) -> out (same shape)
 // gelu's derivative is written with it (Phi(x) = (1 + erf(x / sqrt(2))) / 2). It has no backward
 // kernel: its reference rule runs everywhere.
-// Forward formula and backward rule per input: the op's record, ops/erf/erf_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/erf/erf.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -2,6 +2,7 @@
 
 #include "core/cuda/cuda_only.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
 
@@ -9,6 +10,15 @@ namespace {
 // f'(x) = e^x = out.
 Tensor exp_derivative(const Tensor& out) { return out; }
 }  // namespace
+
+TG_OP_DOC(exp) {
+  return {.summary = "out = e^x",
+          .forward_text = "out = e^x",
+          .forward_tex = R"(\mathrm{out} = e^{x})",
+          .backward = {{"x",
+                        "dx = grad * out",
+                        R"(\bar{x} = \overline{\mathrm{out}} \odot \mathrm{out})"}}};
+}
 
 Tensor exp(const Tensor& x) {
   return unary_op(x, "exp", UnarySaves::out, exp_derivative, {exp_forward_cpu, exp_backward_cpu},

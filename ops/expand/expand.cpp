@@ -1,9 +1,20 @@
 #include "ops/expand/expand.h"
 
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
+
+TG_OP_DOC(expand) {
+  return {.summary = "a broadcast view of x (stride 0 on expanded dims)",
+          .forward_text = "out = x broadcast to shape (stride 0 on the expanded dims)",
+          .forward_tex = R"(\mathrm{out} = \operatorname{broadcast}(x, \text{shape}))",
+          .backward = {{"x",
+                        "dx = sum_to(grad, x.shape)",
+                        R"(\bar{x} = \operatorname{sum\_to}(\overline{\mathrm{out}}, )"
+                        R"(\operatorname{shape}(x)))"}}};
+}
 
 Tensor expand(const Tensor& x, Shape shape) {
   check_defined(x, "expand", "x");

@@ -5,6 +5,7 @@
 #include "core/tape.h"
 #include "ops/add/add.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 #include "ops/erf/erf.h"
 #include "ops/exp/exp.h"
 #include "ops/gelu/gelu_math.h"
@@ -40,6 +41,17 @@ Tensor gelu_derivative(const Tensor& x, GeluApprox approx) {
 }
 
 }  // namespace
+
+TG_OP_DOC(gelu) {
+  return {.summary = "out = x Phi(x), Phi the standard normal CDF",
+          .forward_text = "out = x Phi(x) = 0.5 x (1 + erf(x / sqrt(2)))",
+          .forward_tex = R"(\mathrm{out} = x\,\Phi(x) = \tfrac{1}{2} x \left(1 + \operatorname{erf}(x / )"
+                         R"(\sqrt{2})\right))",
+          .backward = {{"x",
+                        "dx = grad * (Phi(x) + x phi(x)), phi(x) = e^(-x^2/2) / sqrt(2 pi)",
+                        R"(\bar{x} = \overline{\mathrm{out}} \odot \left(\Phi(x) + )"
+                        R"(x\,\varphi(x)\right),\quad \varphi(x) = \tfrac{e^{-x^2/2}}{\sqrt{2\pi}})"}}};
+}
 
 Tensor gelu(const Tensor& x, GeluApprox approx) {
   Tensor out = unary_output(x, "gelu");

@@ -2,7 +2,7 @@
 // gelu: the Gaussian error linear unit, out = x * Phi(x), Phi = the standard normal CDF.
 //   x (...) -> out (same shape)
 // approx = none (exact, erf form): forward formula and backward rule in the op's record,
-// ops/gelu/gelu_case.cpp (docs/ops.md).
+// ops/gelu/gelu.cpp (TG_OP_DOC; docs/ops.md).
 // approx = tanh (as in GPT-2 and PyTorch's approximate="tanh"):
 //   u   = sqrt(2/pi) (x + 0.044715 x^3),  t = tanh(u),  out = 0.5 x (1 + t)
 //   dx  = grad * (0.5 (1 + t) + 0.5 x (1 - t^2) sqrt(2/pi) (1 + 3 * 0.044715 x^2))

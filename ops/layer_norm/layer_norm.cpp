@@ -8,6 +8,7 @@
 #include "core/tape.h"
 #include "ops/add/add.h"
 #include "ops/common/contiguous_input.h"
+#include "ops/common/op_doc.h"
 #include "ops/div/div.h"
 #include "ops/mean/mean.h"
 #include "ops/mul/mul.h"
@@ -71,6 +72,27 @@ Tensor norm_jacobian_product(const Normalized& n, const Tensor& v, const std::ve
 }
 
 }  // namespace
+
+TG_OP_DOC(layer_norm) {
+  return {.summary = "each row normalised over its trailing dims, then scaled and shifted",
+          .forward_text = "out = norm * weight + bias, norm = (x - mean) * rstd, rstd = 1 / sqrt(var + "
+                          "eps), mean and var (biased) over each row's trailing dims",
+          .forward_tex = R"(\mathrm{out} = \hat{x} \odot w + b,\quad \hat{x} = \frac{x - )"
+                         R"(\mu}{\sqrt{\sigma^2 + \varepsilon}})",
+          .backward = {{"x",
+                        "dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm)), dnorm = grad * "
+                        "weight, means over the row",
+                        R"(\bar{x} = \frac{1}{\sqrt{\sigma^2 + \varepsilon}} \left(\bar{\hat{x}} - )"
+                        R"(\operatorname{mean}(\bar{\hat{x}}) - \hat{x} \odot )"
+                        R"(\operatorname{mean}(\bar{\hat{x}} \odot \hat{x})\right),\quad \bar{\hat{x}} = )"
+                        R"(\overline{\mathrm{out}} \odot w)"},
+                       {"weight",
+                        "dweight = sum over rows of grad * norm",
+                        R"(\bar{w} = \sum_{\text{rows}} \overline{\mathrm{out}} \odot \hat{x})"},
+                       {"bias",
+                        "dbias = sum over rows of grad",
+                        R"(\bar{b} = \sum_{\text{rows}} \overline{\mathrm{out}})"}}};
+}
 
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
   check_args(x, normalized_shape, weight, bias, eps);

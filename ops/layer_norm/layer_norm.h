@@ -5,7 +5,7 @@
 //   mean = sum_c x[n,c] / C,  rstd = 1 / sqrt(sum_c (x[n,c] - mean)^2 / C + eps)   (biased variance)
 //   norm = (x - mean) * rstd,  out = norm * weight + bias
 // mean and rstd have x's leading dims (shape () when x has no leading dims); they are saved.
-// Forward formula and backward rule per input: the op's record, ops/layer_norm/layer_norm_case.cpp (docs/ops.md);
+// Forward formula and backward rule per input: TG_OP_DOC in ops/layer_norm/layer_norm.cpp (docs/ops.md);
 // without a weight, w = 1.
 #include "core/tensor.h"
 

@@ -3,7 +3,7 @@
 //   x (...) -> out (same shape)
 // Like PyTorch, log(0) = -Inf and a negative x gives NaN: no error is thrown; anomaly
 // mode reports them.
-// Forward formula and backward rule per input: the op's record, ops/log/log_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/log/log.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -3,6 +3,7 @@
 #include "core/copy.h"
 #include "core/cuda/cuda_only.h"
 #include "core/grad_mode.h"
+#include "ops/common/op_doc.h"
 #include "ops/common/rowwise_op.h"
 #include "ops/exp/exp.h"
 #include "ops/max/max.h"
@@ -33,6 +34,16 @@ Tensor log_softmax_forward(const Tensor& out, const Tensor& tangent, int64_t dim
 }
 
 }  // namespace
+
+TG_OP_DOC(log_softmax) {
+  return {.summary = "the log of softmax along one dim",
+          .forward_text = "out_j = x_j - m - log sum_k e^(x_k - m), m = max_k x_k",
+          .forward_tex = R"(\mathrm{out}_j = x_j - m - \log \sum_k e^{x_k - m},\quad m = \max_k x_k)",
+          .backward = {{"x",
+                        "dx_i = grad_i - e^(out_i) * sum_k grad_k",
+                        R"(\bar{x}_i = \overline{\mathrm{out}}_i - e^{\mathrm{out}_i} \sum_k )"
+                        R"(\overline{\mathrm{out}}_k)"}}};
+}
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   return rowwise_op("log_softmax", x, dim, {log_softmax_backward, log_softmax_forward},

@@ -4,7 +4,7 @@
 //   out_j = (x_j - m) - log(sum_k exp(x_k - m)),   m = max_k x_k
 // Stable where log(softmax(x)) is not: a tiny probability underflows to 0 and its log to -inf,
 // but x_j - m - log(...) stays finite; rows of +-1000 stay exact. Accumulation is in double.
-// Forward formula and backward rule per input: the op's record, ops/log_softmax/log_softmax_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/log_softmax/log_softmax.cpp (docs/ops.md).
 // Derivation: dy_k/dx_i = delta_ki - softmax_i and softmax_i = exp(y_i).
 //
 // Masked elements (-inf in x) give out = -inf and dx_i = g_i there (the exact derivative;

@@ -3,6 +3,7 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
 
@@ -25,6 +26,16 @@ void check_mask(const Tensor& x, const Tensor& mask) {
 }
 
 }  // namespace
+
+TG_OP_DOC(masked_fill) {
+  return {.summary = "x with a value written wherever the mask is true",
+          .forward_text = "out = mask ? value : x (mask broadcast to x; true = filled)",
+          .forward_tex = R"(\mathrm{out} = \begin{cases} v & \text{where mask} \\ x & \text{elsewhere} )"
+                         R"(\end{cases})",
+          .backward = {{"x",
+                        "dx = mask ? 0 : grad",
+                        R"(\bar{x} = [\lnot\,\mathrm{mask}] \odot \overline{\mathrm{out}})"}}};
+}
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   check_floating(x, "masked_fill", "x");

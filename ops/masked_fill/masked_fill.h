@@ -7,7 +7,7 @@
 // "which of 0 and 1 means keep?" is the classic silent bug of attention code; tapegrad has
 // one meaning everywhere: true = masked out. The mask may broadcast to x but not x to the
 // mask: the output always has x's shape.
-// Forward formula and backward rule per input: the op's record, ops/masked_fill/masked_fill_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/masked_fill/masked_fill.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -4,6 +4,7 @@
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/add/add.h"
+#include "ops/common/op_doc.h"
 #include "ops/reshape/reshape.h"
 #include "ops/sum/sum.h"
 #include "ops/transpose/transpose.h"
@@ -99,6 +100,19 @@ TensorList matmul_backward(const BackwardContext& ctx, bool a_1d, bool b_1d, con
 }
 
 }  // namespace
+
+TG_OP_DOC(matmul) {
+  return {.summary = "matrix product with broadcast batch dims (torch.matmul)",
+          .forward_text = "out = a @ b, out[..., i, j] = sum_k a[..., i, k] b[..., k, j] (batch dims "
+                          "broadcast)",
+          .forward_tex = R"(\mathrm{out}_{ij} = \sum_k a_{ik}\, b_{kj})",
+          .backward = {{"a",
+                        "da = sum_to(grad @ b^T, a.shape)",
+                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}}\, b^\top))"},
+                       {"b",
+                        "db = sum_to(a^T @ grad, b.shape)",
+                        R"(\bar{b} = \operatorname{sum\_to}(a^\top \overline{\mathrm{out}}))"}}};
+}
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   check_floating(a, "matmul", "a");

@@ -9,7 +9,7 @@
 //   out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
 // 0-d operands are an error, as are differing inner dims K.
 //
-// Forward formula and backward rule per input: the op's record, ops/matmul/matmul_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/matmul/matmul.cpp (docs/ops.md).
 //
 // Derivation, for one batch element (batch dims only broadcast, so their gradients are
 // summed over the dims that were broadcast, which is what sum_to does):

@@ -4,6 +4,7 @@
 #include "core/factories.h"
 #include "core/grad_mode.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/common/reduce_shape.h"
 #include "ops/expand/expand.h"
 #include "ops/mul/mul.h"
@@ -38,6 +39,16 @@ Tensor max_all_one_hot(const Shape& x_shape, DType dtype, const Tensor& index) {
 }
 
 }  // namespace
+
+TG_OP_DOC(max) {
+  return {.summary = "the largest element over one dim (with its position) or over all",
+          .forward_text = "out = max_k x_k over dim k (indices = its first argmax), or the max of all "
+                          "elements",
+          .forward_tex = R"(\mathrm{out} = \max_k x_k)",
+          .backward = {{"x",
+                        "dx = zeros(x.shape) with dx[indices] = grad (the first maximum gets it all)",
+                        R"(\bar{x}_k = [k = \operatorname{argmax}_j x_j]\; \overline{\mathrm{out}})"}}};
+}
 
 MaxResult max_with_indices(const Tensor& x, int64_t dim, bool keepdim) {
   check_floating(x, "max", "x");

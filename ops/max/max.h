@@ -10,7 +10,7 @@
 // The derivative is that of the maximum the indices name: 1 there, 0 elsewhere, a constant. At
 // a tie it jumps (the max is not differentiable there), so gradcheck and the second-order and
 // forward-mode checks use inputs without ties.
-// Forward formula and backward rule per input: the op's record, ops/max/max_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/max/max.cpp (docs/ops.md).
 #include <vector>
 
 #include "core/tensor.h"

@@ -3,12 +3,22 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/common/reduce_shape.h"
 #include "ops/div/div.h"
 #include "ops/expand/expand.h"
 #include "ops/reshape/reshape.h"
 
 namespace tg {
+
+TG_OP_DOC(mean) {
+  return {.summary = "the average over some dims or all",
+          .forward_text = "out = sum(x, dims) / n, n = the number of elements averaged",
+          .forward_tex = R"(\mathrm{out} = \frac{1}{n} \sum_{k} x_k)",
+          .backward = {{"x",
+                        "dx = expand(grad, x.shape) / n",
+                        R"(\bar{x}_k = \overline{\mathrm{out}} / n)"}}};
+}
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   check_floating(x, "mean", "x");

@@ -5,7 +5,7 @@
 // dims may be negative; empty dims reduce nothing (as for sum).
 // The mean of zero elements is 0/0 = NaN, as in PyTorch (e.g. mean of a (0,3) tensor over
 // dim 0 is three NaNs; over dim 1 it is an empty (0,) tensor).
-// Forward formula and backward rule per input: the op's record, ops/mean/mean_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/mean/mean.cpp (docs/ops.md).
 #include <vector>
 
 #include "core/tensor.h"

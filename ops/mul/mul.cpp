@@ -4,9 +4,22 @@
 #include "core/tape.h"
 #include "ops/add/add.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
+
+TG_OP_DOC(mul) {
+  return {.summary = "out = a * b, broadcasting",
+          .forward_text = "out = a * b",
+          .forward_tex = R"(\mathrm{out} = a \odot b)",
+          .backward = {{"a",
+                        "da = sum_to(grad * b, a.shape)",
+                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}} \odot b))"},
+                       {"b",
+                        "db = sum_to(grad * a, b.shape)",
+                        R"(\bar{b} = \operatorname{sum\_to}(\overline{\mathrm{out}} \odot a))"}}};
+}
 
 Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = binary_forward(a, b, "mul", mul_forward_cpu, TG_CUDA_KERNEL(mul_forward_cuda));

@@ -1,7 +1,7 @@
 #pragma once
 // mul: out = a * b (elementwise), with numpy broadcasting.
 //   a (...), b (...) -> out (broadcast shape)
-// Forward formula and backward rule per input: the op's record, ops/mul/mul_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/mul/mul.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -3,8 +3,18 @@
 #include "core/cuda/cuda_only.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
+
+TG_OP_DOC(neg) {
+  return {.summary = "out = -x",
+          .forward_text = "out = -x",
+          .forward_tex = R"(\mathrm{out} = -x)",
+          .backward = {{"x",
+                        "dx = -grad",
+                        R"(\bar{x} = -\overline{\mathrm{out}})"}}};
+}
 
 Tensor neg(const Tensor& x) {
   Tensor out = unary_forward(x, "neg", neg_forward_cpu, TG_CUDA_KERNEL(neg_forward_cuda));

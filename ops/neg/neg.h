@@ -1,7 +1,7 @@
 #pragma once
 // neg: out = -x.
 //   x (...) -> out (same shape)
-// Forward formula and backward rule per input: the op's record, ops/neg/neg_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/neg/neg.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -1,8 +1,18 @@
 #include "ops/permute/permute.h"
 
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
+
+TG_OP_DOC(permute) {
+  return {.summary = "a view with the dims reordered",
+          .forward_text = "out = permute(x, dims): out dim i is x dim dims[i]",
+          .forward_tex = R"(\mathrm{out} = \operatorname{permute}(x, \pi))",
+          .backward = {{"x",
+                        "dx = permute(grad, inverse), inverse[dims[i]] = i",
+                        R"(\bar{x} = \operatorname{permute}(\overline{\mathrm{out}}, \pi^{-1}))"}}};
+}
 
 Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {
   check_defined(x, "permute", "x");

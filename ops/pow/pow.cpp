@@ -4,6 +4,7 @@
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 #include "ops/mul/mul.h"
 
 namespace tg {
@@ -13,6 +14,15 @@ namespace {
 // x^-1 would be NaN at x = 0).
 Tensor pow_derivative(const Tensor& x, double p) { return p == 0 ? zeros_like(x) : mul(pow(x, p - 1), p); }
 }  // namespace
+
+TG_OP_DOC(pow) {
+  return {.summary = "out = x^p for a scalar p",
+          .forward_text = "out = x^p",
+          .forward_tex = R"(\mathrm{out} = x^{p})",
+          .backward = {{"x",
+                        "dx = grad * p * x^(p-1)",
+                        R"(\bar{x} = \overline{\mathrm{out}} \odot p\, x^{p-1})"}}};
+}
 
 Tensor pow(const Tensor& x, double p) {
   Tensor out = unary_output(x, "pow");

@@ -3,7 +3,7 @@
 //   x (...) -> out (same shape)
 // A negative x with a non-integer p gives NaN (and 0 with p < 0 gives Inf), as in PyTorch:
 // no error is thrown; anomaly mode reports it.
-// Forward formula and backward rule per input: the op's record, ops/pow/pow_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/pow/pow.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

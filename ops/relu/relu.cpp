@@ -4,6 +4,7 @@
 #include "core/factories.h"
 #include "core/grad_mode.h"
 #include "ops/common/elementwise.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
 
@@ -20,6 +21,15 @@ Tensor relu_derivative(const Tensor& x) {
   return step;
 }
 }  // namespace
+
+TG_OP_DOC(relu) {
+  return {.summary = "out = max(x, 0)",
+          .forward_text = "out = max(x, 0)",
+          .forward_tex = R"(\mathrm{out} = \max(x, 0))",
+          .backward = {{"x",
+                        "dx = grad * (x > 0)",
+                        R"(\bar{x} = \overline{\mathrm{out}} \odot [x > 0])"}}};
+}
 
 Tensor relu(const Tensor& x) {
   return unary_op(x, "relu", UnarySaves::x, relu_derivative, {relu_forward_cpu, relu_backward_cpu},

@@ -1,7 +1,7 @@
 #pragma once
 // relu: out = max(x, 0) (NaN stays NaN).
 //   x (...) -> out (same shape)
-// Forward formula and backward rule per input: the op's record, ops/relu/relu_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/relu/relu.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

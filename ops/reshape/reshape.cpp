@@ -1,6 +1,7 @@
 #include "ops/reshape/reshape.h"
 
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/contiguous/contiguous.h"
 
 namespace tg {
@@ -47,6 +48,16 @@ Tensor view(const Tensor& x, Shape shape) {
     throw Error("view", fmt::format("x {} with strides {} is not contiguous; use reshape() or "
                                     "contiguous() first", shape_str(x.shape()), shape_str(x.strides())));
   return contiguous_view(x, shape, "view");
+}
+
+TG_OP_DOC(reshape) {
+  return {.summary = "the same elements in a new shape (row-major)",
+          .forward_text = "out = x's elements in row-major order, in a new shape",
+          .forward_tex = R"(\mathrm{out} = \operatorname{reshape}(x, \text{shape}))",
+          .backward = {{"x",
+                        "dx = reshape(grad, x.shape)",
+                        R"(\bar{x} = \operatorname{reshape}(\overline{\mathrm{out}}, )"
+                        R"(\operatorname{shape}(x)))"}}};
 }
 
 Tensor reshape(const Tensor& x, Shape shape) {

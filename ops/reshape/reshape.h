@@ -4,7 +4,7 @@
 // view never copies and requires a contiguous x; reshape views when it can, else copies.
 // On the tape: view records "view"; reshape and flatten record "reshape" (after a
 // "contiguous" entry when x is not contiguous).
-// Forward formula and backward rule per input: the op's record, ops/reshape/reshape_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/reshape/reshape.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -1,7 +1,7 @@
 #pragma once
 // sigmoid: out = 1 / (1 + e^-x).
 //   x (...) -> out (same shape)
-// Forward formula and backward rule per input: the op's record, ops/sigmoid/sigmoid_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/sigmoid/sigmoid.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

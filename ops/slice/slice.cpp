@@ -6,6 +6,7 @@
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/cat/cat.h"
+#include "ops/common/op_doc.h"
 #include "ops/reshape/reshape.h"
 #include "ops/unsqueeze/unsqueeze.h"
 
@@ -51,6 +52,16 @@ Tensor slice_view(const Tensor& x, int64_t dim, int64_t start, int64_t end, int6
   shape[dim] = (end - start + step - 1) / step;
   strides[dim] *= step;
   return make_view(x, shape, strides, x.offset() + start * x.strides()[dim]);
+}
+
+TG_OP_DOC(slice) {
+  return {.summary = "a view keeping positions start, start+step, ... < end of one dim",
+          .forward_text = "out = x[..., start:end:step, ...] along dim",
+          .forward_tex = R"(\mathrm{out} = x[\ldots, \text{start} : \text{end} : \text{step}, \ldots])",
+          .backward = {{"x",
+                        "dx = zeros(x.shape) with dx[..., start:end:step, ...] = grad",
+                        R"(\bar{x} = 0 \text{ except } \bar{x}[\ldots, \text{start} : \text{end} : )"
+                        R"(\text{step}, \ldots] = \overline{\mathrm{out}})"}}};
 }
 
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step) {

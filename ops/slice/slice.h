@@ -5,7 +5,7 @@
 //   x (..., n, ...) -> out (..., ceil((end - start) / step), ...)    (0 when end <= start)
 // narrow: the same view of `length` positions from `start`, which must lie inside the dim
 // (start may be negative; no clamping: out of range is an error). It records as "slice".
-// Forward formula and backward rule per input: the op's record, ops/slice/slice_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/slice/slice.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

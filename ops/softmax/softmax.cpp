@@ -1,6 +1,7 @@
 #include "ops/softmax/softmax.h"
 
 #include "core/cuda/cuda_only.h"
+#include "ops/common/op_doc.h"
 #include "ops/common/rowwise_op.h"
 #include "ops/mul/mul.h"
 #include "ops/sub/sub.h"
@@ -16,6 +17,16 @@ Tensor softmax_jacobian_product(const Tensor& y, const Tensor& v, int64_t dim) {
   return mul(y, sub(v, sum(mul(v, y), {dim}, true)));
 }
 }  // namespace
+
+TG_OP_DOC(softmax) {
+  return {.summary = "exponentials normalised to sum to 1 along one dim",
+          .forward_text = "out_j = e^(x_j - m) / sum_k e^(x_k - m), m = max_k x_k",
+          .forward_tex = R"(\mathrm{out}_j = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}},\quad m = \max_k x_k)",
+          .backward = {{"x",
+                        "dx_i = out_i * (grad_i - sum_k grad_k out_k)",
+                        R"(\bar{x}_i = \mathrm{out}_i \left(\overline{\mathrm{out}}_i - \sum_k )"
+                        R"(\overline{\mathrm{out}}_k\, \mathrm{out}_k\right))"}}};
+}
 
 Tensor softmax(const Tensor& x, int64_t dim) {
   return rowwise_op("softmax", x, dim, {softmax_jacobian_product, softmax_jacobian_product},

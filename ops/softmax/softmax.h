@@ -4,7 +4,7 @@
 //   out_j = exp(x_j - m) / sum_k exp(x_k - m),   m = max_k x_k
 // Subtracting the row max changes nothing mathematically and keeps exp from overflowing:
 // rows like (1000, 1001, 1002) give the same values as (0, 1, 2). Accumulation is in double.
-// Forward formula and backward rule per input: the op's record, ops/softmax/softmax_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/softmax/softmax.cpp (docs/ops.md).
 // Derivation: dy_k/dx_i = y_k (delta_ki - y_i), so dx_i = sum_k g_k y_k (delta_ki - y_i)
 //             = y_i g_i - y_i sum_k g_k y_k.
 //

@@ -5,6 +5,7 @@
 
 #include "core/tape.h"
 #include "ops/cat/cat.h"
+#include "ops/common/op_doc.h"
 #include "ops/slice/slice.h"
 
 namespace tg {
@@ -47,6 +48,16 @@ std::vector<Tensor> split_views(const Tensor& x, const std::vector<int64_t>& siz
 }
 
 }  // namespace
+
+TG_OP_DOC(split) {
+  return {.summary = "x cut along one dim into consecutive views",
+          .forward_text = "piece_i = x[..., o_i : o_i + n_i, ...] along dim, o_i = n_0 + ... + n_(i-1)",
+          .forward_tex = R"(\mathrm{piece}_i = x[\ldots, o_i : o_i + n_i, \ldots])",
+          .backward = {{"x",
+                        "dx = cat(grad_0, grad_1, ..., dim) (zeros for a piece that got no gradient)",
+                        R"(\bar{x} = \left[\, \overline{\mathrm{piece}}_0 \;\middle|\; )"
+                        R"(\overline{\mathrm{piece}}_1 \;\middle|\; \cdots \,\right]_{\text{dim}})"}}};
+}
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {
   const int64_t d = split_dim(x, dim, "split");

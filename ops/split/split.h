@@ -7,7 +7,7 @@
 //   chunk(x, chunks, dim)      split(x, ceil(n / chunks), dim): at most `chunks` pieces
 // (A one-element braced list, split(x, {4}, 0), picks the split_size form.)
 // All pieces are outputs of one tape entry "split".
-// Forward formula and backward rule per input: the op's record, ops/split/split_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/split/split.cpp (docs/ops.md).
 #include <vector>
 
 #include "core/tensor.h"

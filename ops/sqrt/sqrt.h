@@ -3,7 +3,7 @@
 //   x (...) -> out (same shape)
 // Like PyTorch, a negative x gives NaN: no error is thrown; anomaly mode reports it
 // (and the gradient at x == 0 is Inf).
-// Forward formula and backward rule per input: the op's record, ops/sqrt/sqrt_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/sqrt/sqrt.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -1,6 +1,7 @@
 #include "ops/squeeze/squeeze.h"
 
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/reshape/reshape.h"
 
 namespace tg {
@@ -23,6 +24,16 @@ Tensor squeeze_dims(const Tensor& x, Drop drop, const std::string& dims_attr) {
 }
 
 }  // namespace
+
+TG_OP_DOC(squeeze) {
+  return {.summary = "a view without size-1 dims",
+          .forward_text = "out = x without its size-1 dims (or without dim, if its size is 1)",
+          .forward_tex = R"(\mathrm{out} = \operatorname{squeeze}(x))",
+          .backward = {{"x",
+                        "dx = reshape(grad, x.shape)",
+                        R"(\bar{x} = \operatorname{reshape}(\overline{\mathrm{out}}, )"
+                        R"(\operatorname{shape}(x)))"}}};
+}
 
 Tensor squeeze(const Tensor& x) {
   check_defined(x, "squeeze", "x");

@@ -1,7 +1,7 @@
 #pragma once
 // sub: out = a - b, with numpy broadcasting.
 //   a (...), b (...) -> out (broadcast shape)
-// Forward formula and backward rule per input: the op's record, ops/sub/sub_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/sub/sub.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

@@ -3,11 +3,21 @@
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/common/reduce_shape.h"
 #include "ops/expand/expand.h"
 #include "ops/reshape/reshape.h"
 
 namespace tg {
+
+TG_OP_DOC(sum) {
+  return {.summary = "adds up the elements over some dims or all",
+          .forward_text = "out = sum of x over dims (or all)",
+          .forward_tex = R"(\mathrm{out} = \sum_k x_k)",
+          .backward = {{"x",
+                        "dx = expand(grad, x.shape) (the summed dims put back as size 1 first)",
+                        R"(\bar{x}_k = \overline{\mathrm{out}})"}}};
+}
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   check_floating(x, "sum", "x");

@@ -1,7 +1,7 @@
 #pragma once
 // sum: adds up elements over some dims (or all of them).
 //   x (d0, ..., dn-1), dims {k...} -> out with each dim k removed (keepdim: kept as size 1)
-// Forward formula and backward rule per input: the op's record, ops/sum/sum_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/sum/sum.cpp (docs/ops.md).
 #include <vector>
 
 #include "core/tensor.h"

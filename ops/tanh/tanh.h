@@ -1,7 +1,7 @@
 #pragma once
 // tanh: out = tanh(x).
 //   x (...) -> out (same shape)
-// Forward formula and backward rule per input: the op's record, ops/tanh/tanh_case.cpp (docs/ops.md).
+// Forward formula and backward rule per input: TG_OP_DOC in ops/tanh/tanh.cpp (docs/ops.md).
 #include "core/tensor.h"
 
 namespace tg {

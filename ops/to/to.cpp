@@ -2,8 +2,18 @@
 
 #include "core/copy.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
+
+TG_OP_DOC(to) {
+  return {.summary = "x converted to another dtype or moved to another device",
+          .forward_text = "out = x in another dtype or on another device",
+          .forward_tex = R"(\mathrm{out} = x)",
+          .backward = {{"x",
+                        "dx = to(grad, x.dtype or x.device)",
+                        R"(\bar{x} = \operatorname{to}(\overline{\mathrm{out}}, \operatorname{dtype}(x)))"}}};
+}
 
 Tensor to(const Tensor& x, DType dtype) {
   check_defined(x, "to", "x");

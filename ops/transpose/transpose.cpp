@@ -3,8 +3,18 @@
 #include <utility>
 
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 
 namespace tg {
+
+TG_OP_DOC(transpose) {
+  return {.summary = "a view with two dims swapped",
+          .forward_text = "out = x with dims dim0 and dim1 swapped",
+          .forward_tex = R"(\mathrm{out} = x^{\top_{d_0 d_1}})",
+          .backward = {{"x",
+                        "dx = transpose(grad, dim0, dim1)",
+                        R"(\bar{x} = \overline{\mathrm{out}}^{\top_{d_0 d_1}})"}}};
+}
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {
   check_defined(x, "transpose", "x");

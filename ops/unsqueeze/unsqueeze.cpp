@@ -1,9 +1,19 @@
 #include "ops/unsqueeze/unsqueeze.h"
 
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/squeeze/squeeze.h"
 
 namespace tg {
+
+TG_OP_DOC(unsqueeze) {
+  return {.summary = "a view with a new size-1 dim",
+          .forward_text = "out = x with a size-1 dim inserted at dim",
+          .forward_tex = R"(\mathrm{out} = \operatorname{unsqueeze}(x, \text{dim}))",
+          .backward = {{"x",
+                        "dx = squeeze(grad, dim)",
+                        R"(\bar{x} = \operatorname{squeeze}(\overline{\mathrm{out}}, \text{dim}))"}}};
+}
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
   check_defined(x, "unsqueeze", "x");

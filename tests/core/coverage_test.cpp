@@ -68,7 +68,7 @@ TEST_CASE("coverage: every op folder's header is in ops/ops.h") {
 
 TEST_CASE("coverage: every op is documented: forward and the backward rule of each differentiable input") {
   for (const tg::OpCase& c : tg::op_cases()) {
-    INFO("op ", c.op, ": its OpDoc in ops/**/", c.op, "/", c.op, "_case.cpp");
+    INFO("op ", c.op, ": its TG_OP_DOC(", c.op, ") in ops/**/", c.op, "/", c.op, ".cpp");
     CHECK(!c.doc.forward_text.empty());
     CHECK(!c.doc.forward_tex.empty());
     CHECK(tg::find_op_doc(c.op) == &c.doc);

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/factories.h"
 #include "core/tape.h"
+#include "ops/common/op_doc.h"
 #include "ops/fused/fused_attention/fused_attention_rules.h"
 
 namespace tg {
@@ -61,6 +62,26 @@ TensorList kernel_backward(const BackwardContext& ctx, const FusedAttentionParam
 }
 
 }  // namespace
+
+TG_OP_DOC(fused_attention) {
+  return {.summary = "softmax(q k^T * scale, masked) v in one op, saving only out and log-sum-exp",
+          .forward_text = "out = P v, P = softmax(scale * q k^T + masks) over the keys (times the "
+                          "dropout mask / (1 - p) in training), scale = 1/sqrt(head size)",
+          .forward_tex = R"(\mathrm{out} = P\, v,\quad P = \operatorname{softmax}\!\left(\tfrac{q )"
+                         R"(k^\top}{\sqrt{d_k}} + M\right))",
+          .backward = {{"q",
+                        "dq = scale * dS @ k, dS = P * (dP - rowsum(dP * P)), dP = grad @ v^T (times the "
+                        "dropout mask / (1 - p) in training); P recomputed from q and k",
+                        R"(\bar{q} = \tfrac{1}{\sqrt{d_k}}\, \bar{S}\, k,\quad \bar{S} = P \odot )"
+                        R"(\left(\bar{P} - \operatorname{rowsum}(\bar{P} \odot P)\right),\quad )"
+                        R"(\bar{P} = \overline{\mathrm{out}}\, v^\top)"},
+                       {"k",
+                        "dk = scale * dS^T @ q",
+                        R"(\bar{k} = \tfrac{1}{\sqrt{d_k}}\, \bar{S}^\top q)"},
+                       {"v",
+                        "dv = P^T @ grad (P times the dropout mask / (1 - p) in training)",
+                        R"(\bar{v} = P^\top \overline{\mathrm{out}})"}}};
+}
 
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) {
   return fused_attention(AttentionSpec::check({kOp}, AttentionKernel::fused, q, k, v, options));

@@ -21,7 +21,7 @@
 // partial output rescaled by exp(m_old - m_new) when the max grows. Saved: q, k, v, the masks
 // given, out and lse (B,H,T): O(T) extra memory per (b, h), never O(T*S).
 //
-// Forward formula and backward rule per input: the op's record, ops/fused/fused_attention/fused_attention_case.cpp
+// Forward formula and backward rule per input: TG_OP_DOC in ops/fused/fused_attention/fused_attention.cpp
 // (docs/ops.md). The backward kernel recomputes p tile by tile from lse, with the dropout factor
 // z_ij in dp and dv. That kernel is the fast path; the derivative's definition, the reference
 // rule a backward creating a graph runs and the forward-mode rule, is tapegrad code that forms

@@ -8,6 +8,7 @@
 #include "core/tape.h"
 #include "ops/add/add.h"
 #include "ops/common/contiguous_input.h"
+#include "ops/common/op_doc.h"
 #include "ops/contiguous/contiguous.h"
 #include "ops/matmul/matmul.h"
 #include "ops/reshape/reshape.h"
@@ -70,6 +71,21 @@ TensorList kernel_backward(const BackwardContext& ctx) {
 }
 
 }  // namespace
+
+TG_OP_DOC(linear) {
+  return {.summary = "y = x W^T + b as one op",
+          .forward_text = "y = x @ weight^T + bias",
+          .forward_tex = R"(y = x W^\top + b)",
+          .backward = {{"x",
+                        "dx = grad @ weight",
+                        R"(\bar{x} = \bar{y}\, W)"},
+                       {"weight",
+                        "dweight = grad^T @ x (over all rows of x)",
+                        R"(\bar{W} = \bar{y}^\top x)"},
+                       {"bias",
+                        "dbias = sum over rows of grad",
+                        R"(\bar{b} = \sum_{\text{rows}} \bar{y})"}}};
+}
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   check_inputs(x, weight, bias);

@@ -5,7 +5,7 @@
 // a GPU the bias is added to the cuBLAS product in place and its gradient is a sum over the rows.
 //   x (..., in), weight (out, in), bias (out) or undefined -> y (..., out)
 //   y[..., o] = sum_i x[..., i] * weight[o, i] + bias[o]
-// Forward formula and backward rule per input: the op's record, ops/fused/linear/linear_case.cpp
+// Forward formula and backward rule per input: TG_OP_DOC in ops/fused/linear/linear.cpp
 // (docs/ops.md).
 // Derivation: y[r, o] = sum_i x[r, i] w[o, i] + b[o], so dL/dx[r, i] = sum_o grad[r, o] w[o, i],
 // dL/dw[o, i] = sum_r grad[r, o] x[r, i], dL/db[o] = sum_r grad[r, o].

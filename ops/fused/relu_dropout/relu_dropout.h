@@ -6,7 +6,7 @@
 //   kept[i] = uniform_at(seed, offset, i) > p     (offset = gen.reserve(n, 4), as dropout)
 //   out[i]  = kept[i] ? relu(x[i]) / (1-p) : 0    (relu(NaN) is NaN, as relu)
 // training == false or p == 0: relu(x) (a "relu" tape entry, no draw).
-// Forward formula and backward rule per input: the op's record, ops/fused/relu_dropout/relu_dropout_case.cpp
+// Forward formula and backward rule per input: TG_OP_DOC in ops/fused/relu_dropout/relu_dropout.cpp
 // (docs/ops.md).
 // Saved: keep = kept && x > 0, the two ops' masks in one.
 // Derivative: dx = keep * grad / (1-p), forward mode tx * keep / (1-p), a constant factor (the
