@@ -117,6 +117,7 @@ int run_app(const std::vector<std::string>& args, std::FILE* out, std::FILE* err
   add_lesson_command(app, io);
   add_experiment_command(app, io);
   add_explore_command(app, io);
+  add_tokenizer_command(app, io);
 
   const std::vector<const CLI::App*> commands =
       std::as_const(app).get_subcommands([](const CLI::App*) { return true; });

@@ -29,6 +29,7 @@ void add_import_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_lesson_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_experiment_command(CLI::App& app, const std::shared_ptr<Io>& io);
 void add_explore_command(CLI::App& app, const std::shared_ptr<Io>& io);
+void add_tokenizer_command(CLI::App& app, const std::shared_ptr<Io>& io);
 
 // Number checks whose messages name the range ("--steps: must be an integer in [1, 1099511627776],
 // got 99999999999999999999"): the whole text must be the number, nothing is clamped, and NaN
