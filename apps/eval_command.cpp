@@ -22,6 +22,7 @@
 #include "train/prediction_log.h"
 #include "train/run_records.h"
 #include "train/seq2seq_decode.h"
+#include "train/sequence_task.h"
 #include "train/task_data.h"
 #include "train/trainer.h"
 

@@ -1,30 +1,21 @@
 #include "apps/seq2seq_commands.h"
 
 #include <algorithm>
-#include <ctime>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "apps/fit_console.h"
 #include "apps/terminal_output.h"
 #include "core/error.h"
 #include "data/seq2seq_file.h"
-#include "report/run_page_observer.h"
 #include "train/seq2seq_data.h"
 #include "train/seq2seq_decode.h"
 #include "train/seq2seq_model.h"
-#include "train/seq2seq_trainer.h"
+#include "train/seq2seq_task.h"
 
 namespace tg::cli {
 
 namespace {
-
-int64_t parameter_count(train::Seq2SeqModel& model) {
-  int64_t n = 0;
-  for (const auto& [name, t] : model.named_parameters()) n += t.numel();
-  return n;
-}
 
 // The pairs of `path`, each character one the model knows (else an error naming the line).
 std::vector<data::Seq2SeqPair> known_pairs(const std::string& path, const data::CharTokenizer& tokenizer) {
@@ -39,46 +30,16 @@ std::vector<data::Seq2SeqPair> known_pairs(const std::string& path, const data::
 
 }  // namespace
 
-void run_seq2seq_training(const train::TrainConfig& config, const std::string& resume, int threads,
-                          const std::function<bool()>& begin_training, Io& io) {
-  io.activity = fmt::format("reading the data and building the seq2seq model (--d-model {}, --layers {}, --ff {})",
-                            config.d_model, config.layers, config.ff);
-  train::Seq2SeqTrainer trainer(config, {.console = io.out, .write_files = true, .parallel = nullptr});
-  trainer.attach(report::run_page_observer(trainer));  // report.html and metrics.csv, beside each checkpoint
-  if (!resume.empty()) {
-    trainer.resume(resume);
-    if (trainer.step() == config.steps) {
-      fmt::print(io.out, "tapegrad train: {} is already at step {} of its {} steps; nothing to do (give --steps +N "
-                         "for N more steps, or a larger total)\n", config.out, trainer.step(), config.steps);
-      return;
-    }
-  }
-  if (!begin_training()) return;
-  const train::ModelConfig& m = trainer.model().config;
-  const train::Seq2SeqData& d = trainer.data();
+void print_seq2seq_run(const train::Seq2SeqTask& task, const train::TrainConfig& config, int64_t parameters, Io& io) {
+  const train::ModelConfig& m = task.model_config();
+  const train::Seq2SeqData& d = task.data();
   fmt::print(io.out, "tapegrad train: task {}{}, arch seq2seq (encoder-decoder), {} parameters (d_model {}, {} heads, "
                      "{} encoder + {} decoder layers, ff {}, dropout {})\n",
-             config.task, config.data.empty() ? "" : " on " + config.data, parameter_count(trainer.model()), m.d_model,
-             m.heads, m.layers, m.layers, m.ff, m.dropout);
+             config.task, config.data.empty() ? "" : " on " + config.data, parameters, m.d_model, m.heads, m.layers,
+             m.layers, m.ff, m.dropout);
   fmt::print(io.out, "  {} characters, up to {} positions; {} validation pairs{}\n",
              d.tokenizer.size() - data::kNumReserved, m.max_len, d.val.size(),
              d.task ? ", a fresh training pair for every example" : fmt::format(", {} training pairs", d.train.size()));
-  fmt::print(io.out, "  {} steps of {} x {} pairs, AdamW lr {} (warmup {}, cosine), {}, {} threads, seed {}\n",
-             config.steps, config.grad_accum, config.batch_size, config.lr, config.warmup, config.device, threads,
-             config.seed);
-  fmt::print(io.out, "  run directory {}{}\n", config.out,
-             resume.empty() ? "" : fmt::format(" (resumed at step {})", trainer.step()));
-  std::fflush(io.out);
-
-  trainer.stop_requested = stop_on_signal(nullptr);
-  io.activity = fmt::format("training (--batch-size {}, --d-model {})", config.batch_size, config.d_model);
-  const std::clock_t cpu_start = std::clock();
-  const train::FitResult r = trainer.fit();
-  if (!print_fit_end(r, cpu_start, trainer.step(), config, trainer.checkpoint_path(), io)) return;
-  fmt::print(io.out, "validation at step {} (greedy decoding): exact match {:.4f}, token accuracy {:.4f}, "
-                     "teacher-forced loss {:.4f} ({} pairs)\n",
-             r.eval.step, r.eval.exact_match, r.eval.token_accuracy, r.eval.loss, r.eval.sequences);
-  fmt::print(io.out, "checkpoint: {}\n", trainer.checkpoint_path().string());
 }
 
 void run_seq2seq_eval(const train::Checkpoint& c, const std::filesystem::path& file, const Seq2SeqEvalArgs& args,

@@ -1,22 +1,19 @@
 #pragma once
-// The seq2seq side of train, eval and sample (arch seq2seq: train/seq2seq_trainer.h,
+// The seq2seq side of train, eval and sample (arch seq2seq: train/seq2seq_task.h,
 // train/seq2seq_decode.h). Internal to the program.
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <string>
 
 #include "apps/commands.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/seq2seq_task.h"
 
 namespace tg::cli {
 
-// Trains (or with `resume` a checkpoint path, continues) the run `config` describes, within the
-// train command's StopSignalScope. `begin_training` is called once the trainer is set up: false
-// stops the run there (it printed why).
-void run_seq2seq_training(const train::TrainConfig& config, const std::string& resume, int threads,
-                          const std::function<bool()>& begin_training, Io& io);
+// The lines of `tapegrad train`'s banner that describe a seq2seq run: its model and its pairs.
+void print_seq2seq_run(const train::Seq2SeqTask& task, const train::TrainConfig& config, int64_t parameters, Io& io);
 
 struct Seq2SeqEvalArgs {
   std::string data;     // a .tsv/.jsonl file to score whole ("": the run's validation pairs)

@@ -8,7 +8,7 @@
 // stores valid UTF-8 (checked before anything runs: the checkpoint's config is JSON), and
 // --steps +N continues a run for N more steps than its checkpoint has done. A fresh --arch seq2seq
 // run takes train::seq2seq_defaults() for the flags not given, and --task pairs.tsv for --task
-// file --data pairs.tsv (apps/seq2seq_commands.h runs it).
+// file --data pairs.tsv. Every arch trains with the one Trainer, under mpirun too.
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
@@ -32,6 +32,7 @@
 #include "train/config.h"
 #include "train/run_data.h"
 #include "train/run_lock.h"
+#include "train/seq2seq_task.h"
 #include "train/trainer.h"
 #ifdef TAPEGRAD_WITH_MPI  // mpirun -np N tapegrad train: data-parallel training (dist/)
 #include "dist/dist.h"
@@ -239,7 +240,7 @@ void remove_earlier_run(const std::filesystem::path& dir) {
   for (const char* name : kRunFiles) std::filesystem::remove(dir / name);
 }
 
-int64_t parameter_count(train::TransformerModel& model) {
+int64_t parameter_count(nn::Module& model) {
   int64_t n = 0;
   for (const auto& [name, t] : model.named_parameters()) n += t.numel();
   return n;
@@ -289,18 +290,6 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
     if (!resuming) refuse_existing_run(args, config.out);  // again, locked: a run may have ended here since
   }
   const int threads = set_threads(args.threads);
-  // Once the run is set up (the data read, the model built, the checkpoint loaded): it stops if a
-  // signal came meanwhile, leaving the directory as it was; else a fresh run clears the earlier
-  // run there (--overwrite) and training begins.
-  const auto begin_training = [&] {
-    if (stopped_in_setup(args, config, parallel.get(), io)) return false;
-    if (!resuming && lead) remove_earlier_run(config.out);
-    return true;
-  };
-  if (config.arch == "seq2seq") {
-    if (parallel) throw Error("train", "arch seq2seq trains in one process: run it without mpirun");
-    return run_seq2seq_training(config, resuming ? args.resume : std::string(), threads, begin_training, io);
-  }
   io.activity = fmt::format("reading the data and building the model (--d-model {}, --layers {}, --ff {}, "
                             "--batch-size {})", config.d_model, config.layers, config.ff, config.batch_size);
   train::Trainer trainer(config, {.console = lead ? io.out : nullptr, .write_files = lead, .parallel = parallel});
@@ -313,17 +302,25 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
       return;
     }
   }
-  if (!begin_training()) return;
+  // The run is set up (the data read, the model built, the checkpoint loaded): it stops if a
+  // signal came meanwhile, leaving the directory as it was; else a fresh run clears the earlier
+  // run there (--overwrite) and training begins.
+  if (stopped_in_setup(args, config, parallel.get(), io)) return;
+  if (!resuming && lead) remove_earlier_run(config.out);
 
-  const train::ModelConfig& m = trainer.model().config;
-  fmt::print(io.out, "tapegrad train: task {}{}{}, {} parameters (d_model {}, {} heads, {} layers, ff {}, dropout {})\n",
-             config.task, config.data.empty() ? "" : " on " + config.data,
-             m.arch == "gpt" ? fmt::format(", arch gpt ({} head)", m.tie_weights ? "tied" : "untied") : "",
-             parameter_count(trainer.model()),
-             m.d_model, m.heads, m.layers, m.ff, m.dropout);
-  fmt::print(io.out, "  {} steps of {} x {} examples, AdamW lr {} (warmup {}, cosine), {}, {} threads, seed {}\n",
-             config.steps, config.grad_accum, config.batch_size, config.lr, config.warmup, config.device, threads,
-             config.seed);
+  const train::ModelConfig& m = trainer.task().model_config();
+  const bool seq2seq = m.arch == "seq2seq";
+  if (seq2seq) {
+    print_seq2seq_run(trainer.task_as<train::Seq2SeqTask>(), config, parameter_count(trainer.model()), io);
+  } else {
+    fmt::print(io.out, "tapegrad train: task {}{}{}, {} parameters (d_model {}, {} heads, {} layers, ff {}, dropout "
+                       "{})\n", config.task, config.data.empty() ? "" : " on " + config.data,
+               m.arch == "gpt" ? fmt::format(", arch gpt ({} head)", m.tie_weights ? "tied" : "untied") : "",
+               parameter_count(trainer.model()), m.d_model, m.heads, m.layers, m.ff, m.dropout);
+  }
+  fmt::print(io.out, "  {} steps of {} x {} {}, AdamW lr {} (warmup {}, cosine), {}, {} threads, seed {}\n",
+             config.steps, config.grad_accum, config.batch_size, seq2seq ? "pairs" : "examples", config.lr,
+             config.warmup, config.device, threads, config.seed);
   if (parallel)
     fmt::print(io.out, "  data-parallel on {} ranks (MPI): each trains on its share of every batch of {}\n",
                parallel->world_size(), config.batch_size);
@@ -339,8 +336,14 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
   const std::clock_t cpu_start = std::clock();
   const train::FitResult r = trainer.fit();
   if (!print_fit_end(r, cpu_start, trainer.step(), config, trainer.checkpoint_path(), io)) return;
-  fmt::print(io.out, "validation at step {}: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} ({} sequences)\n",
-             r.eval.step, r.eval.loss, r.eval.token_accuracy, r.eval.exact_match, r.eval.sequences);
+  if (seq2seq)
+    fmt::print(io.out, "validation at step {} (greedy decoding): exact match {:.4f}, token accuracy {:.4f}, "
+                       "teacher-forced loss {:.4f} ({} pairs)\n",
+               r.eval.step, r.eval.exact_match, r.eval.token_accuracy, r.eval.loss, r.eval.sequences);
+  else
+    fmt::print(io.out, "validation at step {}: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} ({} "
+                       "sequences)\n", r.eval.step, r.eval.loss, r.eval.token_accuracy, r.eval.exact_match,
+               r.eval.sequences);
   fmt::print(io.out, "checkpoint: {}\n", trainer.checkpoint_path().string());
 }
 

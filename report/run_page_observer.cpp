@@ -17,15 +17,7 @@ void RunPageObserver::checkpoint_written(int64_t step, const train::MetricsLog& 
 
 std::shared_ptr<RunPageObserver> run_page_observer(train::Trainer& trainer) {
   return std::make_shared<RunPageObserver>(
-      trainer.config(), [&trainer](int64_t step) -> std::optional<train::AttentionExample> {
-        const train::TaskData& data = trainer.data();
-        if (data.val->size() == 0) return std::nullopt;
-        return train::attention_example(trainer.model(), data.val->get(0), data.input_vocab, step);
-      });
-}
-
-std::shared_ptr<RunPageObserver> run_page_observer(const train::Seq2SeqTrainer& trainer) {
-  return std::make_shared<RunPageObserver>(trainer.config());
+      trainer.config(), [&trainer](int64_t step) { return trainer.task().attention_example(step); });
 }
 
 }  // namespace tg::report

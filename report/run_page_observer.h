@@ -16,7 +16,6 @@
 #include "train/attention_snapshot.h"
 #include "train/config.h"
 #include "train/fit_observer.h"
-#include "train/seq2seq_trainer.h"
 #include "train/trainer.h"
 
 namespace tg::report {
@@ -36,9 +35,8 @@ class RunPageObserver final : public train::FitObserver {
   AttentionSnapshot attention_;
 };
 
-// The page of a Trainer's run, with the attention maps of its validation example 0 (none when
-// the validation set is empty).
+// The page of a Trainer's run, with the attention maps of its validation example 0 where its
+// task has them (TrainingTask::attention_example).
 std::shared_ptr<RunPageObserver> run_page_observer(train::Trainer& trainer);
-std::shared_ptr<RunPageObserver> run_page_observer(const train::Seq2SeqTrainer& trainer);
 
 }  // namespace tg::report

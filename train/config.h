@@ -98,7 +98,7 @@ inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;     // batch_size, gr
 inline constexpr int64_t kMaxExamples = int64_t{1} << 40;      // steps * batch_size * grad_accum, val_examples
 inline constexpr int64_t kMaxModulus = int64_t{1} << 40;
 
-// The defaults of `train --arch seq2seq` (train/seq2seq_trainer.h): a TrainConfig{} with arch
+// The defaults of `train --arch seq2seq` (train/seq2seq_task.h): a TrainConfig{} with arch
 // seq2seq and task addition, and the model and optimisation fields tuned for it (see the
 // definition for the values, and docs/guide.md "Model shapes" for what they reach).
 TrainConfig seq2seq_defaults();

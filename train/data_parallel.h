@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "data/metrics.h"
 #include "optim/optimizer.h"
 
 namespace tg::train {
@@ -27,5 +28,8 @@ class DataParallel {
   // A tg::Error on every rank if the ranks' parameters differ; `when` says at which step.
   virtual void check_parameters_agree(const std::string& when) = 0;
 };
+
+// `acc` summed over the ranks, and `value` with it (in place).
+data::Accuracy summed(DataParallel& parallel, const data::Accuracy& acc, double& value);
 
 }  // namespace tg::train

@@ -1,5 +1,5 @@
 #pragma once
-// The loop that Trainer::fit and Seq2SeqTrainer::fit share:
+// The loop of Trainer::fit:
 //
 //   while step < until:  update; report it; evaluate every eval_every steps and at `until`;
 //                        after_update(checkpoint_due)   (due after an evaluation, at `until`,

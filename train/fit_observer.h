@@ -1,7 +1,7 @@
 #pragma once
-// What an app attaches to a Trainer (or a Seq2SeqTrainer) to write files of its own about a run:
+// What an app attaches to a Trainer to write files of its own about a run:
 // `tapegrad train` attaches report.html and metrics.csv (report/run_page_observer.h). The
-// trainers themselves write only what resuming needs: the checkpoint and metrics.jsonl.
+// Trainer itself writes only what resuming needs: the checkpoint and metrics.jsonl.
 //
 //   class Csv : public FitObserver {
 //     void checkpoint_written(int64_t step, const MetricsLog& metrics) override { ... }

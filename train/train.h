@@ -1,7 +1,8 @@
 #pragma once
-// The training layer (namespace tg::train): the model every task trains, the Trainer with its
-// checkpoints, resume and NaN guard, and text generation (with a key/value cache); the
-// encoder-decoder (arch seq2seq) with its data, trainer and decoding (greedy, beam search).
+// The training layer (namespace tg::train): the model every task trains, the one Trainer of every
+// arch (over a TrainingTask) with its checkpoints, resume and NaN guard, and text generation (with
+// a key/value cache); the encoder-decoder (arch seq2seq) with its data, task and decoding (greedy,
+// beam search).
 #include "train/beam_search.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
@@ -13,6 +14,8 @@
 #include "train/seq2seq_data.h"
 #include "train/seq2seq_decode.h"
 #include "train/seq2seq_model.h"
-#include "train/seq2seq_trainer.h"
+#include "train/seq2seq_task.h"
+#include "train/sequence_task.h"
 #include "train/task_data.h"
 #include "train/trainer.h"
+#include "train/training_task.h"

@@ -1,22 +1,25 @@
 #pragma once
-// Trainer: the training loop of a TransformerModel on a task (train/task_data.h).
+// Trainer: the one training loop of every arch, over a TrainingTask (train/training_task.h: the
+// data, the model and how a batch is scored; SequenceTask for encoder and gpt, Seq2SeqTask for
+// seq2seq).
 //
-//   Trainer trainer(config);            // data, model (seeded), AdamW, warmup + cosine LR
+//   Trainer trainer(config);            // the task of config.arch, its model (seeded), AdamW, warmup + cosine LR
 //   trainer.resume("runs/x");           // optional: continue a checkpointed run exactly
 //   FitResult r = trainer.fit();        // train to config.steps, evaluating on the way
 //
 // One update (step s = 1, 2, ...):
-//   for each of grad_accum micro-batches:  loss = cross_entropy(model(inputs), targets);
+//   for each of grad_accum micro-batches:  logits, targets = task.forward(task.next_batch())
+//                                          loss = cross_entropy(logits, targets)  (mean over scored positions)
 //                                          backward(loss / grad_accum)
 //   grad_norm = clip_grad_norm(parameters, clip)      (measured before clipping)
 //   NaN guard: a non-finite loss or grad_norm stops the run (below)
 //   lr = scheduler.step(); optimizer.step(); optimizer.zero_grad()
-// Every eval_every steps and at the end: evaluate on the validation set, then write the
-// checkpoint (train/checkpoint.h) to <out>/checkpoint.safetensors, then tell the attached
-// observers (train/fit_observer.h: `tapegrad train`'s report.html and metrics.csv).
+// Every eval_every steps and at the end: the task evaluates the model on the validation set, then
+// the checkpoint (train/checkpoint.h) is written to <out>/checkpoint.safetensors, then the
+// attached observers told (train/fit_observer.h: `tapegrad train`'s report.html and metrics.csv).
 //
 // Exact resume: the checkpoint holds the weights, the optimizer and scheduler state, the
-// global generator (dropout) and the data loader's position, so N steps + resume + N steps
+// global generator (dropout) and the task's loader position, so N steps + resume + N steps
 // give bit for bit the losses of 2N uninterrupted steps (same thread count).
 //
 // NaN guard: when the loss or a gradient is not finite, the step's forward and backward run
@@ -40,6 +43,9 @@
 #include <memory>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
 #include "data/dataloader.h"
 #include "data/metrics.h"
 #include "optim/adam.h"
@@ -49,7 +55,7 @@
 #include "train/data_parallel.h"
 #include "train/fit_observer.h"
 #include "train/model.h"
-#include "train/task_data.h"
+#include "train/training_task.h"
 
 namespace tg::train {
 
@@ -70,18 +76,6 @@ struct FitResult {
   double tokens_per_s = 0;   // input tokens per second of update time
 };
 
-struct EvalOptions {
-  int64_t max_batches = 0;                // the first max_batches batches of epoch 0 (0: all)
-  std::vector<int64_t> unscored_classes;  // labels left out of the accuracies (TaskData::unscored_classes)
-  // Called with every batch in order and the model's predicted classes for it, (B,T) int64.
-  std::function<void(const data::Batch& batch, const Tensor& predictions)> on_batch;
-  DataParallel* parallel = nullptr;  // each rank scores every world_size-th batch (on_batch sees those); sums them
-};
-
-// The model's loss, token accuracy and exact match on epoch 0 of `loader`, in evaluation mode
-// (no dropout) and without recording; `step` is left 0 for the caller to fill in.
-EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const EvalOptions& options = {});
-
 // Throws tg::Error("resume", ...) unless a run with `config` and `model` may continue checkpoint
 // `c` (read from `file`): only steps, eval_every, log_every, eval_batches, out and ignore_tokens
 // may differ, the model must be the same, and the checkpoint no further than config.steps.
@@ -90,8 +84,8 @@ void check_resume(const std::filesystem::path& file, const Checkpoint& c, const 
 
 class Trainer {
  public:
-  explicit Trainer(const TrainConfig& config, TrainerOptions options = {});
-  Trainer(const TrainConfig& config, TaskData data, TrainerOptions options = {});
+  explicit Trainer(const TrainConfig& config, TrainerOptions options = {});  // make_training_task(config)
+  Trainer(const TrainConfig& config, std::unique_ptr<TrainingTask> task, TrainerOptions options = {});
 
   // Loads a checkpoint (a file or a run directory) written by a run with the same config; only
   // steps, eval_every, log_every, eval_batches, out and ignore_tokens may differ (others are an
@@ -112,9 +106,14 @@ class Trainer {
 
   int64_t step() const { return step_; }
   const TrainConfig& config() const { return config_; }
-  const TaskData& data() const { return data_; }
-  TransformerModel& model() { return *model_; }
+  TrainingTask& task() { return *task_; }
+  nn::Module& model() { return task_->model(); }
   Optimizer& optimizer() { return *optimizer_; }
+  // The task as its class (SequenceTask, Seq2SeqTask): its typed model and data.
+  template <class Task> Task& task_as() {
+    if (auto* t = dynamic_cast<Task*>(task_.get())) return *t;
+    throw Error("Trainer", fmt::format("the run of arch {} has another task than the one asked for", config_.arch));
+  }
 
  private:
   struct Pass {  // what one update's forward and backward passes saw
@@ -123,18 +122,17 @@ class Trainer {
     int64_t tokens = 0;
   };
   Pass forward_backward();
-  Pass forward_backward_shard();  // forward_backward() of one rank (TrainerOptions::parallel)
+  void micro_batch(Pass& p, int64_t rows);                    // one of forward_backward(), in one process
+  void micro_batch_shard(Pass& p, int64_t rows, bool last);  // the same on one rank (TrainerOptions::parallel)
   StepMetrics train_step();
   [[noreturn]] void stop_non_finite(const StepMetrics& m, data::LoaderState loader, Generator rng);
 
   TrainConfig config_;
   TrainerOptions options_;
-  TaskData data_;
-  std::unique_ptr<TransformerModel> model_;
+  std::unique_ptr<TrainingTask> task_;
   std::vector<NamedParameter> params_;
   std::unique_ptr<AdamW> optimizer_;
   std::unique_ptr<Scheduler> scheduler_;
-  std::unique_ptr<data::DataLoader> train_loader_, val_loader_;
   std::vector<std::shared_ptr<FitObserver>> observers_;
   Device device_;  // where the model, the batches and the optimizer state live
   int64_t step_ = 0;

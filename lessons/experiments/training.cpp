@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "train/sequence_task.h"
 #include "train/trainer.h"
 
 namespace tg::lessons {
@@ -20,7 +21,7 @@ train::TrainConfig small_config(int64_t steps, uint64_t seed) {
 TrainingRun train_small(const train::TrainConfig& config,
                         const std::function<void(train::TransformerModel&)>& reinit) {
   train::Trainer trainer(config, {.console = nullptr, .write_files = false});
-  if (reinit) reinit(trainer.model());
+  if (reinit) reinit(trainer.task_as<train::SequenceTask>().model());
   TrainingRun run;
   trainer.on_step = [&run](const train::StepMetrics& m) {
     run.steps.push_back(double(m.step));

@@ -79,6 +79,27 @@ TEST_CASE("Trainer on 2 ranks: the losses, parameters and accuracy of one proces
   CHECK(two.eval.sequences == one.eval.sequences);
 }
 
+// The same for arch seq2seq: every rank takes its rows of the global batch of pairs, padded to the
+// batch's longest pair as one process pads them.
+TEST_CASE("Trainer on 2 ranks: a seq2seq run's losses and parameters are one process's") {
+  test::TempDir dir("dist_seq2seq");
+  train::TrainConfig config = train::seq2seq_defaults();
+  config.d_model = 16, config.heads = 2, config.layers = 1, config.ff = 32, config.dropout = 0;
+  config.steps = 20, config.batch_size = 7, config.warmup = 2, config.val_examples = 8;
+  config.out = dir.str();
+  const Run one = train_run(config, nullptr);
+  const Run two = train_run(config, std::make_shared<dist::TrainerParallel>());
+  REQUIRE(two.losses.size() == 20);
+  const double loss_diff = largest_difference(one.losses, two.losses);
+  const double param_diff = largest_difference(one.parameters, two.parameters);
+  MESSAGE("seq2seq: largest loss difference over 20 steps: " << loss_diff << ", largest parameter difference: "
+                                                               << param_diff);
+  CHECK(loss_diff < 1e-5);
+  CHECK(param_diff < 1e-5);
+  CHECK(two.eval.exact_match == one.eval.exact_match);
+  CHECK(two.eval.sequences == one.eval.sequences);
+}
+
 TEST_CASE("Trainer on 2 ranks: dropout draws per rank, reproducible, gradient accumulation") {
   test::TempDir dir("dist_dropout");
   train::TrainConfig config = test::tiny_config("copy", dir.path());

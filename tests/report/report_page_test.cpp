@@ -176,16 +176,17 @@ TEST_CASE("Trainer with the page observer: report.html and metrics.csv at every 
   CHECK(run["eval"]["step"] == std::vector<int64_t>{5, 10, 12});
   CHECK(test::read_file(dir.path() / "metrics.csv") == train::metrics_csv(log));
 
-  const data::Example example = trainer.data().val->get(0);
+  train::SequenceTask& task = trainer.task_as<train::SequenceTask>();
+  const data::Example example = task.data().val->get(0);
   std::vector<std::string> tokens;
-  for (int64_t id : example.input) tokens.push_back(trainer.data().input_vocab.token(id));
+  for (int64_t id : example.input) tokens.push_back(task.data().input_vocab.token(id));
   const nlohmann::json& attention = run["attention"];
   CHECK(attention["step"] == 12);
   CHECK(attention["tokens"] == tokens);
   CHECK(attention["heads"] == 2);
   const auto T = tokens.size();
   REQUIRE(attention["layers"].size() == 2);
-  const std::vector<Tensor> maps = trainer.model().attention_maps(tensor_i64(example.input));
+  const std::vector<Tensor> maps = task.model().attention_maps(tensor_i64(example.input));
   for (size_t l = 0; l < 2; ++l) {
     const std::vector<float> expected = maps[l].to_vector<float>();
     REQUIRE(attention["layers"][l].size() == 2 * T * T);
@@ -194,13 +195,13 @@ TEST_CASE("Trainer with the page observer: report.html and metrics.csv at every 
   }
 }
 
-TEST_CASE("Seq2SeqTrainer with the page observer: report.html with curves and config but no attention maps, and metrics.csv") {
+TEST_CASE("Trainer of a seq2seq run with the page observer: report.html with curves and config but no attention maps, and metrics.csv") {
   TempDir dir("report_seq2seq");
   train::TrainConfig config = train::seq2seq_defaults();
   config.d_model = 16, config.heads = 2, config.layers = 1, config.ff = 32;
   config.steps = 4, config.batch_size = 8, config.warmup = 1, config.eval_every = 2, config.val_examples = 8;
   config.out = dir.str();
-  train::Seq2SeqTrainer trainer(config, {.console = nullptr});
+  train::Trainer trainer(config, {.console = nullptr});
   trainer.attach(report::run_page_observer(trainer));
   trainer.fit();
   const train::MetricsLog log = train::read_metrics_log(dir.path() / "metrics.jsonl");

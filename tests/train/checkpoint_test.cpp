@@ -92,9 +92,9 @@ TEST_CASE("checkpoint: save and load round trip") {
   const train::Checkpoint c = train::load_checkpoint(train::checkpoint_file(dir.path()));  // a run directory works
   CHECK(c.step == 3);
   CHECK(c.config == t.config());
-  CHECK(c.model_config == t.model().config);
-  CHECK(c.input_vocab == t.data().input_vocab);
-  CHECK(c.output_vocab == t.data().output_vocab);
+  CHECK(c.model_config == t.task().model_config());
+  CHECK(c.input_vocab == t.task().input_vocab());
+  CHECK(c.output_vocab == t.task().output_vocab());
   CHECK(c.scheduler.size() == 1);
   CHECK(c.optimizer.size() == t.optimizer().state_dict().size());
   auto model = train::load_model(c);

@@ -10,6 +10,7 @@
 #include "test_util.h"
 #include "train/checkpoint.h"
 #include "train/generate.h"
+#include "train/sequence_task.h"
 #include "train/trainer.h"
 #include "train_test_util.h"
 
@@ -110,8 +111,8 @@ TEST_CASE("train: generate from a language model that lives on the GPU (GPU)") {
   train::Trainer cpu_trainer(c, {.console = nullptr, .write_files = false});
   cpu_trainer.model().load_state_dict(gpu_trainer.model().state_dict());
   const std::vector<int64_t> prompt = {4, 5, 6};
-  const auto on_gpu = train::generate(gpu_trainer.model(), prompt, {.max_new_tokens = 5});
-  CHECK(on_gpu == train::generate(cpu_trainer.model(), prompt, {.max_new_tokens = 5}));
+  const auto on_gpu = train::generate(gpu_trainer.task_as<train::SequenceTask>().model(), prompt, {.max_new_tokens = 5});
+  CHECK(on_gpu == train::generate(cpu_trainer.task_as<train::SequenceTask>().model(), prompt, {.max_new_tokens = 5}));
 }
 
 TEST_CASE("cli: tapegrad train --device cuda reaches the CPU's accuracy (GPU)") {
@@ -145,7 +146,7 @@ TEST_CASE("train: the NaN guard names the op on the GPU too (GPU)") {
   train::Trainer t(c, {.console = nullptr, .write_files = false});
   t.fit(2);
   // the row of <sep>, which every copy example holds, becomes NaN (written on the host, copied back)
-  Tensor& weight = t.model().embedding->weight;
+  Tensor& weight = t.task_as<train::SequenceTask>().model().embedding->weight;
   REQUIRE(weight.is_cuda());
   Tensor host = to_device_copy(weight, kCPU);
   float* w = host.data<float>() + data::kSepId * host.size(1);

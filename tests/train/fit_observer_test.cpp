@@ -72,14 +72,14 @@ TEST_CASE("Trainer: observers are told after every checkpoint in the order attac
   CHECK_FALSE(std::filesystem::exists(config.out));
 }
 
-TEST_CASE("Seq2SeqTrainer: observers are told after every checkpoint in the order attached, and it writes no page") {
+TEST_CASE("Trainer of a seq2seq run: observers are told after every checkpoint in the order attached, and it writes no page") {
   TempDir dir("fit_observer_seq2seq");
   train::TrainConfig config = train::seq2seq_defaults();
   config.d_model = 16, config.heads = 2, config.layers = 1, config.ff = 32;
   config.steps = 7, config.batch_size = 8, config.warmup = 1, config.eval_every = 3, config.val_examples = 8;
   config.out = (dir.path() / "run").string();
   std::vector<std::string> calls;
-  train::Seq2SeqTrainer trainer(config, {.console = nullptr});
+  train::Trainer trainer(config, {.console = nullptr});
   trainer.attach(std::make_shared<CheckpointWitness>("a", config.out, calls));
   trainer.attach(std::make_shared<CheckpointWitness>("b", config.out, calls));
   trainer.fit();

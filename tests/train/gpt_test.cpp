@@ -5,6 +5,7 @@
 #include "core/grad_mode.h"
 #include "test_util.h"
 #include "train/checkpoint.h"
+#include "train/sequence_task.h"
 #include "train/trainer.h"
 #include "train_test_util.h"
 
@@ -79,7 +80,7 @@ TEST_CASE("gpt model: the checkpoint keeps the arch, load, resume and a mismatch
   trainer.fit();
   const std::filesystem::path file = trainer.checkpoint_path();
   const train::Checkpoint c = train::load_checkpoint(file);
-  CHECK(c.model_config == trainer.model().config);
+  CHECK(c.model_config == trainer.task().model_config());
   CHECK(c.model_config.arch == "gpt");
   CHECK(c.model_config.tie_weights);
   CHECK(c.config.arch == "gpt");
@@ -87,7 +88,8 @@ TEST_CASE("gpt model: the checkpoint keeps the arch, load, resume and a mismatch
   trainer.model().eval();
   NoGradGuard no_grad;
   const Tensor ids = tensor_i64({5, 6, 7, 8}, {1, 4});
-  CHECK(loaded->forward(ids).to_vector<float>() == trainer.model().forward(ids).to_vector<float>());
+  CHECK(loaded->forward(ids).to_vector<float>() ==
+        trainer.task_as<train::SequenceTask>().model().forward(ids).to_vector<float>());
 
   train::TrainConfig longer = config;
   longer.steps = 5;

@@ -3,6 +3,8 @@
 #include <limits>
 
 #include "test_util.h"
+#include "train/seq2seq_task.h"
+#include "train/sequence_task.h"
 #include "train/trainer.h"
 #include "train_test_util.h"
 
@@ -18,7 +20,7 @@ TEST_CASE("NaN guard: a poisoned weight is traced to the op that used it, the ch
   const std::string good = test::read_file(t.checkpoint_path());
 
   // the row of <sep>, which every copy example holds, becomes NaN
-  Tensor row = t.model().embedding->weight;
+  Tensor row = t.task_as<train::SequenceTask>().model().embedding->weight;
   float* w = row.data<float>() + data::kSepId * row.size(1);
   for (int64_t c = 0; c < row.size(1); ++c) w[c] = std::numeric_limits<float>::quiet_NaN();
 
@@ -27,6 +29,24 @@ TEST_CASE("NaN guard: a poisoned weight is traced to the op that used it, the ch
   CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("step 4) is untouched"), Error);
   CHECK(t.step() == 4);
   CHECK(test::read_file(t.checkpoint_path()) == good);
+}
+
+TEST_CASE("NaN guard: a seq2seq run's poisoned weight is traced to the op that used it too") {
+  TempDir dir("nan_seq2seq");
+  train::TrainConfig config = train::seq2seq_defaults();
+  config.d_model = 16, config.heads = 2, config.layers = 1, config.ff = 32;
+  config.steps = 6, config.batch_size = 8, config.warmup = 1, config.val_examples = 8;
+  config.out = dir.str();
+  train::Trainer t(config, {.console = nullptr});
+  t.fit(2);
+  // the row of <bos>, which begins every decoder input, becomes NaN
+  Tensor row = t.task_as<train::Seq2SeqTask>().model().embedding->weight;
+  float* w = row.data<float>() + data::kBosId * row.size(1);
+  for (int64_t c = 0; c < row.size(1); ++c) w[c] = std::numeric_limits<float>::quiet_NaN();
+
+  CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("train: step 3: the loss is nan"), Error);
+  CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("the first op to produce a non-finite value is 'embedding'"), Error);
+  CHECK(t.step() == 2);
 }
 
 TEST_CASE("NaN guard: a huge learning rate blows up at the second step, and the guard says where") {

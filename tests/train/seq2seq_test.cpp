@@ -18,7 +18,7 @@
 #include "train/seq2seq_data.h"
 #include "train/seq2seq_decode.h"
 #include "train/seq2seq_model.h"
-#include "train/seq2seq_trainer.h"
+#include "train/trainer.h"
 #include "train_test_util.h"
 
 using namespace tg;
@@ -170,13 +170,13 @@ TEST_CASE("seq2seq trainer: 3 steps, a checkpoint, resume and 3 more give 6 unin
   c.d_model = 16, c.heads = 2, c.layers = 1, c.ff = 32, c.dropout = 0.1;
   c.steps = 6, c.batch_size = 8, c.warmup = 1, c.eval_every = 3, c.val_examples = 8;
   c.out = (dir.path() / "straight").string();
-  train::Seq2SeqTrainer straight(c, {.console = nullptr});
+  train::Trainer straight(c, {.console = nullptr});
   straight.fit();
 
   c.out = (dir.path() / "resumed").string();
-  train::Seq2SeqTrainer first(c, {.console = nullptr});
+  train::Trainer first(c, {.console = nullptr});
   first.fit(3);
-  train::Seq2SeqTrainer second(c, {.console = nullptr});
+  train::Trainer second(c, {.console = nullptr});
   second.resume(c.out);
   CHECK(second.step() == 3);
   second.fit();
@@ -190,6 +190,6 @@ TEST_CASE("seq2seq trainer: 3 steps, a checkpoint, resume and 3 more give 6 unin
 
   train::TrainConfig other = c;
   other.lr = 1e-2;
-  train::Seq2SeqTrainer changed(other, {.console = nullptr});
+  train::Trainer changed(other, {.console = nullptr});
   CHECK_THROWS_WITH_AS(changed.resume(c.out), doctest::Contains("differs from the checkpoint's in lr"), Error);
 }

@@ -154,3 +154,11 @@ TEST_CASE("Trainer: a stop at a step where an evaluation is due makes it, as the
   CHECK(test::read_file(dir.path() / "metrics.jsonl").find("\"type\":\"eval\",\"step\":4,") != std::string::npos);
   CHECK(train::load_checkpoint(t.checkpoint_path()).step == 4);
 }
+
+TEST_CASE("Trainer: task_as gives the run's task as its class, and refuses another naming the arch") {
+  TempDir dir("trainer_task_as");
+  train::Trainer t(test::tiny_config("copy", dir.path()), {.console = nullptr, .write_files = false});
+  CHECK(&t.task_as<train::SequenceTask>().model() == &t.model());
+  CHECK_THROWS_WITH_AS(t.task_as<train::Seq2SeqTask>(),
+                       "Trainer: the run of arch encoder has another task than the one asked for", Error);
+}
