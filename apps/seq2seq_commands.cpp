@@ -62,7 +62,7 @@ void run_seq2seq_training(const train::TrainConfig& config, const std::string& r
              m.heads, m.layers, m.layers, m.ff, m.dropout);
   fmt::print(io.out, "  {} characters, up to {} positions; {} validation pairs{}\n",
              d.tokenizer.size() - data::kNumReserved, m.max_len, d.val.size(),
-             d.task ? ", a fresh training pair for every example" : fmt::format(", {} training pairs", d.train.size()));
+             d.draw ? ", a fresh training pair for every example" : fmt::format(", {} training pairs", d.train.size()));
   fmt::print(io.out, "  {} steps of {} x {} pairs, AdamW lr {} (warmup {}, cosine), {}, {} threads, seed {}\n",
              config.steps, config.grad_accum, config.batch_size, config.lr, config.warmup, config.device, threads,
              config.seed);
