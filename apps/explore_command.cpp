@@ -95,7 +95,7 @@ nlohmann::json record_run(const ExploreArgs& args, const std::filesystem::path& 
   if (const train::Arch& arch = train::arch_named(c.config.arch); arch.decodes_sequences)
     throw Error("explore", fmt::format("{}: a {} ({}) run of task {}: explore steps through {} models only",
                                        file.string(), arch.name, arch.is, c.config.task,
-                                       train::one_of(train::arch_names_where(&train::Arch::decodes_sequences, false))));
+                                       train::all_of(train::arch_names_where(&train::Arch::decodes_sequences, false))));
   // eval's examples: the run's validation set (its data read only while unchanged), or --data's.
   const train::EvalSet set = args.data.empty() ? train::validation_set(c, file.parent_path())
                                                : train::file_set(c, args.data);

@@ -112,20 +112,18 @@ CLI::Validator task_name() {
       "TASK|FILE");
 }
 
-// --task's and --arch's help, from the registry.
+// --task's and --arch's help, from the registry: the tasks, and the archs with the tasks of each.
 std::string task_help() {
-  std::vector<std::string> summaries, by_arch;
+  std::vector<std::string> summaries;
   for (const train::Task& t : train::tasks()) summaries.push_back(t.summary);
-  for (const train::Arch& a : train::archs())
-    by_arch.push_back(fmt::format("{}: {}", a.name, fmt::join(train::tasks_training_with(a.name), ", ")));
-  return fmt::format("{}; or a .tsv/.jsonl file of input/output pairs (--task file --data FILE). The tasks of each "
-                     "--arch: {}", train::one_of(summaries), fmt::join(by_arch, "; "));
+  return train::one_of(summaries) + "; or a .tsv/.jsonl file of pairs (--task file --data FILE)";
 }
 
 std::string arch_help() {
-  std::vector<std::string> summaries;
-  for (const train::Arch& a : train::archs()) summaries.push_back(a.summary);
-  return train::one_of(summaries);
+  std::vector<std::string> archs;
+  for (const train::Arch& a : train::archs())
+    archs.push_back(fmt::format("{}: {}", a.summary, fmt::join(train::tasks_training_with(a.name), ", ")));
+  return fmt::format("{}", fmt::join(archs, "; "));
 }
 
 // --device names a GPU this machine has.

@@ -293,7 +293,7 @@ std::unique_ptr<TransformerModel> load_model(const Checkpoint& c) {
   if (const Arch& arch = arch_named(c.model_config.arch); arch.decodes_sequences)
     throw Error("checkpoint", fmt::format("a {} ({}) checkpoint of task {}: this command reads {} models only",
                                           arch.name, arch.is, c.config.task,
-                                          one_of(arch_names_where(&Arch::decodes_sequences, false))));
+                                          all_of(arch_names_where(&Arch::decodes_sequences, false))));
   auto model = std::make_unique<TransformerModel>(c.model_config);
   model->load_state_dict(c.model);
   model->eval();

@@ -67,7 +67,7 @@ EvalSet file_set(const Checkpoint& c, const InputFile& file) {
   std::vector<std::string> reading;
   for (const Task& task : tasks())
     if (task.score_file) reading.push_back(task.name);
-  throw Error(kOp, fmt::format("task {} reads no data file (only {} do)", c.config.task, fmt::join(reading, " and ")));
+  throw Error(kOp, fmt::format("task {} reads no data file (only {} do)", c.config.task, all_of(reading)));
 }
 
 EvalSet file_set(const Checkpoint& c, const std::string& path) {

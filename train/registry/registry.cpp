@@ -95,11 +95,18 @@ std::vector<std::string> tasks_reading(const std::string& field) {
   return out;
 }
 
-std::string one_of(const std::vector<std::string>& names) {
+namespace {
+
+std::string listed(const std::vector<std::string>& names, const char* last_joint) {
   if (names.size() <= 1) return names.empty() ? std::string() : names[0];
   const std::vector<std::string> head(names.begin(), names.end() - 1);
-  return fmt::format("{} or {}", fmt::join(head, ", "), names.back());
+  return fmt::format("{}{}{}", fmt::join(head, ", "), last_joint, names.back());
 }
+
+}  // namespace
+
+std::string one_of(const std::vector<std::string>& names) { return listed(names, " or "); }
+std::string all_of(const std::vector<std::string>& names) { return listed(names, " and "); }
 
 std::optional<Refusal> pairing_refusal(const TrainConfig& c, std::string_view prefix) {
   const Arch& arch = arch_named(c.arch);

@@ -30,8 +30,9 @@ std::vector<std::string> arch_names_where(bool Arch::*property, bool value = tru
 std::vector<std::string> tasks_training_with(const std::string& arch);
 std::vector<std::string> tasks_reading(const std::string& field);  // empty: no task-specific field
 
-// "a", "a or b", "a, b or c"
+// "a", "a or b", "a, b or c"; all_of: "a, b and c"
 std::string one_of(const std::vector<std::string>& names);
+std::string all_of(const std::vector<std::string>& names);
 
 // Why the config's arch and task do not go together, naming the field to change ("arch" or
 // "task") and the accepted values, with `prefix` before field names ("--" on the command line):

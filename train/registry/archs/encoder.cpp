@@ -6,7 +6,7 @@ namespace tg::train {
 Arch encoder_arch() {
   Arch arch;
   arch.name = "encoder";
-  arch.summary = "encoder (a label per position: the per-position tasks)";
+  arch.summary = "encoder (a label per position)";
   arch.is = "a Transformer encoder";
   arch.exports_to_pytorch = true;
   arch.named_in_metadata = false;

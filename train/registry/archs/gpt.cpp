@@ -6,7 +6,7 @@ namespace tg::train {
 Arch gpt_arch() {
   Arch arch;
   arch.name = "gpt";
-  arch.summary = "gpt (decoder-only, learned positions, gelu)";
+  arch.summary = "gpt (decoder-only, GPT-2's shape)";
   arch.is = "a decoder-only language model";
   arch.causal = true;
   arch.ties_weights = true;

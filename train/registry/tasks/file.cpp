@@ -7,7 +7,7 @@ namespace tg::train {
 Task file_task() {
   Task task;
   task.name = "file";
-  task.summary = "file (--data: a labelled .tsv/.jsonl file; with seq2seq, input/output pairs)";
+  task.summary = "file (--data: labelled .tsv/.jsonl; seq2seq: pairs)";
   task.does = "reads its examples from a file";
   task.archs = {"encoder", "seq2seq"};
   task.reads = {"data", "val_data", "val_fraction"};
