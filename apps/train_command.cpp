@@ -119,6 +119,11 @@ std::string task_help() {
   return train::one_of(summaries) + "; or a .tsv/.jsonl file of pairs (--task file --data FILE)";
 }
 
+// A task-specific flag's help: "copy/reverse/sort/sort_unique: shortest sequence".
+std::string read_by(const char* field, const std::string& what) {
+  return fmt::format("{}: {}", fmt::join(train::tasks_reading(field), "/"), what);
+}
+
 std::string arch_help() {
   std::vector<std::string> archs;
   for (const train::Arch& a : train::archs())
@@ -415,19 +420,18 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
                                        "or .jsonl labelled file")
       ->check(utf8_path());
   const int64_t max_length = train::kMaxSequenceLength;
-  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort/sort_unique: shortest sequence")
+  flag(sub, *args, "--min-len", &C::min_len, read_by("min_len", "shortest sequence"))
       ->check(integer_in(1, max_length));
-  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort/sort_unique: longest sequence")
+  flag(sub, *args, "--max-len", &C::max_len, read_by("max_len", "longest sequence"))
       ->check(integer_in(1, max_length));
-  flag(sub, *args, "--modulus", &C::modulus, "mod_add: the modulus")->check(integer_in(2, train::kMaxModulus));
-  flag(sub, *args, "--block-size", &C::block_size, "lm: characters per window")->check(integer_in(1, max_length));
-  flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add and the seq2seq tasks: "
-                                                       "validation examples")
+  flag(sub, *args, "--modulus", &C::modulus, read_by("modulus", "the modulus"))->check(integer_in(2, train::kMaxModulus));
+  flag(sub, *args, "--block-size", &C::block_size, read_by("block_size", "characters per window"))->check(integer_in(1, max_length));
+  flag(sub, *args, "--val-examples", &C::val_examples, read_by("val_examples", "validation examples"))
       ->check(integer_in(1, train::kMaxExamples));
-  flag(sub, *args, "--val-fraction", &C::val_fraction, "lm/file: the share of --data held out for validation")
+  flag(sub, *args, "--val-fraction", &C::val_fraction, read_by("val_fraction", "the share of --data held out for validation"))
       ->check(open_fraction());
-  flag(sub, *args, "--val-data", &C::val_data, "file: a separate validation file (.tsv/.jsonl), scored whole; its "
-                                               "tokens must all be in --data")
+  flag(sub, *args, "--val-data", &C::val_data, read_by("val_data", "a separate validation file (.tsv/.jsonl), scored whole; its tokens "
+                                                                   "must all be in --data"))
       ->check(utf8_path());
   flag(sub, *args, "--ignore-tokens", &C::ignore_tokens, "output tokens whose positions the accuracies leave out, "
                                                          "comma-separated ('$' or 'PAD,$'); eval uses them too")
