@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "data/grammar_corpus.h"
 #include "test_util.h"
 #include "train/model.h"
 #include "train/registry/registry.h"
@@ -102,6 +103,38 @@ TEST_CASE("registry: every task makes its data and model with each arch it names
                                                      one_of(tasks_training_with(arch.name)), task.name);
       CHECK_THROWS_WITH_AS(validate(c), contains(accepted), Error);
       CHECK_THROWS_WITH_AS(make_task_data(c), contains(accepted), Error);
+    }
+}
+
+// `tapegrad train` for 2 steps and `tapegrad eval` of each task with each arch it names, the
+// task-specific flags given those the task reads.
+TEST_CASE("registry: every task trains and evaluates from the command line with each arch it names") {
+  test::TempDir dir("registry_cli");
+  const std::string text = (dir.path() / "corpus.txt").string(), pairs = (dir.path() / "pairs.tsv").string();
+  data::write_grammar_corpus(text, 200);
+  std::string lines;
+  for (int i = 0; i < 20; ++i) lines += fmt::format("{} {}\t{} {}\n", i, i + 1, 2 * i, 2 * i + 2);
+  std::ofstream(pairs) << lines;
+  const std::map<std::string, std::vector<std::string>> flags = {
+      {"data", {"--data", "DATA"}}, {"val_data", {}}, {"val_fraction", {"--val-fraction", "0.2"}},
+      {"min_len", {"--min-len", "1"}}, {"max_len", {"--max-len", "3"}}, {"modulus", {"--modulus", "7"}},
+      {"block_size", {"--block-size", "8"}}, {"val_examples", {"--val-examples", "4"}}};
+  for (const Task& task : tasks())
+    for (const std::string& arch : task.archs) {
+      INFO("task ", task.name, ", arch ", arch);
+      const std::string out = (dir.path() / (task.name + "_" + arch)).string();
+      std::vector<std::string> args = {"train", "--task", task.name, "--arch", arch, "--steps", "2", "--warmup", "0",
+                                       "--d-model", "8", "--heads", "1", "--layers", "1", "--ff", "8",
+                                       "--batch-size", "4", "--eval-every", "0", "--eval-batches", "1", "--out", out};
+      for (const std::string& field : task.reads)
+        for (const std::string& word : flags.at(field))
+          args.push_back(word == "DATA" ? (task.required_data.empty() ? text : pairs) : word);
+      const test::CliResult trained = test::run_cli(args);
+      INFO(trained.err);
+      CHECK(trained.status == 0);
+      const test::CliResult evaluated = test::run_cli({"eval", out, "--batches", "1"});
+      INFO(evaluated.err);
+      CHECK(evaluated.status == 0);
     }
 }
 
