@@ -15,7 +15,7 @@ namespace tg::train {
 
 struct Arch {
   std::string name;     // "encoder": --arch and the config's "arch"
-  std::string summary;  // --help: "encoder (the per-position tasks)"
+  std::string summary;  // --help: "encoder (a label per position)"
   std::string is;       // refusals: "seq2seq is <an encoder-decoder>: it needs --task ..."
 
   // true: an encoder-decoder (train/seq2seq_model.h) that decodes an output sequence token by

@@ -20,7 +20,7 @@ namespace tg::train {
 
 struct Task {
   std::string name;      // "copy": --task and the config's "task"
-  std::string summary;   // --help: "copy (copy a digit sequence)"
+  std::string summary;   // --help: "copy", "lm (character LM)"
   std::string does;      // refusals: "addition <maps an input to an output of another length>: it needs --arch ..."
   std::vector<std::string> archs;  // the archs it trains with (registered names)
   // The task-specific config fields it reads ("data", "min_len", ...: train/config.h); a flag of
