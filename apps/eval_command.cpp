@@ -17,6 +17,7 @@
 #include "data/vocab.h"
 #include "ops/max/max.h"
 #include "train/checkpoint.h"
+#include "train/registry/registry.h"
 #include "train/config.h"
 #include "train/eval_set.h"
 #include "train/prediction_log.h"
@@ -60,7 +61,7 @@ void eval_seq2seq(const EvalArgs& args, const train::Checkpoint& c, const std::f
 struct Tokens {
   const data::Vocab& input;
   const data::Vocab& output;
-  bool text;  // lm: characters, shown as they are but for controls; else escaped and spaced
+  bool text;  // a text's characters (task.text), shown as they are but for controls; else escaped and spaced
   std::string show(const data::Vocab& vocab, int64_t id) const {
     const std::string& token = vocab.token(id);
     return visible_text(text ? token : data::escape_token(token));
@@ -97,13 +98,14 @@ void run_eval(const EvalArgs& args, Io& io) {
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
   const train::TrainConfig& config = c.config;
-  if (config.arch == "seq2seq") return eval_seq2seq(args, c, file, io);
+  if (train::arch_named(config.arch).decodes_sequences) return eval_seq2seq(args, c, file, io);
+  const train::Task& task = train::task_named(config.task);
   if (!args.predictions.empty())
     train::refuse_run_record("eval", "--predictions", args.predictions, train::run_records(file, &config));
   if (args.beam_option->count() > 0)
     throw CLI::ValidationError("--beam", fmt::format("{} is a {} model of task {}: beam search decodes seq2seq runs "
                                                      "only", file.string(), config.arch, config.task));
-  if (!args.data.empty() && config.task != "lm" && config.task != "file")
+  if (!args.data.empty() && !task.score_file)
     throw CLI::ValidationError("--data", fmt::format("{} was trained on task {}, which reads no data file",
                                                      file.string(), config.task));
   const std::vector<int64_t> unscored = train::unscored_classes(
@@ -114,7 +116,7 @@ void run_eval(const EvalArgs& args, Io& io) {
   io.activity = fmt::format("evaluating {} (batches of {})", file.string(), config.batch_size);
   auto model = train::load_model(c);
   model->set_composed(args.composed);
-  const Tokens tokens{c.input_vocab, c.output_vocab, config.task == "lm"};
+  const Tokens tokens{c.input_vocab, c.output_vocab, task.text};
   std::optional<train::PredictionLog> log;
   if (!args.predictions.empty())
     log.emplace(args.predictions, c.input_vocab, c.output_vocab, set.numbered_by_line, unscored);

@@ -30,6 +30,7 @@
 #include "nn/module.h"
 #include "ops/cross_entropy/cross_entropy.h"
 #include "train/checkpoint.h"
+#include "train/registry/registry.h"
 #include "train/config.h"
 #include "train/eval_set.h"
 #include "train/run_lock.h"
@@ -91,9 +92,10 @@ nlohmann::json record_run(const ExploreArgs& args, const std::filesystem::path& 
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
   refuse_run_records(args, out, train::run_records(file, &c.config));
-  if (c.config.arch == "seq2seq")
-    throw Error("explore", fmt::format("{}: a seq2seq (encoder-decoder) run of task {}: explore steps through encoder "
-                                       "and gpt models only", file.string(), c.config.task));
+  if (const train::Arch& arch = train::arch_named(c.config.arch); arch.decodes_sequences)
+    throw Error("explore", fmt::format("{}: a {} ({}) run of task {}: explore steps through {} models only",
+                                       file.string(), arch.name, arch.is, c.config.task,
+                                       train::all_of(train::arch_names_where(&train::Arch::decodes_sequences, false))));
   // eval's examples: the run's validation set (its data read only while unchanged), or --data's.
   const train::EvalSet set = args.data.empty() ? train::validation_set(c, file.parent_path())
                                                : train::file_set(c, args.data);

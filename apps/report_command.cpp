@@ -16,6 +16,7 @@
 #include "report/report_page.h"
 #include "train/attention_snapshot.h"
 #include "train/checkpoint.h"
+#include "train/registry/registry.h"
 #include "train/run_lock.h"
 #include "train/run_records.h"
 #include "train/task_data.h"
@@ -46,7 +47,8 @@ report::RunReport load_run(const std::filesystem::path& dir, Io& io) {
   io.activity = "loading " + checkpoint.string();
   const train::Checkpoint c = train::load_checkpoint(checkpoint);
   run.config_json = train::to_json(c.config);
-  if (c.config.arch == "seq2seq") return run;  // the page's attention maps are an encoder's (or gpt's)
+  // the page's attention maps are a per-position model's (an encoder's or gpt's)
+  if (train::arch_named(c.config.arch).decodes_sequences) return run;
   try {
     const train::TaskData data = train::make_task_data(c.config);
     if (train::model_config(c.config, data) != c.model_config)

@@ -12,6 +12,7 @@
 #include "data/char_tokenizer.h"
 #include "data/text.h"
 #include "train/checkpoint.h"
+#include "train/registry/registry.h"
 #include "train/generate.h"
 #include "train/seq2seq_decode.h"
 
@@ -73,7 +74,7 @@ void run_sample(const SampleArgs& args, Io& io) {
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
-  if (c.config.arch == "seq2seq") return sample_seq2seq(args, c, io);
+  if (train::arch_named(c.config.arch).decodes_sequences) return sample_seq2seq(args, c, io);
   if (args.beam_option->count() > 0)
     throw CLI::ValidationError("--beam", fmt::format("{} is a language model: --beam decodes seq2seq runs only",
                                                      file.string()));

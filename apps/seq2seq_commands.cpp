@@ -39,7 +39,7 @@ void print_seq2seq_run(const train::Seq2SeqTask& task, const train::TrainConfig&
              m.layers, m.ff, m.dropout);
   fmt::print(io.out, "  {} characters, up to {} positions; {} validation pairs{}\n",
              d.tokenizer.size() - data::kNumReserved, m.max_len, d.val.size(),
-             d.task ? ", a fresh training pair for every example" : fmt::format(", {} training pairs", d.train.size()));
+             d.draw ? ", a fresh training pair for every example" : fmt::format(", {} training pairs", d.train.size()));
 }
 
 void run_seq2seq_eval(const train::Checkpoint& c, const std::filesystem::path& file, const Seq2SeqEvalArgs& args,

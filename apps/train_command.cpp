@@ -30,6 +30,7 @@
 #include "report/run_page_observer.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
+#include "train/registry/registry.h"
 #include "train/run_data.h"
 #include "train/run_lock.h"
 #include "train/seq2seq_task.h"
@@ -93,34 +94,42 @@ bool given(const TrainArgs& args, const std::string& name) {
   return false;
 }
 
-// The flags that only some tasks read: one given for another task is refused rather than
-// silently ignored.
-struct TaskFlag {
-  const char* name;
-  std::vector<std::string> tasks;
-};
-const TaskFlag kTaskFlags[] = {
-    {"--data", {"lm", "file"}},
-    {"--val-data", {"file"}},
-    {"--val-fraction", {"lm", "file"}},
-    {"--min-len", {"copy", "reverse", "sort", "sort_unique"}},
-    {"--max-len", {"copy", "reverse", "sort", "sort_unique"}},
-    {"--modulus", {"mod_add"}},
-    {"--block-size", {"lm"}},
-    {"--val-examples", {"copy", "reverse", "sort", "mod_add", "addition", "number_words", "sort_unique"}}};
+// The config field a flag sets: "--val-data" -> "val_data".
+std::string field_of(const std::string& flag) {
+  std::string field = flag.substr(2);
+  std::replace(field.begin(), field.end(), '-', '_');
+  return field;
+}
 
 bool is_data_file(const std::string& task) { return task.ends_with(".tsv") || task.ends_with(".jsonl"); }
 
-// --task: a task's name, or (arch seq2seq) a .tsv/.jsonl file of pairs.
+// --task: a registered task's name, or (an arch that decodes sequences) a .tsv/.jsonl file of pairs.
 CLI::Validator task_name() {
   return CLI::Validator(
       [](std::string& text) {
-        const std::vector<std::string> tasks = {"copy", "reverse", "sort", "mod_add", "lm", "file", "addition",
-                                                "number_words", "sort_unique"};
-        if (is_data_file(text) || std::find(tasks.begin(), tasks.end(), text) != tasks.end()) return std::string();
-        return fmt::format("{} is not a task ({}) nor a .tsv/.jsonl file", text, fmt::join(tasks, ", "));
+        if (is_data_file(text) || train::is_task(text)) return std::string();
+        return fmt::format("{} is not a task ({}) nor a .tsv/.jsonl file", text, fmt::join(train::task_names(), ", "));
       },
       "TASK|FILE");
+}
+
+// --task's and --arch's help, from the registry: the tasks, and the archs with the tasks of each.
+std::string task_help() {
+  std::vector<std::string> summaries;
+  for (const train::Task& t : train::tasks()) summaries.push_back(t.summary);
+  return train::one_of(summaries) + "; or a .tsv/.jsonl file of pairs (--task file --data FILE)";
+}
+
+// A task-specific flag's help: "copy/reverse/sort/sort_unique: shortest sequence".
+std::string read_by(const char* field, const std::string& what) {
+  return fmt::format("{}: {}", fmt::join(train::tasks_reading(field), "/"), what);
+}
+
+std::string arch_help() {
+  std::vector<std::string> archs;
+  for (const train::Arch& a : train::archs())
+    archs.push_back(fmt::format("{}: {}", a.summary, fmt::join(train::tasks_training_with(a.name), ", ")));
+  return fmt::format("{}", fmt::join(archs, "; "));
 }
 
 // --device names a GPU this machine has.
@@ -138,26 +147,24 @@ void check_device_available(const std::string& name) {
 // The checks that concern more than one flag (each flag's own range is checked as it is
 // parsed), on the run's config: the flags', or with --resume the checkpoint's with the flags.
 void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c) {
-  for (const TaskFlag& f : kTaskFlags)
-    if (given(args, f.name) && std::find(f.tasks.begin(), f.tasks.end(), c.task) == f.tasks.end())
+  if (!train::is_task(c.task))  // --resume --task pairs.tsv: a file of pairs names a fresh run's data
+    throw CLI::ValidationError("--task", fmt::format("{} is not a task ({})", c.task, train::one_of(train::task_names())));
+  const train::Task& task = train::task_named(c.task);
+  const train::Arch& arch = train::arch_named(c.arch);
+  for (const Flag& f : args.flags)  // a flag of a task-specific field that this task does not read
+    if (const auto readers = train::tasks_reading(field_of(f.name));
+        f.option->count() > 0 && !readers.empty() && !task.reads_field(field_of(f.name)))
       throw CLI::ValidationError(f.name, fmt::format("task {} does not read it (tasks that do: {})", c.task,
-                                                     fmt::join(f.tasks, ", ")));
-  const bool seq2seq_task = c.task == "addition" || c.task == "number_words" || c.task == "sort_unique";
-  if (c.arch == "seq2seq" && !seq2seq_task && c.task != "file")
-    throw CLI::ValidationError("--arch", fmt::format("seq2seq is an encoder-decoder: it needs --task addition, "
-                                                     "number_words, sort_unique or a .tsv/.jsonl file, got task {}",
-                                                     c.task));
-  if (c.arch == "seq2seq" && given(args, "--ignore-tokens"))
-    throw CLI::ValidationError("--ignore-tokens", "a seq2seq run scores whole decoded outputs: no token is left out");
-  if (seq2seq_task && c.arch != "seq2seq")
-    throw CLI::ValidationError("--task", fmt::format("{} maps an input to an output of another length: it needs "
-                                                     "--arch seq2seq, got {}", c.task, c.arch));
-  if (c.arch == "gpt" && c.task != "lm")
-    throw CLI::ValidationError("--arch", fmt::format("gpt is a decoder-only language model: it needs --task lm, got "
-                                                     "task {}", c.task));
-  if (c.tie_weights && c.arch != "gpt")
-    throw CLI::ValidationError("--tie-weights", fmt::format("ties a gpt model's head to its embedding: it needs "
-                                                            "--arch gpt, got {}", c.arch));
+                                                     fmt::join(readers, ", ")));
+  if (const auto refusal = train::pairing_refusal(c, "--"))
+    throw CLI::ValidationError("--" + refusal->field, refusal->why);
+  if (arch.decodes_sequences && given(args, "--ignore-tokens"))
+    throw CLI::ValidationError("--ignore-tokens", fmt::format("a {} run scores whole decoded outputs: no token is "
+                                                              "left out", arch.name));
+  if (const std::string tying = train::one_of(train::arch_names_where(&train::Arch::ties_weights));
+      c.tie_weights && !arch.ties_weights)
+    throw CLI::ValidationError("--tie-weights", fmt::format("ties a {} model's head to its embedding: it needs --arch "
+                                                            "{}, got {}", tying, tying, c.arch));
   if (given(args, "--val-fraction") && !c.val_data.empty())
     throw CLI::ValidationError("--val-fraction", fmt::format("the validation set is the --val-data file ({}), scored "
                                                              "whole", c.val_data));
@@ -196,17 +203,16 @@ train::TrainConfig fresh_config(const TrainArgs& args) {
                                                       "fresh run takes the total, --steps {})", args.more_steps,
                                                       args.more_steps));
   train::TrainConfig c = args.config;
-  if (c.arch == "seq2seq") {  // its own defaults for the flags not given
-    const train::TrainConfig defaults = train::seq2seq_defaults();
-    for (const Flag& f : args.flags)
-      if (f.option->count() == 0) f.copy(c, defaults);
-  }
+  const train::TrainConfig defaults = train::arch_named(c.arch).defaults();  // the arch's, for the flags not given
+  for (const Flag& f : args.flags)
+    if (f.option->count() == 0) f.copy(c, defaults);
   if (!given(args, "--warmup")) c.warmup = std::min(c.warmup, c.steps / 10);
   store_paths_for_run(args, c);
   if (is_data_file(c.task)) {  // --task pairs.tsv: --task file --data pairs.tsv
-    if (c.arch != "seq2seq")
-      throw CLI::ValidationError("--task", fmt::format("a file of pairs ({}) is read by --arch seq2seq; per-position "
-                                                       "labels are --task file --data {}", c.task, c.task));
+    if (!train::arch_named(c.arch).decodes_sequences)
+      throw CLI::ValidationError(
+          "--task", fmt::format("a file of pairs ({}) is read by --arch {}; per-position labels are --task file --data {}",
+                                c.task, train::one_of(train::arch_names_where(&train::Arch::decodes_sequences)), c.task));
     if (given(args, "--data"))
       throw CLI::ValidationError("--data", fmt::format("--task already names the data file ({})", c.task));
     c.data = stored_path("--task", c.task, c.out);
@@ -309,13 +315,14 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
   if (!resuming && lead) remove_earlier_run(config.out);
 
   const train::ModelConfig& m = trainer.task().model_config();
-  const bool seq2seq = m.arch == "seq2seq";
+  const train::Arch& arch = train::arch_named(m.arch);
+  const bool seq2seq = arch.decodes_sequences;
   if (seq2seq) {
     print_seq2seq_run(trainer.task_as<train::Seq2SeqTask>(), config, parameter_count(trainer.model()), io);
   } else {
     fmt::print(io.out, "tapegrad train: task {}{}{}, {} parameters (d_model {}, {} heads, {} layers, ff {}, dropout "
                        "{})\n", config.task, config.data.empty() ? "" : " on " + config.data,
-               m.arch == "gpt" ? fmt::format(", arch gpt ({} head)", m.tie_weights ? "tied" : "untied") : "",
+               arch.ties_weights ? fmt::format(", arch {} ({} head)", m.arch, m.tie_weights ? "tied" : "untied") : "",
                parameter_count(trainer.model()), m.d_model, m.heads, m.layers, m.ff, m.dropout);
   }
   fmt::print(io.out, "  {} steps of {} x {} {}, AdamW lr {} (warmup {}, cosine), {}, {} threads, seed {}\n",
@@ -410,38 +417,32 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
                "reaching 100% exact match on 512 held-out sequences");
   auto args = std::make_shared<TrainArgs>();
   using C = train::TrainConfig;
-  flag(sub, *args, "--task", &C::task, "copy, reverse, sort, mod_add, lm (character LM) or file (labelled .tsv/.jsonl); "
-                                       "--arch seq2seq: addition, number_words, sort_unique, or a .tsv/.jsonl file "
-                                       "of input/output pairs")
+  flag(sub, *args, "--task", &C::task, task_help())
       ->check(task_name())
       ->check(utf8_path());
   flag(sub, *args, "--data", &C::data, "lm: a UTF-8 text file (default: the built-in grammar corpus); file: a .tsv "
                                        "or .jsonl labelled file")
       ->check(utf8_path());
   const int64_t max_length = train::kMaxSequenceLength;
-  flag(sub, *args, "--min-len", &C::min_len, "copy/reverse/sort/sort_unique: shortest sequence")
+  flag(sub, *args, "--min-len", &C::min_len, read_by("min_len", "shortest sequence"))
       ->check(integer_in(1, max_length));
-  flag(sub, *args, "--max-len", &C::max_len, "copy/reverse/sort/sort_unique: longest sequence")
+  flag(sub, *args, "--max-len", &C::max_len, read_by("max_len", "longest sequence"))
       ->check(integer_in(1, max_length));
-  flag(sub, *args, "--modulus", &C::modulus, "mod_add: the modulus")->check(integer_in(2, train::kMaxModulus));
-  flag(sub, *args, "--block-size", &C::block_size, "lm: characters per window")->check(integer_in(1, max_length));
-  flag(sub, *args, "--val-examples", &C::val_examples, "copy/reverse/sort/mod_add and the seq2seq tasks: "
-                                                       "validation examples")
+  flag(sub, *args, "--modulus", &C::modulus, read_by("modulus", "the modulus"))->check(integer_in(2, train::kMaxModulus));
+  flag(sub, *args, "--block-size", &C::block_size, read_by("block_size", "characters per window"))->check(integer_in(1, max_length));
+  flag(sub, *args, "--val-examples", &C::val_examples, read_by("val_examples", "validation examples"))
       ->check(integer_in(1, train::kMaxExamples));
-  flag(sub, *args, "--val-fraction", &C::val_fraction, "lm/file: the share of --data held out for validation")
+  flag(sub, *args, "--val-fraction", &C::val_fraction, read_by("val_fraction", "the share of --data held out for validation"))
       ->check(open_fraction());
-  flag(sub, *args, "--val-data", &C::val_data, "file: a separate validation file (.tsv/.jsonl), scored whole; its "
-                                               "tokens must all be in --data")
+  flag(sub, *args, "--val-data", &C::val_data, read_by("val_data", "a separate validation file (.tsv/.jsonl), scored whole; its tokens "
+                                                                   "must all be in --data"))
       ->check(utf8_path());
   flag(sub, *args, "--ignore-tokens", &C::ignore_tokens, "output tokens whose positions the accuracies leave out, "
                                                          "comma-separated ('$' or 'PAD,$'); eval uses them too")
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(token_name());
-  flag(sub, *args, "--arch", &C::arch, "encoder (the per-position tasks), gpt (decoder-only, learned positions, "
-                                       "gelu; --task lm only) or seq2seq (encoder-decoder; addition, number_words, "
-                                       "sort_unique or a file of pairs)")
-      ->check(CLI::IsMember({"encoder", "gpt", "seq2seq"}));
+  flag(sub, *args, "--arch", &C::arch, arch_help())->check(CLI::IsMember(train::arch_names()));
   CLI::Option* tie = sub->add_flag("--tie-weights", args->config.tie_weights,
                                    "--arch gpt: the output head is the token embedding (no head of its own)");
   args->flags.push_back({"--tie-weights", tie, [](C& to, const C& from) { to.tie_weights = from.tie_weights; }});
@@ -451,7 +452,7 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--layers", &C::layers, "encoder layers (gpt blocks; seq2seq: encoder and decoder layers each)")
       ->check(integer_in(1, train::kMaxLayers));
   flag(sub, *args, "--ff", &C::ff, "feed-forward width")->check(integer_in(1, train::kMaxFeedForward));
-  flag(sub, *args, "--dropout", &C::dropout, "dropout probability")->check(number_in(0, 0.99));
+  flag(sub, *args, "--dropout", &C::dropout, "dropout probability")->check(number_in(0, train::kMaxDropout));
   CLI::Option* steps = sub->add_option_function<std::string>(
       "--steps", [to = args.get()](const std::string& text) { set_steps(text, *to); },
       "optimizer updates; with --resume also +N: N more than the checkpoint has done");

@@ -15,7 +15,7 @@
 #include "core/non_finite.h"
 #include "data/tasks.h"
 #include "train/json_fields.h"
-#include "train/seq2seq_data.h"
+#include "train/registry/registry.h"
 
 namespace tg::train {
 
@@ -27,17 +27,17 @@ using nlohmann::json;
   throw Error("checkpoint", fmt::format("{}: {}", path.string(), what));
 }
 
-// arch and tie_weights are written for a gpt model only: an encoder's metadata (and its PyTorch
-// export's config.json, TapegradModel's arguments) stays as it was before gpt existed.
+// arch and tie_weights are written where the arch says named_in_metadata: an encoder's metadata
+// (and its PyTorch export's config.json, TapegradModel's arguments) stays as it was before gpt existed.
 json model_config_json(const ModelConfig& m) {
   json j = {{"vocab_size", m.vocab_size}, {"num_classes", m.num_classes}, {"max_len", m.max_len},
             {"d_model", m.d_model},       {"heads", m.heads},             {"layers", m.layers},
             {"ff", m.ff},                 {"dropout", m.dropout},         {"causal", m.causal}};
-  if (m.arch != "encoder") j["arch"] = m.arch, j["tie_weights"] = m.tie_weights;
+  if (arch_named(m.arch).named_in_metadata) j["arch"] = m.arch, j["tie_weights"] = m.tie_weights;
   return j;
 }
 
-// The "model" metadata: every field but arch and tie_weights (written for gpt models only) present,
+// The "model" metadata: every field but arch and tie_weights (not written for every arch) present,
 // each of its exact type.
 ModelConfig model_config_from(const std::string& text) {
   constexpr const char* kOp = "model metadata";
@@ -113,21 +113,14 @@ void check_model_matches(const std::filesystem::path& path, const Checkpoint& c)
   expect("layers", m.layers, t.layers, "the config");
   expect("ff", m.ff, t.ff, "the config");
   expect("dropout", m.dropout, t.dropout, "the config");
-  expect("causal", m.causal, t.task == "lm", "task " + t.task);
+  const Task& task = task_named(t.task);
+  expect("causal", m.causal, arch_named(t.arch).causal.value_or(task.causal), "task " + t.task);
   expect("arch", m.arch, t.arch, "the config");
   expect("tie_weights", m.tie_weights, t.tie_weights, "the config");
   expect("vocab_size", m.vocab_size, c.input_vocab.size(), "input_vocab");
   expect("num_classes", m.num_classes, c.output_vocab.size(), "output_vocab");
-  if (t.task == "lm") expect("max_len", m.max_len, t.block_size, "the config's block_size");
-  else if (is_seq2seq_task(t.task)) {
-    const data::Seq2SeqTask task = seq2seq_task(t);
-    expect("max_len", m.max_len, seq2seq_positions(task.max_input_length(), task.max_output_length()),
-           "task " + t.task);
-  } else if (t.task != "file") {
-    const data::SequenceTask task(data::parse_task_kind(t.task),
-                                  {.min_len = t.min_len, .max_len = t.max_len, .modulus = t.modulus});
-    expect("max_len", m.max_len, task.max_length(), "task " + t.task);
-  }
+  if (const std::optional<int64_t> positions = task.positions(t))
+    expect("max_len", m.max_len, *positions, "task " + t.task);
   if (!wrong.empty()) fail(path, fmt::format("the model metadata does not match: {}", fmt::join(wrong, "; ")));
 }
 
@@ -297,9 +290,10 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
 }
 
 std::unique_ptr<TransformerModel> load_model(const Checkpoint& c) {
-  if (c.model_config.arch == "seq2seq")
-    throw Error("checkpoint", fmt::format("a seq2seq (encoder-decoder) checkpoint of task {}: this command reads "
-                                          "encoder and gpt models only", c.config.task));
+  if (const Arch& arch = arch_named(c.model_config.arch); arch.decodes_sequences)
+    throw Error("checkpoint", fmt::format("a {} ({}) checkpoint of task {}: this command reads {} models only",
+                                          arch.name, arch.is, c.config.task,
+                                          all_of(arch_names_where(&Arch::decodes_sequences, false))));
   auto model = std::make_unique<TransformerModel>(c.model_config);
   model->load_state_dict(c.model);
   model->eval();

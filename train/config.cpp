@@ -1,9 +1,7 @@
 #include "train/config.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <iterator>
 #include <set>
 #include <utility>
 
@@ -13,6 +11,7 @@
 #include "core/error.h"
 #include "core/io/untrusted_text.h"
 #include "train/json_fields.h"
+#include "train/registry/registry.h"
 
 namespace tg::train {
 
@@ -50,41 +49,35 @@ void require_finite_in(const char* field, double value, double lo, double hi) {
 }  // namespace
 
 void validate(const TrainConfig& c) {
-  const std::string tasks[] = {"copy", "reverse", "sort", "mod_add", "lm", "file", "addition", "number_words",
-                               "sort_unique"};
-  require(std::find(std::begin(tasks), std::end(tasks), c.task) != std::end(tasks),
-          fmt::format("unknown task \"{}\" (copy, reverse, sort, mod_add, lm, file, addition, number_words or "
-                      "sort_unique)", c.task));
-  require(c.task != "file" || !c.data.empty(), "task file needs a data file (--data path.tsv or path.jsonl)");
+  require(is_task(c.task), fmt::format("unknown task \"{}\" ({})", c.task, one_of(task_names())));
+  require(is_arch(c.arch), fmt::format("unknown arch \"{}\" ({})", c.arch, one_of(arch_names())));
+  const Task& task = task_named(c.task);
+  const Arch& arch = arch_named(c.arch);
+  require(task.required_data.empty() || !c.data.empty(),
+          fmt::format("task {} needs a data file (--data {})", task.name, task.required_data));
   require_in("min_len", c.min_len, 1, kMaxSequenceLength);
   require_in("max_len", c.max_len, c.min_len, kMaxSequenceLength);
   require_in("modulus", c.modulus, 2, kMaxModulus);
   require_in("block_size", c.block_size, 1, kMaxSequenceLength);
   require_in("val_examples", c.val_examples, 1, kMaxExamples);
   require(c.val_fraction > 0 && c.val_fraction < 1, fmt::format("val_fraction must be in (0, 1), got {}", c.val_fraction));
-  require(c.val_data.empty() || c.task == "file", fmt::format("val_data is read by task file only, not {}", c.task));
+  require(c.val_data.empty() || task.reads_field("val_data"),
+          fmt::format("val_data is read by task {} only, not {}", one_of(tasks_reading("val_data")), c.task));
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
   for (const auto& [field, hash] :
        {std::pair{"data_sha256", &c.data_sha256}, std::pair{"val_data_sha256", &c.val_data_sha256}})
     require(hash->empty() || (hash->size() == 64 && hash->find_first_not_of("0123456789abcdef") == std::string::npos),
             fmt::format("{} must be 64 lowercase hex digits (a SHA-256) or empty", field));
-  require(c.arch == "encoder" || c.arch == "gpt" || c.arch == "seq2seq",
-          fmt::format("unknown arch \"{}\" (encoder, gpt or seq2seq)", c.arch));
-  const bool seq2seq_task = c.task == "addition" || c.task == "number_words" || c.task == "sort_unique";
-  require(c.arch != "seq2seq" || seq2seq_task || c.task == "file",
-          fmt::format("arch seq2seq needs task addition, number_words, sort_unique or file, not {}", c.task));
-  require(!seq2seq_task || c.arch == "seq2seq",
-          fmt::format("task {} maps an input to an output of another length: it needs arch seq2seq, not {}", c.task,
-                      c.arch));
-  require(c.arch != "gpt" || c.task == "lm", fmt::format("arch gpt is a language model: it needs task lm, not {}", c.task));
-  require(!c.tie_weights || c.arch == "gpt", "tie_weights needs arch gpt (the encoder's head is its own)");
+  if (const auto refusal = pairing_refusal(c, "")) throw Error("config", refusal->field + " " + refusal->why);
+  require(!c.tie_weights || arch.ties_weights,
+          fmt::format("tie_weights needs arch {}, got {}", one_of(arch_names_where(&Arch::ties_weights)), c.arch));
   require_in("d_model", c.d_model, 1, kMaxDModel);
   require_in("heads", c.heads, 1, c.d_model);
   require(c.d_model % c.heads == 0,
           fmt::format("d_model ({}) must be a positive multiple of heads ({})", c.d_model, c.heads));
   require_in("layers", c.layers, 1, kMaxLayers);
   require_in("ff", c.ff, 1, kMaxFeedForward);
-  require(c.dropout >= 0 && c.dropout < 1, fmt::format("dropout must be in [0, 1), got {}", c.dropout));
+  require_finite_in("dropout", c.dropout, 0, kMaxDropout);
   require_in("steps", c.steps, 1, kMaxSteps);
   require_in("batch_size", c.batch_size, 1, kMaxBatchSize);
   require_in("grad_accum", c.grad_accum, 1, kMaxBatchSize);
@@ -102,22 +95,6 @@ void validate(const TrainConfig& c) {
   require_in("eval_batches", c.eval_batches, 0, kMaxSteps);
   require(!c.out.empty(), "out (the run directory) must not be empty");
   parse_device(c.device);
-}
-
-TrainConfig seq2seq_defaults() {
-  TrainConfig c;
-  c.arch = "seq2seq";
-  c.task = "addition";
-  c.d_model = 64;
-  c.heads = 4;
-  c.layers = 2;
-  c.ff = 256;
-  c.steps = 2000;
-  c.batch_size = 64;
-  c.lr = 3e-3;
-  c.warmup = 100;
-  c.eval_every = 500;
-  return c;
 }
 
 std::string to_json(const TrainConfig& config) {

@@ -2,7 +2,8 @@
 // TrainConfig: everything a training run is made from. A checkpoint stores it as JSON in its
 // metadata, so eval, sample and --resume rebuild the same task and model from the file alone.
 //
-// Tasks (data/):
+// The tasks and archs, which fields each task reads and which archs it trains with, are
+// described once in the registry (train/registry/registry.h; `tapegrad train --help` lists them):
 //   copy, reverse, sort   symbol sequences of length min_len..max_len over "0123456789"
 //   mod_add               "a+b=" -> (a + b) mod modulus
 //   lm                    character language model on `data` (a UTF-8 text file), or on the
@@ -51,8 +52,8 @@ struct TrainConfig {
   std::vector<std::string> ignore_tokens;
 
   // ---- model -----------------------------------------------------------------------------
-  // "encoder" (the per-position tasks), "gpt" (lm only): train/model.h; "seq2seq" (addition,
-  // number_words, sort_unique, file): train/seq2seq_model.h
+  // "encoder" (the default), "gpt": train/model.h; "seq2seq": train/seq2seq_model.h (the registry:
+  // train/registry/archs/)
   std::string arch = "encoder";
   bool tie_weights = false;      // gpt: the output head is the token embedding
   int64_t d_model = 64;
@@ -97,10 +98,11 @@ inline constexpr int64_t kMaxSteps = int64_t{1} << 40;         // steps, warmup,
 inline constexpr int64_t kMaxBatchSize = int64_t{1} << 20;     // batch_size, grad_accum
 inline constexpr int64_t kMaxExamples = int64_t{1} << 40;      // steps * batch_size * grad_accum, val_examples
 inline constexpr int64_t kMaxModulus = int64_t{1} << 40;
+inline constexpr double kMaxDropout = 0.99;  // dropout is in [0, kMaxDropout]: the config, --dropout, a model
 
 // The defaults of `train --arch seq2seq` (train/seq2seq_task.h): a TrainConfig{} with arch
-// seq2seq and task addition, and the model and optimisation fields tuned for it (see the
-// definition for the values, and docs/guide.md "Model shapes" for what they reach).
+// seq2seq and task addition, and the model and optimisation fields tuned for it (defined with the
+// arch, train/registry/archs/seq2seq.cpp; docs/guide.md "Model shapes" says what they reach).
 TrainConfig seq2seq_defaults();
 
 // Throws tg::Error("config", ...) naming the first field out of range and its limits (lr,

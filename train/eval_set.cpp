@@ -10,6 +10,7 @@
 #include "data/char_tokenizer.h"
 #include "data/labelled_file.h"
 #include "data/text.h"
+#include "train/registry/registry.h"
 #include "train/run_data.h"
 #include "train/task_data.h"
 
@@ -18,6 +19,8 @@ namespace tg::train {
 namespace {
 
 constexpr const char* kOp = "eval";
+
+}  // namespace
 
 EvalSet labelled_file_set(const Checkpoint& c, const InputFile& file) {
   const std::string path = file.path().string();
@@ -43,8 +46,6 @@ EvalSet text_file_set(const Checkpoint& c, const InputFile& file) {
   return {std::move(windows), path + " (every window)", false};
 }
 
-}  // namespace
-
 EvalSet validation_set(const Checkpoint& c, const std::filesystem::path& run_dir) {
   TrainConfig config = c.config;
   config.out = run_dir.string();
@@ -62,9 +63,11 @@ EvalSet validation_set(const Checkpoint& c, const std::filesystem::path& run_dir
 }
 
 EvalSet file_set(const Checkpoint& c, const InputFile& file) {
-  if (c.config.task == "file") return labelled_file_set(c, file);
-  if (c.config.task == "lm") return text_file_set(c, file);
-  throw Error(kOp, fmt::format("task {} reads no data file (only file and lm do)", c.config.task));
+  if (const Task& task = task_named(c.config.task); task.score_file) return task.score_file(c, file);
+  std::vector<std::string> reading;
+  for (const Task& task : tasks())
+    if (task.score_file) reading.push_back(task.name);
+  throw Error(kOp, fmt::format("task {} reads no data file (only {} do)", c.config.task, all_of(reading)));
 }
 
 EvalSet file_set(const Checkpoint& c, const std::string& path) {

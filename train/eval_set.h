@@ -31,6 +31,11 @@ struct EvalSet {
 
 EvalSet validation_set(const Checkpoint& checkpoint, const std::filesystem::path& run_dir);
 EvalSet file_set(const Checkpoint& checkpoint, const std::string& path);
-EvalSet file_set(const Checkpoint& checkpoint, const InputFile& file);
+EvalSet file_set(const Checkpoint& checkpoint, const InputFile& file);  // the run's task's score_file
+
+// The tasks' file_set (train/registry/task.h score_file): a labelled file's every line (task
+// file), a text's windows of the model's max_len side by side (task lm).
+EvalSet labelled_file_set(const Checkpoint& checkpoint, const InputFile& file);
+EvalSet text_file_set(const Checkpoint& checkpoint, const InputFile& file);
 
 }  // namespace tg::train

@@ -12,6 +12,7 @@
 #include "ops/transpose/transpose.h"
 #include "ops/unsqueeze/unsqueeze.h"
 #include "train/config.h"
+#include "train/registry/registry.h"
 
 namespace tg::train {
 
@@ -39,15 +40,17 @@ void check_model_config(const ModelConfig& c) {
                                                 c.heads));
   require_in("layers", c.layers, 1, kMaxLayers);
   require_in("ff", c.ff, 1, kMaxFeedForward);
-  if (!(c.dropout >= 0 && c.dropout < 1))
-    throw Error("TransformerModel", fmt::format("dropout must be in [0, 1), got {}", c.dropout));
-  if (c.arch != "encoder" && c.arch != "gpt" && c.arch != "seq2seq")
-    throw Error("TransformerModel", fmt::format("arch must be encoder, gpt or seq2seq, got \"{}\"", c.arch));
-  if (c.arch == "seq2seq" && c.causal)
-    throw Error("TransformerModel", "a seq2seq model is not causal (its decoder is)");
-  if (c.arch == "gpt" && !c.causal) throw Error("TransformerModel", "a gpt model must be causal");
-  if (c.tie_weights && c.arch != "gpt")
-    throw Error("TransformerModel", fmt::format("tie_weights needs arch gpt, got {}", c.arch));
+  if (!(c.dropout >= 0 && c.dropout <= kMaxDropout))
+    throw Error("TransformerModel", fmt::format("dropout must be in [0, {}], got {}", kMaxDropout, c.dropout));
+  if (!is_arch(c.arch))
+    throw Error("TransformerModel", fmt::format("arch must be {}, got \"{}\"", one_of(arch_names()), c.arch));
+  const Arch& arch = arch_named(c.arch);
+  if (arch.causal && *arch.causal != c.causal)
+    throw Error("TransformerModel", *arch.causal ? fmt::format("a {} model must be causal", arch.name)
+                                                 : fmt::format("a {} model is not causal", arch.name));
+  if (c.tie_weights && !arch.ties_weights)
+    throw Error("TransformerModel", fmt::format("tie_weights needs arch {}, got {}",
+                                                one_of(arch_names_where(&Arch::ties_weights)), c.arch));
   if (c.tie_weights && c.num_classes != c.vocab_size)
     throw Error("TransformerModel", fmt::format("tie_weights needs num_classes == vocab_size, got {} and {}",
                                                 c.num_classes, c.vocab_size));
@@ -63,9 +66,10 @@ int64_t parameter_count(const ModelConfig& c) {
   const int64_t feed_forward = (E * F + F) + (F * E + E);
   const int64_t layer = attention + feed_forward + 2 * (2 * E);  // and two LayerNorms
   const int64_t embedding = c.vocab_size * E, final_norm = 2 * E;
-  const int64_t positions = c.arch == "gpt" ? c.max_len * E : 0;  // learned; the sinusoidal table is computed
+  const Arch& arch = arch_named(c.arch);
+  const int64_t positions = arch.learned_positions ? c.max_len * E : 0;  // the sinusoidal table is computed
   const int64_t head = c.tie_weights ? 0 : E * c.num_classes + c.num_classes;
-  if (c.arch == "seq2seq") {  // and per decoder layer a cross-attention and a third LayerNorm; two final norms
+  if (arch.decodes_sequences) {  // and per decoder layer a cross-attention and a third LayerNorm; two final norms
     const int64_t decoder_layer = layer + attention + 2 * E;
     return embedding + c.layers * (layer + decoder_layer) + 2 * final_norm + head;
   }
@@ -96,9 +100,11 @@ void check_weights_fit(const ModelConfig& c, const NamedTensors& weights) {
 }
 
 TransformerModel::TransformerModel(const ModelConfig& c) : Module("TransformerModel"), config(checked(c)) {
-  if (c.arch == "seq2seq")
-    throw Error("TransformerModel", "arch seq2seq is an encoder-decoder: train::Seq2SeqModel (train/seq2seq_model.h)");
-  const bool gpt = c.arch == "gpt";
+  const Arch& arch = arch_named(c.arch);
+  if (arch.decodes_sequences)
+    throw Error("TransformerModel", fmt::format("arch {} is {}: train::Seq2SeqModel (train/seq2seq_model.h)", arch.name,
+                                                arch.is));
+  const bool gpt = arch.learned_positions;  // GPT-2's embeddings
   // gpt: no padding row (a tied head would train it); the loss ignores pads either way
   embedding = register_module("embedding", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model,
                                                                            gpt ? -1 : data::kPadId));
@@ -108,7 +114,7 @@ TransformerModel::TransformerModel(const ModelConfig& c) : Module("TransformerMo
                                 std::make_shared<nn::LearnedPositionalEncoding>(c.max_len, c.d_model))
                           : std::make_shared<nn::SinusoidalPositionalEncoding>(c.max_len, c.d_model));
   nn::EncoderLayerConfig layer{.d_model = c.d_model, .nhead = c.heads, .dim_feedforward = c.ff, .dropout = c.dropout,
-                               .activation = gpt ? nn::Activation::gelu : nn::Activation::relu, .norm_first = true};
+                               .activation = arch.activation, .norm_first = true};
   encoder = register_module("encoder", std::make_shared<nn::TransformerEncoder>(layer, c.layers, /*final_norm=*/true));
   if (!c.tie_weights) head = register_module("head", std::make_shared<nn::Linear>(c.d_model, c.num_classes));
 }

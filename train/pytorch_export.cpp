@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/io/output_directory.h"
 #include "nn/pytorch_interop.h"
+#include "train/registry/registry.h"
 
 namespace tg::train {
 
@@ -19,17 +20,18 @@ std::string describe(const ModelConfig& m) {
                      m.heads, m.layers, m.ff, m.vocab_size, m.num_classes, m.max_len, m.causal ? ", causal" : "");
 }
 
-// tapegrad_model.py's TapegradModel is the encoder architecture only.
-void require_encoder(const char* op, const Checkpoint& c) {
-  if (c.model_config.arch != "encoder")
-    throw Error(op, fmt::format("the run's model is arch {}; the PyTorch export (tapegrad_model.py) has the encoder "
-                                "architecture only", c.model_config.arch));
+// tapegrad_model.py's TapegradModel has the architectures that say exports_to_pytorch.
+void require_exportable(const char* op, const Checkpoint& c) {
+  if (!arch_named(c.model_config.arch).exports_to_pytorch)
+    throw Error(op, fmt::format("the run's model is arch {}; the PyTorch export (tapegrad_model.py) has the {} "
+                                "architecture only", c.model_config.arch,
+                                one_of(arch_names_where(&Arch::exports_to_pytorch))));
 }
 
 }  // namespace
 
 void export_pytorch(const Checkpoint& c, const std::filesystem::path& dir) {
-  require_encoder("export", c);
+  require_exportable("export", c);
   // The whole directory at once: never the new model beside an old config. An earlier export
   // may hold Python's __pycache__ of tapegrad_model.py.
   OutputDirectory out("export", dir, {"model.safetensors", "config.json", "tapegrad_model.py", "__pycache__"});
@@ -45,7 +47,7 @@ void export_pytorch(const Checkpoint& c, const std::filesystem::path& dir) {
 }
 
 Checkpoint import_pytorch(Checkpoint c, const std::filesystem::path& state_dict) {
-  require_encoder("import", c);
+  require_exportable("import", c);
   if (!std::filesystem::is_regular_file(state_dict))
     throw Error("import", fmt::format("{}: no such file", state_dict.string()));
   auto model = load_model(c);

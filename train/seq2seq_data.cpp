@@ -1,6 +1,7 @@
 #include "train/seq2seq_data.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,7 @@
 #include "data/random.h"
 #include "data/seq2seq_file.h"
 #include "data/text.h"
+#include "train/registry/registry.h"
 #include "train/run_data.h"
 
 namespace tg::train {
@@ -29,25 +31,17 @@ int64_t longest(const std::vector<data::Seq2SeqPair>& pairs, std::string data::S
 
 }  // namespace
 
-bool is_seq2seq_task(const std::string& task) {
-  return task == "addition" || task == "number_words" || task == "sort_unique";
-}
-
-data::Seq2SeqTask seq2seq_task(const TrainConfig& c) {
-  return data::Seq2SeqTask(data::parse_seq2seq_task_kind(c.task), {.min_len = c.min_len, .max_len = c.max_len});
-}
-
 int64_t seq2seq_positions(int64_t max_input_chars, int64_t max_output_chars) {
   return std::max(max_input_chars, max_output_chars + 1);
 }
 
 std::vector<data::Seq2SeqPair> Seq2SeqData::training_batch(int64_t index, int64_t batch_size) const {
   std::vector<data::Seq2SeqPair> pairs;
-  if (task) {
+  if (draw) {
     for (int64_t i = index * batch_size; i < (index + 1) * batch_size; ++i) {
       Generator gen(seed);
       gen.set_state(seed, static_cast<uint64_t>(i) << kCountersPerPair);
-      pairs.push_back(task->sample(gen));
+      pairs.push_back(draw(gen));
     }
     return pairs;
   }
@@ -65,52 +59,69 @@ std::vector<data::Seq2SeqPair> Seq2SeqData::training_batch(int64_t index, int64_
 }
 
 int64_t Seq2SeqData::batches_per_epoch(int64_t batch_size) const {
-  return task ? 0 : (std::ssize(train) + batch_size - 1) / batch_size;
+  return draw ? 0 : (std::ssize(train) + batch_size - 1) / batch_size;
+}
+
+Seq2SeqData pairs_from_file(const TrainConfig& c) {
+  Seq2SeqData d;
+  const InputFile file = open_run_data(c, RunDataFile::data);
+  const std::string path = file.path().string();
+  std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(file);
+  // The validation pairs and where they were read, to name the line of a character training lacks.
+  std::vector<std::string> val_lines;
+  if (c.val_data.empty()) {
+    const std::vector<bool> is_val = data::choose_validation(std::ssize(pairs), c.val_fraction, c.seed);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if (is_val[i]) val_lines.push_back(fmt::format("{}:{}", path, i + 1));
+      (is_val[i] ? d.val : d.train).push_back(std::move(pairs[i]));
+    }
+  } else {
+    d.train = std::move(pairs);
+    const InputFile val_file = open_run_data(c, RunDataFile::val_data);
+    d.val = data::read_seq2seq_file(val_file);
+    for (size_t i = 0; i < d.val.size(); ++i)
+      val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
+  }
+  if (d.train.empty() || d.val.empty())
+    throw Error("config", fmt::format("{}: too few pairs to hold out a validation set (val_fraction {})", path,
+                                      c.val_fraction));
+  std::string text;
+  for (const data::Seq2SeqPair& p : d.train) text += p.input + p.output;
+  d.tokenizer = data::CharTokenizer::from_text(text, path);
+  for (size_t i = 0; i < d.val.size(); ++i) {  // no <unk>: a character training lacks is an error
+    encode_known(d.tokenizer, d.val[i].input, val_lines[i] + " input");
+    encode_known(d.tokenizer, d.val[i].output, val_lines[i] + " output");
+  }
+  for (const auto* part : {&d.train, &d.val})
+    d.max_len = std::max(d.max_len, seq2seq_positions(longest(*part, &data::Seq2SeqPair::input),
+                                                      longest(*part, &data::Seq2SeqPair::output)));
+  return d;
+}
+
+Seq2SeqData drawn_pairs(const TrainConfig& c, PairDraw draw) {
+  Seq2SeqData d;
+  d.draw = std::move(draw.pair);
+  d.tokenizer = std::move(draw.tokenizer);
+  Generator gen(c.seed + kValSeedOffset);
+  for (int64_t i = 0; i < c.val_examples; ++i) d.val.push_back(d.draw(gen));
+  d.max_len = seq2seq_positions(draw.max_input_chars, draw.max_output_chars);
+  return d;
+}
+
+Seq2SeqData drawn_pairs(const TrainConfig& c, const data::Seq2SeqTask& task) {
+  return drawn_pairs(c, {.pair = [task](Generator& gen) { return task.sample(gen); },
+                         .tokenizer = task.tokenizer(),
+                         .max_input_chars = task.max_input_length(),
+                         .max_output_chars = task.max_output_length()});
 }
 
 Seq2SeqData make_seq2seq_data(const TrainConfig& c) {
   validate(c);
-  if (c.arch != "seq2seq") throw Error("config", fmt::format("make_seq2seq_data needs arch seq2seq, got {}", c.arch));
-  Seq2SeqData d;
+  if (!arch_named(c.arch).decodes_sequences)
+    throw Error("config", fmt::format("make_seq2seq_data needs an arch that decodes sequences ({}), got {}",
+                                      one_of(arch_names_where(&Arch::decodes_sequences)), c.arch));
+  Seq2SeqData d = task_named(c.task).pairs(c);
   d.seed = c.seed;
-  if (c.task == "file") {
-    const InputFile file = open_run_data(c, RunDataFile::data);
-    const std::string path = file.path().string();
-    std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(file);
-    // The validation pairs and where they were read, to name the line of a character training lacks.
-    std::vector<std::string> val_lines;
-    if (c.val_data.empty()) {
-      const std::vector<bool> is_val = data::choose_validation(std::ssize(pairs), c.val_fraction, c.seed);
-      for (size_t i = 0; i < pairs.size(); ++i) {
-        if (is_val[i]) val_lines.push_back(fmt::format("{}:{}", path, i + 1));
-        (is_val[i] ? d.val : d.train).push_back(std::move(pairs[i]));
-      }
-    } else {
-      d.train = std::move(pairs);
-      const InputFile val_file = open_run_data(c, RunDataFile::val_data);
-      d.val = data::read_seq2seq_file(val_file);
-      for (size_t i = 0; i < d.val.size(); ++i)
-        val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
-    }
-    if (d.train.empty() || d.val.empty())
-      throw Error("config", fmt::format("{}: too few pairs to hold out a validation set (val_fraction {})", path,
-                                        c.val_fraction));
-    std::string text;
-    for (const data::Seq2SeqPair& p : d.train) text += p.input + p.output;
-    d.tokenizer = data::CharTokenizer::from_text(text, path);
-    for (size_t i = 0; i < d.val.size(); ++i) {  // no <unk>: a character training lacks is an error
-      encode_known(d.tokenizer, d.val[i].input, val_lines[i] + " input");
-      encode_known(d.tokenizer, d.val[i].output, val_lines[i] + " output");
-    }
-    for (const auto* part : {&d.train, &d.val})
-      d.max_len = std::max(d.max_len, seq2seq_positions(longest(*part, &data::Seq2SeqPair::input),
-                                                        longest(*part, &data::Seq2SeqPair::output)));
-  } else {
-    d.task = seq2seq_task(c);
-    d.tokenizer = d.task->tokenizer();
-    d.val = d.task->pairs(c.val_examples, c.seed + kValSeedOffset);
-    d.max_len = seq2seq_positions(d.task->max_input_length(), d.task->max_output_length());
-  }
   return d;
 }
 

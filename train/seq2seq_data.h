@@ -13,10 +13,11 @@
 // random order per epoch (Generator(seed) at offset epoch * 2^32). Validation: a shipped task's
 // val_examples pairs from another seed; a file's val_data, or a val_fraction share of it.
 #include <cstdint>
-#include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
 #include "core/tensor.h"
 #include "data/char_tokenizer.h"
 #include "data/seq2seq_tasks.h"
@@ -27,17 +28,12 @@ namespace tg::train {
 
 inline constexpr int64_t kEosId = data::kSepId;  // ends every output
 
-// addition, number_words, sort_unique (the shipped tasks that need arch seq2seq).
-bool is_seq2seq_task(const std::string& task);
-// The shipped task a config names (sort_unique reads min_len and max_len; addition has operands
-// of up to 3 digits).
-data::Seq2SeqTask seq2seq_task(const TrainConfig& config);
 // The positions the model needs for a task's pairs: the longest input, and the longest output + 1.
 int64_t seq2seq_positions(int64_t max_input_chars, int64_t max_output_chars);
 
 struct Seq2SeqData {
   data::CharTokenizer tokenizer;           // both sides
-  std::optional<data::Seq2SeqTask> task;   // a shipped task (draws the training pairs)
+  std::function<data::Seq2SeqPair(Generator&)> draw;  // a shipped task: draws a training pair
   std::vector<data::Seq2SeqPair> train;    // a file's training pairs (empty for a shipped task)
   std::vector<data::Seq2SeqPair> val;
   int64_t max_len = 0;                     // seq2seq_positions of every pair
@@ -53,8 +49,22 @@ struct Seq2SeqData {
   mutable std::vector<int64_t> cached_order_;
 };
 
-// Reads the files the config names (relative paths: in the run directory, config.out).
+// Reads the files the config names (relative paths: in the run directory, config.out). The
+// config's task (train/registry/task.h) makes the pairs.
 Seq2SeqData make_seq2seq_data(const TrainConfig& config);
+
+// The tasks' makers (every field but seed):
+//   pairs_from_file  task file: the pairs of `data`, validated on val_data or a val_fraction share
+//   drawn_pairs      a task that draws its pairs: a fresh training pair per index (Generator(seed) at
+//                    offset i * 2^20), val_examples others drawn in turn from Generator(seed + offset)
+struct PairDraw {
+  std::function<data::Seq2SeqPair(Generator&)> pair;
+  data::CharTokenizer tokenizer;  // every character a pair may have
+  int64_t max_input_chars = 0, max_output_chars = 0;
+};
+Seq2SeqData pairs_from_file(const TrainConfig& config);
+Seq2SeqData drawn_pairs(const TrainConfig& config, PairDraw draw);
+Seq2SeqData drawn_pairs(const TrainConfig& config, const data::Seq2SeqTask& task);  // data/seq2seq_tasks.h's
 
 struct Seq2SeqBatch {  // B pairs, S = the longest input, T = the longest output + 1
   Tensor src;          // (B,S) int64 input ids, <pad> after each input

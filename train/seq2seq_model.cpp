@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "data/vocab.h"
+#include "train/registry/registry.h"
 
 namespace tg::train {
 
@@ -13,7 +14,9 @@ constexpr const char* kModule = "Seq2SeqModel";
 
 ModelConfig checked(const ModelConfig& c) {
   check_model_config(c);
-  if (c.arch != "seq2seq") throw Error(kModule, fmt::format("needs arch seq2seq, got {}", c.arch));
+  if (!arch_named(c.arch).decodes_sequences)
+    throw Error(kModule, fmt::format("needs arch {}, got {}", one_of(arch_names_where(&Arch::decodes_sequences)),
+                                     c.arch));
   if (c.num_classes != c.vocab_size)
     throw Error(kModule, fmt::format("input and output share a vocabulary: num_classes must be vocab_size ({}), got {}",
                                      c.vocab_size, c.num_classes));

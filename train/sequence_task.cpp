@@ -10,6 +10,7 @@
 #include "ops/cross_entropy/cross_entropy.h"
 #include "ops/max/max.h"
 #include "ops/slice/slice.h"
+#include "train/registry/registry.h"
 
 namespace tg::train {
 
@@ -73,7 +74,7 @@ void SequenceTask::check_resume(const std::filesystem::path& file, const Checkpo
   // tasks size their training set to the run's steps, so a longer run's epochs are longer.)
   const int64_t batches_read = c.step * config_.grad_accum, per_epoch = train_loader_->batches_per_epoch();
   const data::LoaderState expected{batches_read / per_epoch, batches_read % per_epoch};
-  const bool same_epochs = c.config.steps == config_.steps || config_.task == "lm" || config_.task == "file";
+  const bool same_epochs = c.config.steps == config_.steps || !task_named(config_.task).data_sized_by_steps;
   if (same_epochs && c.loader != expected)
     throw Error("resume", fmt::format("{}: the loader is at epoch {}, batch {}, but {} steps of {} batches end at "
                                       "epoch {}, batch {} ({} batches an epoch)", file.string(), c.loader.epoch,

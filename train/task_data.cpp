@@ -10,6 +10,7 @@
 #include "data/grammar_corpus.h"
 #include "data/labelled_file.h"
 #include "data/text.h"
+#include "train/registry/registry.h"
 #include "train/run_data.h"
 
 namespace tg::train {
@@ -36,45 +37,55 @@ data::Example SyntheticDataset::get(int64_t index) const {
   return task_.sample(gen);
 }
 
+TaskData char_lm_task_data(const TrainConfig& c) {
+  // Training windows start at every character; validation windows do not overlap, so that an
+  // evaluation reads each held-out character once.
+  const std::string source = c.data.empty() ? "grammar corpus" : path_in_run(c.data, c.out).string();
+  const data::CharLMCorpus corpus = data::char_lm_corpus(
+      c.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(c, RunDataFile::data)),
+      c.block_size, c.val_fraction, 1, source);
+  TaskData d;
+  d.train = corpus.train;
+  d.val = corpus.val->with_stride(c.block_size);
+  d.input_vocab = d.output_vocab = corpus.tokenizer.vocab();
+  d.max_len = c.block_size;
+  return d;
+}
+
+TaskData labelled_file_task_data(const TrainConfig& c) {
+  const InputFile file = open_run_data(c, RunDataFile::data);
+  data::LabelledTask task = c.val_data.empty()
+                                ? data::load_labelled_task(file, c.val_fraction, c.seed)
+                                : data::load_labelled_task(file, open_run_data(c, RunDataFile::val_data));
+  if (task.val.empty())
+    throw Error("config", fmt::format("{}: too few examples to hold out a validation set (val_fraction {})",
+                                      file.path().string(), c.val_fraction));
+  TaskData d;
+  for (const auto* part : {&task.train, &task.val})
+    for (const data::Example& ex : *part) d.max_len = std::max<int64_t>(d.max_len, std::ssize(ex.input));
+  d.train = std::make_shared<data::ExampleDataset>(std::move(task.train));
+  d.val = std::make_shared<data::ExampleDataset>(std::move(task.val));
+  d.input_vocab = std::move(task.input_vocab);
+  d.output_vocab = std::move(task.output_vocab);
+  return d;
+}
+
+TaskData synthetic_task_data(const TrainConfig& c, const data::SequenceTask& task) {
+  TaskData d;
+  const int64_t train_size = c.steps * c.batch_size * c.grad_accum;
+  d.train = std::make_shared<SyntheticDataset>(task, train_size, c.seed);
+  d.val = std::make_shared<SyntheticDataset>(task, c.val_examples, c.seed + kValSeedOffset);
+  d.input_vocab = d.output_vocab = task.tokenizer().vocab();
+  d.max_len = task.max_length();
+  d.shuffle = false;
+  return d;
+}
+
 TaskData make_task_data(const TrainConfig& c) {
   validate(c);
-  TaskData d;
-  if (c.task == "lm") {
-    // Training windows start at every character; validation windows do not overlap, so that
-    // an evaluation reads each held-out character once.
-    const std::string source = c.data.empty() ? "grammar corpus" : path_in_run(c.data, c.out).string();
-    const data::CharLMCorpus corpus = data::char_lm_corpus(
-        c.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(c, RunDataFile::data)),
-        c.block_size, c.val_fraction, 1, source);
-    d.train = corpus.train;
-    d.val = corpus.val->with_stride(c.block_size);
-    d.input_vocab = d.output_vocab = corpus.tokenizer.vocab();
-    d.max_len = c.block_size;
-    d.causal = true;
-  } else if (c.task == "file") {
-    const InputFile file = open_run_data(c, RunDataFile::data);
-    data::LabelledTask task = c.val_data.empty()
-                                  ? data::load_labelled_task(file, c.val_fraction, c.seed)
-                                  : data::load_labelled_task(file, open_run_data(c, RunDataFile::val_data));
-    if (task.val.empty())
-      throw Error("config", fmt::format("{}: too few examples to hold out a validation set (val_fraction {})",
-                                        file.path().string(), c.val_fraction));
-    for (const auto* part : {&task.train, &task.val})
-      for (const data::Example& ex : *part) d.max_len = std::max<int64_t>(d.max_len, std::ssize(ex.input));
-    d.train = std::make_shared<data::ExampleDataset>(std::move(task.train));
-    d.val = std::make_shared<data::ExampleDataset>(std::move(task.val));
-    d.input_vocab = std::move(task.input_vocab);
-    d.output_vocab = std::move(task.output_vocab);
-  } else {
-    data::SequenceTask task(data::parse_task_kind(c.task),
-                            {.min_len = c.min_len, .max_len = c.max_len, .modulus = c.modulus});
-    const int64_t train_size = c.steps * c.batch_size * c.grad_accum;
-    d.train = std::make_shared<SyntheticDataset>(task, train_size, c.seed);
-    d.val = std::make_shared<SyntheticDataset>(task, c.val_examples, c.seed + kValSeedOffset);
-    d.input_vocab = d.output_vocab = task.tokenizer().vocab();
-    d.max_len = task.max_length();
-    d.shuffle = false;
-  }
+  const Task& task = task_named(c.task);
+  TaskData d = task.data(c);
+  d.causal = task.causal;
   if (d.train->size() == 0 || d.val->size() == 0)
     throw Error("config", fmt::format("task {}: the training or validation set is empty", c.task));
   d.unscored_classes = unscored_classes(c.ignore_tokens, d.output_vocab);

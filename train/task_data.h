@@ -20,7 +20,7 @@ struct TaskData {
   data::Vocab input_vocab;   // what the input ids mean
   data::Vocab output_vocab;  // what the class ids mean (input_vocab except for labelled files)
   int64_t max_len = 0;       // the longest example
-  bool causal = false;       // lm: a position sees only the positions before it
+  bool causal = false;       // the task's: a position sees only the positions before it (lm)
   bool shuffle = true;       // false where every training example is already a fresh draw
   std::vector<int64_t> unscored_classes;  // the config's ignore_tokens as output ids
 };
@@ -40,8 +40,16 @@ class SyntheticDataset : public data::Dataset {
 };
 
 // Reads the data files the config names (relative paths: in the run directory, config.out);
-// errors name the file as looked for.
+// errors name the file as looked for. The config's task (train/registry/task.h) makes the sets.
 TaskData make_task_data(const TrainConfig& config);
+
+// The tasks' makers (the fields the task sets; make_task_data the rest):
+//   char_lm_task_data        lm: windows of block_size characters of `data` or the grammar corpus
+//   labelled_file_task_data  file: a labelled .tsv/.jsonl file, and val_data or a val_fraction share
+//   synthetic_task_data      a fresh draw of `task` for every training index; val_examples others
+TaskData char_lm_task_data(const TrainConfig& config);
+TaskData labelled_file_task_data(const TrainConfig& config);
+TaskData synthetic_task_data(const TrainConfig& config, const data::SequenceTask& task);
 
 // The ids of `tokens` (TrainConfig::ignore_tokens) in `output_vocab`; a token it lacks throws
 // naming it, since no target could ever be that token.
