@@ -10,6 +10,7 @@
 #include "core/io/output_file.h"
 #include "core/io/page_text.h"
 #include "report/page/assets.h"
+#include "train/registry/registry.h"
 
 namespace tg::report {
 
@@ -51,6 +52,15 @@ Json attention_json(const train::AttentionExample& a) {
   return {{"step", a.step}, {"example", a.example}, {"tokens", a.tokens}, {"heads", a.heads}, {"layers", layers}};
 }
 
+// Why a run's page has no attention maps (the page draws an encoder's or a GPT's self-attention
+// over one validation example, read from the checkpoint with the run's data).
+std::string no_attention_reason(const RunReport& run) {
+  if (run.config_json.empty()) return "no checkpoint";
+  if (train::arch_named(train::config_from_json(run.config_json).arch).decodes_sequences)
+    return "an encoder-decoder run: the page draws self-attention of an encoder or a GPT";
+  return "its validation data could not be read";
+}
+
 }  // namespace
 
 std::string report_html(const std::vector<RunReport>& runs) {
@@ -60,7 +70,8 @@ std::string report_html(const std::vector<RunReport>& runs) {
                          {"config", run.config_json.empty() ? Json(nullptr) : Json::parse(run.config_json)},
                          {"train", train_columns(run.metrics.steps)},
                          {"eval", eval_columns(run.metrics.evals)},
-                         {"attention", run.attention ? attention_json(*run.attention) : Json(nullptr)}});
+                         {"attention", run.attention ? attention_json(*run.attention) : Json(nullptr)},
+                         {"no_attention", run.attention ? "" : no_attention_reason(run)}});
   const std::string title = runs.size() == 1 ? fmt::format("tapegrad: {}", runs[0].name)
                                              : fmt::format("tapegrad: {} runs", runs.size());
   const std::string scripts = fmt::format("<script>{}</script>\n<script>{}</script>\n<script>{}</script>",

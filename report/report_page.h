@@ -18,7 +18,8 @@
 //   {"title": ..., "runs": [{"name", "config": {...} | null,
 //     "train": {"step": [...], "loss", "lr", "grad_norm", "token_acc", "tokens", "ms"},
 //     "eval": {"step": [...], "loss", "token_acc", "exact_match", "sequences", "ms"},
-//     "attention": {"step", "example", "tokens": [T], "heads", "layers": [[NH*T*T row-major]]} | null}]}
+//     "attention": {"step", "example", "tokens": [T], "heads", "layers": [[NH*T*T row-major]]} | null,
+//     "no_attention": why attention is null ("no checkpoint", "an encoder-decoder run: ...") | ""}]}
 // Metric values are written exactly as metrics.jsonl has them (missing ones as null); attention
 // weights are rounded to 4 decimals.
 #include <cstdint>

@@ -144,14 +144,6 @@ function drawConfig() {
   }
 }
 
-// Why a run has no maps: the page draws an encoder's or a GPT's self-attention over one
-// validation example, read from the checkpoint with the run's data.
-function noAttentionReason(run) {
-  if (!run.config) return 'no checkpoint';
-  if (run.config.arch === 'seq2seq') return 'an encoder-decoder run: the page draws self-attention of an encoder or a GPT';
-  return 'its validation data could not be read';
-}
-
 function drawAttention() {
   const section = document.getElementById('attention');
   const tooltip = document.getElementById('tooltip');
@@ -159,7 +151,7 @@ function drawAttention() {
     const heading = section.appendChild(document.createElement('h3'));
     heading.textContent = run.attention
       ? `${run.name}: validation example ${run.attention.example} at step ${run.attention.step}`
-      : `${run.name}: no attention maps (${noAttentionReason(run)})`;
+      : `${run.name}: no attention maps (${run.no_attention})`;
     if (!run.attention) return;
     const { tokens, heads, layers } = run.attention;
     const T = tokens.length;
