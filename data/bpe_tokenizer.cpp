@@ -47,6 +47,16 @@ std::vector<std::string_view> bpe_chunks(std::string_view text) {
   return chunks;
 }
 
+void merge_pair(std::vector<TokenId>& ids, TokenId a, TokenId b, TokenId merged) {
+  size_t out = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const bool pair = i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b;
+    ids[out++] = pair ? merged : ids[i];
+    if (pair) ++i;
+  }
+  ids.resize(out);
+}
+
 BpeTokenizer::BpeTokenizer(std::vector<BpeMerge> merges, std::vector<std::string> specials)
     : merges_(std::move(merges)), specials_(std::move(specials)) {
   const int64_t vocab = kByteTokens + static_cast<int64_t>(merges_.size()) + static_cast<int64_t>(specials_.size());
@@ -85,14 +95,7 @@ std::vector<TokenId> BpeTokenizer::encode_chunk(std::string_view chunk) const {
         best = std::min(best, it->second);
     if (best == std::numeric_limits<TokenId>::max()) return ids;
     const auto [a, b] = merges_[static_cast<size_t>(best)];
-    const TokenId merged = static_cast<TokenId>(kByteTokens) + best;
-    size_t out = 0;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      const bool pair = i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b;
-      ids[out++] = pair ? merged : ids[i];
-      if (pair) ++i;
-    }
-    ids.resize(out);
+    merge_pair(ids, a, b, static_cast<TokenId>(kByteTokens) + best);
   }
 }
 

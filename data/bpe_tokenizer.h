@@ -61,6 +61,9 @@ class BpeTokenizer {
   std::unordered_map<uint64_t, TokenId> merge_rank_;  // pair key -> index of its merge
 };
 
+// Replaces each occurrence of the pair (a, b) in `ids` by `merged`, left to right.
+void merge_pair(std::vector<TokenId>& ids, TokenId a, TokenId b, TokenId merged);
+
 // The key of an ordered pair of ids in the tables of encode and training.
 inline uint64_t bpe_pair_key(TokenId a, TokenId b) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(b);

@@ -48,13 +48,7 @@ class PairCounts {
       std::vector<TokenId>& ids = words_[w].ids;
       if (!holds(ids, a, b)) continue;  // listed twice, or merged away by an earlier entry
       add_word(w, -1);
-      size_t out = 0;
-      for (size_t i = 0; i < ids.size(); ++i) {
-        const bool pair = i + 1 < ids.size() && ids[i] == a && ids[i + 1] == b;
-        ids[out++] = pair ? merged : ids[i];
-        if (pair) ++i;
-      }
-      ids.resize(out);
+      merge_pair(ids, a, b, merged);
       add_word(w, +1);
     }
     counts_.erase(key);
