@@ -111,7 +111,7 @@ void run_eval(const EvalArgs& args, Io& io) {
   const std::vector<int64_t> unscored = train::unscored_classes(
       args.ignore_option->count() > 0 ? args.ignore_tokens : config.ignore_tokens, c.output_vocab);
   const train::EvalSet set = args.data.empty() ? train::validation_set(c, file.parent_path())
-                                               : train::file_set(c, args.data);
+                                               : train::file_set(c, file.parent_path(), args.data);
 
   io.activity = fmt::format("evaluating {} (batches of {})", file.string(), config.batch_size);
   auto model = train::load_model(c);
@@ -126,14 +126,15 @@ void run_eval(const EvalArgs& args, Io& io) {
     if (log) log->add(b, predictions);
   };
   data::DataLoader loader(set.examples, {.batch_size = config.batch_size, .shuffle = false});
-  const train::EvalMetrics m =
-      train::evaluate(*model, loader, {.max_batches = args.batches, .unscored_classes = unscored, .on_batch = on_batch});
+  const train::EvalMetrics m = train::evaluate(
+      *model, loader, {.max_batches = args.batches, .unscored_classes = unscored, .on_batch = on_batch,
+                       .text_bytes = set.text ? set.text->text_bytes() : std::span<const int64_t>()});
   if (log) log->commit();
   fmt::print(io.out, "eval: {} (task {}, step {}, {} path)\n", file.string(), config.task, c.step,
              args.composed ? "composed" : "fused");
-  fmt::print(io.out, "{}, {} sequences ({} tokens scored): loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} "
+  fmt::print(io.out, "{}, {} sequences ({} tokens scored): loss {:.4f}, token accuracy {:.4f}, exact match {:.4f}{} "
                      "({:.2f} s)\n", set.name, sequences, m.scored_tokens, m.loss, m.token_accuracy, m.exact_match,
-             m.ms / 1e3);
+             set.text ? fmt::format(", bits per byte {:.4f}", m.bits_per_byte) : "", m.ms / 1e3);
   if (log) fmt::print(io.out, "predictions: {}\n", args.predictions);
   if (args.show > 0) {
     fmt::print(io.out, "first {} examples:\n", std::min(args.show, set.examples->size()));

@@ -98,7 +98,7 @@ nlohmann::json record_run(const ExploreArgs& args, const std::filesystem::path& 
                                        train::all_of(train::arch_names_where(&train::Arch::decodes_sequences, false))));
   // eval's examples: the run's validation set (its data read only while unchanged), or --data's.
   const train::EvalSet set = args.data.empty() ? train::validation_set(c, file.parent_path())
-                                               : train::file_set(c, args.data);
+                                               : train::file_set(c, file.parent_path(), args.data);
   if (args.example >= set.examples->size())
     throw CLI::ValidationError("--example", fmt::format("{} is out of range: the {} has {} examples (0 to {})",
                                                         args.example, set.name, set.examples->size(),

@@ -1,4 +1,4 @@
-// tapegrad sample: text from a character language model checkpoint (encoder or gpt), through a
+// tapegrad sample: text from a language model checkpoint (encoder or gpt; characters or BPE), through a
 // key/value cache unless --no-cache (train/generate.h); for a seq2seq checkpoint, the decoded
 // output of --prompt (greedy, or --beam K), where the sampling flags are refused.
 #include <string>
@@ -9,12 +9,13 @@
 #include "apps/seq2seq_commands.h"
 #include "apps/terminal_output.h"
 #include "core/error.h"
-#include "data/char_tokenizer.h"
 #include "data/text.h"
+#include "data/text_tokens.h"
 #include "train/checkpoint.h"
 #include "train/registry/registry.h"
 #include "train/generate.h"
 #include "train/seq2seq_decode.h"
+#include "train/task_data.h"
 
 namespace tg::cli {
 
@@ -45,16 +46,19 @@ void sample_seq2seq(const SampleArgs& args, const train::Checkpoint& c, Io& io) 
   run_seq2seq_sample(c, args.prompt, args.beam, io);
 }
 
-// The ids of --prompt or --stop: every character must be one the model knows (it has no
-// embedding for another, and never writes one). `verb` is what the model never does with it.
-std::vector<int64_t> flag_ids(const char* flag, const std::string& text, const data::CharTokenizer& tokenizer,
+// The ids of --prompt or --stop. A BPE run's tokens spell any text; a character model's
+// characters must each be one it knows (it has no embedding for another, and never writes one).
+// `verb` is what the model never does with it.
+std::vector<int64_t> flag_ids(const char* flag, const std::string& text, const data::TextTokens& tokens,
                               const char* verb) {
-  for (const std::string& ch : data::utf8_chars(text, flag))
-    if (!tokenizer.vocab().contains(ch))
-      throw CLI::ValidationError(flag, fmt::format("\"{}\" has a character the model never {} (its {} characters are "
-                                                   "those of its training text)", text, verb,
-                                                   tokenizer.size() - data::kNumReserved));
-  return tokenizer.encode(text, flag);
+  if (!tokens.bpe())
+    for (const std::string& ch : data::utf8_chars(text, flag))
+      if (!tokens.vocab().contains(ch))
+        throw CLI::ValidationError(flag, fmt::format("\"{}\" has a character the model never {} (its {} characters "
+                                                     "are those of its training text)", text, verb,
+                                                     tokens.vocab().size() - data::kNumReserved));
+  const std::vector<int32_t> ids = tokens.encode(text, flag);
+  return {ids.begin(), ids.end()};
 }
 
 // The flags whose limits depend on the model, and those that only sampling reads.
@@ -81,17 +85,20 @@ void run_sample(const SampleArgs& args, Io& io) {
   if (!c.model_config.causal)
     throw Error("sample", fmt::format("{} was trained on task {}; sample needs a language model (train --task lm)",
                                       file.string(), c.config.task));
-  data::CharTokenizer tokenizer(c.input_vocab);
+  const data::TextTokens tokens = train::run_text_tokens(c, file.parent_path());
+  if (tokens.bpe() && !args.stop.empty())
+    throw CLI::ValidationError("--stop", fmt::format("{} is a BPE model, whose tokens spell a text in more than one way: "
+                                                     "--stop matches a character model's characters", file.string()));
   train::GenerateOptions options = args.options;
   options.min_id = data::kNumReserved;  // the text's characters only, never <pad>, <unk>, ...
   options.use_cache = !args.no_cache;
   check_sampling_flags(options, c.model_config.num_classes - options.min_id);
-  if (!args.stop.empty()) options.stop = flag_ids("--stop", args.stop, tokenizer, "writes");
-  const std::vector<int64_t> prompt = flag_ids("--prompt", args.prompt, tokenizer, "reads");
+  if (!args.stop.empty()) options.stop = flag_ids("--stop", args.stop, tokens, "writes");
+  const std::vector<int64_t> prompt = flag_ids("--prompt", args.prompt, tokens, "reads");
   auto model = train::load_model(c);
-  io.activity = fmt::format("generating {} characters (--tokens)", options.max_new_tokens);
+  io.activity = fmt::format("generating {} tokens (--tokens)", options.max_new_tokens);
   const std::vector<int64_t> ids = train::generate(*model, prompt, options);
-  fmt::print(io.out, "{}\n", text_for(io.out, tokenizer.decode(ids)));
+  fmt::print(io.out, "{}\n", text_for(io.out, tokens.decode(ids)));
 }
 
 }  // namespace

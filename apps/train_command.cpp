@@ -26,6 +26,7 @@
 #include "apps/fit_console.h"
 #include "apps/seq2seq_commands.h"
 #include "core/device.h"
+#include "data/bpe_tokenizer.h"
 #include "core/io/untrusted_text.h"
 #include "report/run_page_observer.h"
 #include "train/checkpoint.h"
@@ -33,6 +34,7 @@
 #include "train/registry/registry.h"
 #include "train/run_data.h"
 #include "train/run_lock.h"
+#include "train/run_tokenizer.h"
 #include "train/seq2seq_task.h"
 #include "train/trainer.h"
 #ifdef TAPEGRAD_WITH_MPI  // mpirun -np N tapegrad train: data-parallel training (dist/)
@@ -59,6 +61,7 @@ struct TrainArgs {
   std::string resume;
   bool overwrite = false;
   int threads = 0;
+  int64_t vocab_size = 0;  // --tokenizer bpe: the tokenizer's size (0: not given)
 };
 
 template <class T>
@@ -168,6 +171,10 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
   if (given(args, "--val-fraction") && !c.val_data.empty())
     throw CLI::ValidationError("--val-fraction", fmt::format("the validation set is the --val-data file ({}), scored "
                                                              "whole", c.val_data));
+  if (args.vocab_size > 0 && c.tokenizer != train::kLearnedTokenizer)
+    throw CLI::ValidationError("--vocab-size", fmt::format("sizes the tokenizer that --tokenizer {} learns; the run's "
+                                                           "tokenizer is {}", train::kLearnedTokenizer,
+                                                           c.tokenizer.empty() ? "characters" : c.tokenizer));
   if (given(args, "--warmup") && c.warmup >= c.steps)
     throw CLI::ValidationError("--warmup", fmt::format("must be < --steps ({}), got {}", c.steps, c.warmup));
   if (c.steps > train::kMaxExamples / c.batch_size / c.grad_accum)
@@ -192,8 +199,9 @@ std::string stored_path(const char* flag, const std::string& path, const std::st
 
 // The data paths given on the command line, as the run stores them.
 void store_paths_for_run(const TrainArgs& args, train::TrainConfig& c) {
-  for (auto [flag, path] : {std::pair{"--data", &c.data}, std::pair{"--val-data", &c.val_data}})
-    if (given(args, flag) && !path->empty()) *path = stored_path(flag, *path, c.out);
+  for (auto [flag, path] :
+       {std::pair{"--data", &c.data}, std::pair{"--val-data", &c.val_data}, std::pair{"--tokenizer", &c.tokenizer}})
+    if (given(args, flag) && !path->empty() && *path != train::kLearnedTokenizer) *path = stored_path(flag, *path, c.out);
 }
 
 // A fresh run's config: the flags, with the default warmup scaled to a short run.
@@ -399,8 +407,12 @@ void run_train(const TrainArgs& args, Io& io) {
   // The run stores each data path with its file's SHA-256 (train/run_data.h): of the files the
   // user named, all of a fresh run's, and on --resume those given again.
   for (auto [flag, which] : {std::pair{"--data", train::RunDataFile::data},
-                             std::pair{"--val-data", train::RunDataFile::val_data}})
-    if (!resuming || given(args, flag)) train::record_data_hash(config, which);
+                             std::pair{"--val-data", train::RunDataFile::val_data},
+                             std::pair{"--tokenizer", train::RunDataFile::tokenizer}})
+    if (config.tokenizer == train::kLearnedTokenizer && which == train::RunDataFile::tokenizer)
+      train::learn_run_tokenizer(config, args.vocab_size);
+    else if (!resuming || given(args, flag))
+      train::record_data_hash(config, which);
 
 #ifdef TAPEGRAD_WITH_MPI
   if (dist::launched()) return run_rank(args, config, resuming, io);
@@ -429,7 +441,11 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--max-len", &C::max_len, read_by("max_len", "longest sequence"))
       ->check(integer_in(1, max_length));
   flag(sub, *args, "--modulus", &C::modulus, read_by("modulus", "the modulus"))->check(integer_in(2, train::kMaxModulus));
-  flag(sub, *args, "--block-size", &C::block_size, read_by("block_size", "characters per window"))->check(integer_in(1, max_length));
+  flag(sub, *args, "--block-size", &C::block_size, read_by("block_size", "tokens per window"))->check(integer_in(1, max_length));
+  flag(sub, *args, "--tokenizer", &C::tokenizer, read_by("tokenizer", "a BPE tok.json, or bpe: learn one"))
+      ->check(utf8_path());
+  sub->add_option("--vocab-size", args->vocab_size, "--tokenizer bpe: its tokens")
+      ->check(integer_in(data::BpeTokenizer::kByteTokens + 1, data::BpeTokenizer::kMaxVocab));
   flag(sub, *args, "--val-examples", &C::val_examples, read_by("val_examples", "validation examples"))
       ->check(integer_in(1, train::kMaxExamples));
   flag(sub, *args, "--val-fraction", &C::val_fraction, read_by("val_fraction", "the share of --data held out for validation"))

@@ -79,11 +79,12 @@ void save_bpe_tokenizer(const BpeTokenizer& tokenizer, const std::filesystem::pa
   write_file_atomically(kOp, path, bpe_to_json(tokenizer));
 }
 
-BpeTokenizer load_bpe_tokenizer(const std::filesystem::path& path) {
-  const InputFile file(kOp, path);
+BpeTokenizer load_bpe_tokenizer(const std::filesystem::path& path) { return load_bpe_tokenizer(InputFile(kOp, path)); }
+
+BpeTokenizer load_bpe_tokenizer(const InputFile& file) {
   if (file.size() > kMaxBpeFileBytes)
     file.fail(fmt::format("{} bytes is more than a tokenizer file may hold ({})", file.size(), kMaxBpeFileBytes));
-  return bpe_from_json(file.read_all(), path.string());
+  return bpe_from_json(file.read_all(), file.path().string());
 }
 
 std::string sha256_hex(std::string_view bytes) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/io/input_file.h"
 #include "data/bpe_tokenizer.h"
 
 namespace tg::data {
@@ -26,6 +27,7 @@ BpeTokenizer bpe_from_json(std::string_view text, const std::string& where);
 
 void save_bpe_tokenizer(const BpeTokenizer& tokenizer, const std::filesystem::path& path);
 BpeTokenizer load_bpe_tokenizer(const std::filesystem::path& path);
+BpeTokenizer load_bpe_tokenizer(const InputFile& file);
 
 // 64 lowercase hex digits: the SHA-256 of bpe_to_json(tokenizer).
 std::string bpe_sha256(const BpeTokenizer& tokenizer);

@@ -54,21 +54,27 @@ std::shared_ptr<CharLMDataset> CharLMDataset::with_stride(int64_t stride) const 
   return std::make_shared<CharLMDataset>(ids_, begin_, end_, block_size_, stride);
 }
 
-CharLMCorpus char_lm_corpus(std::string_view text, int64_t block_size, double val_fraction, int64_t stride,
-                            std::string_view source) {
+LMWindows lm_windows(std::shared_ptr<const std::vector<int32_t>> ids, int64_t block_size, double val_fraction,
+                     int64_t stride, std::string_view source, std::string_view unit) {
   const char* op = "char_lm_corpus";
   if (!(val_fraction >= 0 && val_fraction < 1))
     throw Error(op, fmt::format("{}: val_fraction must be in [0, 1), got {}", source, val_fraction));
-  CharLMCorpus corpus{CharTokenizer::from_text(text, source), nullptr, nullptr};
-  auto ids = std::make_shared<const std::vector<int32_t>>(corpus.tokenizer.encode_compact(text, source));
   const auto n = std::ssize(*ids);
   const auto n_val = static_cast<int64_t>(std::llround(static_cast<double>(n) * val_fraction));
-  corpus.train = std::make_shared<CharLMDataset>(ids, 0, n - n_val, block_size, stride);
-  corpus.val = std::make_shared<CharLMDataset>(ids, n - n_val, n, block_size, stride);
-  if (corpus.train->size() == 0 || (val_fraction > 0 && corpus.val->size() == 0))
-    throw Error(op, fmt::format("{}: {} characters split {} / {} are too few for block_size {} (each part needs "
-                                "block_size + 1)", source, n, n - n_val, n_val, block_size));
-  return corpus;
+  LMWindows windows{std::make_shared<CharLMDataset>(ids, 0, n - n_val, block_size, stride),
+                    std::make_shared<CharLMDataset>(ids, n - n_val, n, block_size, stride)};
+  if (windows.train->size() == 0 || (val_fraction > 0 && windows.val->size() == 0))
+    throw Error(op, fmt::format("{}: {} {} split {} / {} are too few for block_size {} (each part needs "
+                                "block_size + 1)", source, n, unit, n - n_val, n_val, block_size));
+  return windows;
+}
+
+CharLMCorpus char_lm_corpus(std::string_view text, int64_t block_size, double val_fraction, int64_t stride,
+                            std::string_view source) {
+  CharTokenizer tokenizer = CharTokenizer::from_text(text, source);
+  auto ids = std::make_shared<const std::vector<int32_t>>(tokenizer.encode_compact(text, source));
+  LMWindows windows = lm_windows(std::move(ids), block_size, val_fraction, stride, source, "characters");
+  return {std::move(tokenizer), std::move(windows.train), std::move(windows.val)};
 }
 
 CharLMCorpus char_lm_corpus_from_file(const std::string& path, int64_t block_size, double val_fraction,

@@ -47,6 +47,16 @@ struct CharLMCorpus {
   std::shared_ptr<CharLMDataset> val;    // the rest (no windows when val_fraction is 0)
 };
 
+struct LMWindows {
+  std::shared_ptr<CharLMDataset> train, val;
+};
+
+// The windows of the token ids of a text, split by position: the first (1 - val_fraction) of
+// the ids train, the rest validate; each non-empty part must hold at least one window. `unit`
+// names the ids in errors ("characters", "tokens").
+LMWindows lm_windows(std::shared_ptr<const std::vector<int32_t>> ids, int64_t block_size, double val_fraction,
+                     int64_t stride, std::string_view source, std::string_view unit);
+
 // Splits `text` by characters (the split is positional, not random, so that no window of
 // val overlaps train). Each non-empty part must hold at least one window. `source` names the
 // text in errors (a file name). Memory: the ids, 4 bytes a character, and no copy of the text.

@@ -33,13 +33,14 @@ Json train_columns(const std::vector<train::StepMetrics>& steps) {
 
 Json eval_columns(const std::vector<train::EvalMetrics>& evals) {
   Json step = Json::array(), loss = Json::array(), token_acc = Json::array(), exact_match = Json::array(),
-       sequences = Json::array(), ms = Json::array();
+       sequences = Json::array(), ms = Json::array(), bits_per_byte = Json::array();
   for (const train::EvalMetrics& m : evals) {
     step.push_back(m.step), loss.push_back(m.loss), token_acc.push_back(m.token_accuracy);
     exact_match.push_back(m.exact_match), sequences.push_back(count_or_null(m.sequences)), ms.push_back(m.ms);
+    bits_per_byte.push_back(m.bits_per_byte > 0 ? Json(m.bits_per_byte) : Json(nullptr));  // NaN: not logged
   }
   return {{"step", step}, {"loss", loss}, {"token_acc", token_acc}, {"exact_match", exact_match},
-          {"sequences", sequences}, {"ms", ms}};
+          {"sequences", sequences}, {"ms", ms}, {"bits_per_byte", bits_per_byte}};
 }
 
 Json attention_json(const train::AttentionExample& a) {

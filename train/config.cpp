@@ -23,6 +23,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("modulus", c.modulus), f("block_size", c.block_size), f("val_examples", c.val_examples);
   f("val_fraction", c.val_fraction), f("val_data", c.val_data), f("ignore_tokens", c.ignore_tokens);
   f("data_sha256", c.data_sha256), f("val_data_sha256", c.val_data_sha256);
+  f("tokenizer", c.tokenizer), f("tokenizer_sha256", c.tokenizer_sha256);
   f("arch", c.arch), f("tie_weights", c.tie_weights);
   f("d_model", c.d_model), f("heads", c.heads), f("layers", c.layers), f("ff", c.ff), f("dropout", c.dropout);
   f("steps", c.steps), f("batch_size", c.batch_size), f("grad_accum", c.grad_accum), f("lr", c.lr);
@@ -64,8 +65,11 @@ void validate(const TrainConfig& c) {
   require(c.val_data.empty() || task.reads_field("val_data"),
           fmt::format("val_data is read by task {} only, not {}", one_of(tasks_reading("val_data")), c.task));
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
-  for (const auto& [field, hash] :
-       {std::pair{"data_sha256", &c.data_sha256}, std::pair{"val_data_sha256", &c.val_data_sha256}})
+  require(c.tokenizer.empty() || task.reads_field("tokenizer"),
+          fmt::format("tokenizer is read by task {} only, not {}", one_of(tasks_reading("tokenizer")), c.task));
+  for (const auto& [field, hash] : {std::pair{"data_sha256", &c.data_sha256},
+                                    std::pair{"val_data_sha256", &c.val_data_sha256},
+                                    std::pair{"tokenizer_sha256", &c.tokenizer_sha256}})
     require(hash->empty() || (hash->size() == 64 && hash->find_first_not_of("0123456789abcdef") == std::string::npos),
             fmt::format("{} must be 64 lowercase hex digits (a SHA-256) or empty", field));
   if (const auto refusal = pairing_refusal(c, "")) throw Error("config", refusal->field + " " + refusal->why);
@@ -97,14 +101,27 @@ void validate(const TrainConfig& c) {
   parse_device(c.device);
 }
 
-std::string to_json(const TrainConfig& config) {
+namespace {
+
+nlohmann::ordered_json every_field(const TrainConfig& config) {
   nlohmann::ordered_json j;
   for_each_field(config, [&](const char* key, const auto& value) { j[key] = value; });
+  return j;
+}
+
+}  // namespace
+
+std::string to_json(const TrainConfig& config) {
+  nlohmann::ordered_json j = every_field(config);
+  // Fields added since the first checkpoints are written when set, so that a run that uses none
+  // of them stores the config an older tapegrad stored (its checkpoint the same bytes).
+  for (const char* key : {"tokenizer", "tokenizer_sha256"})
+    if (j[key] == "") j.erase(key);
   return j.dump();
 }
 
 std::vector<FieldDifference> differing_fields(const TrainConfig& a, const TrainConfig& b) {
-  const auto ja = nlohmann::ordered_json::parse(to_json(a)), jb = nlohmann::ordered_json::parse(to_json(b));
+  const auto ja = every_field(a), jb = every_field(b);
   std::vector<FieldDifference> out;
   for (const auto& [key, value] : ja.items())
     if (jb.at(key) != value) out.push_back({key, value.dump(), jb.at(key).dump()});

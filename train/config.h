@@ -6,8 +6,9 @@
 // described once in the registry (train/registry/registry.h; `tapegrad train --help` lists them):
 //   copy, reverse, sort   symbol sequences of length min_len..max_len over "0123456789"
 //   mod_add               "a+b=" -> (a + b) mod modulus
-//   lm                    character language model on `data` (a UTF-8 text file), or on the
-//                         built-in grammar corpus when `data` is empty; windows of block_size
+//   lm                    language model on `data` (a UTF-8 text file), or on the built-in
+//                         grammar corpus when `data` is empty; windows of block_size tokens:
+//                         characters, or a byte-level BPE `tokenizer`'s tokens (data/bpe_tokenizer.h)
 //   file                  per-position labelling from `data` (a .tsv or .jsonl file); validation
 //                         on `val_data` when given, else on a val_fraction share of `data`;
 //                         with arch seq2seq, input/output string pairs (data/seq2seq_file.h)
@@ -17,7 +18,7 @@
 // model rarely sees the same one twice; their validation set is val_examples examples from a
 // different seed; the lm task's validation windows do not overlap.
 //
-// Data paths (data, val_data) are absolute or relative to the run directory (out), so that a
+// Data paths (data, val_data, tokenizer) are absolute or relative to the run directory (out), so that a
 // run directory can be evaluated from any working directory, or copied: path_for_run() makes
 // them so. Each is stored with the SHA-256 of the file's content, and read only while the file
 // still has it (train/run_data.h).
@@ -41,12 +42,14 @@ struct TrainConfig {
   int64_t min_len = 1;         // copy / reverse / sort: sequence lengths, inclusive
   int64_t max_len = 8;
   int64_t modulus = 97;        // mod_add
-  int64_t block_size = 64;     // lm: characters per window
+  int64_t block_size = 64;     // lm: tokens per window
   int64_t val_examples = 512;  // synthetic tasks: validation set size
   double val_fraction = 0.1;   // lm / file: the share held out for validation (lm: the text's end)
   std::string val_data;        // file: a separate validation file, scored whole ("" = the share above)
   std::string data_sha256;     // the SHA-256 of data's content, 64 hex digits ("" without data)
   std::string val_data_sha256;  // the SHA-256 of val_data's content
+  std::string tokenizer;       // lm: a BPE tokenizer file (tok.json; "" = characters are the tokens)
+  std::string tokenizer_sha256;  // the SHA-256 of tokenizer's content
   // Output tokens whose positions are left out of the token accuracy and exact match (a filler
   // such as "$"); the loss still counts them. Every task; each must be an output token.
   std::vector<std::string> ignore_tokens;

@@ -22,7 +22,7 @@ constexpr const char* kOp = "eval";
 
 }  // namespace
 
-EvalSet labelled_file_set(const Checkpoint& c, const InputFile& file) {
+EvalSet labelled_file_set(const Checkpoint& c, const std::filesystem::path&, const InputFile& file) {
   const std::string path = file.path().string();
   const std::vector<data::TokenPair> pairs = data::read_labelled_file(file);
   for (size_t i = 0; i < pairs.size(); ++i)
@@ -30,27 +30,27 @@ EvalSet labelled_file_set(const Checkpoint& c, const InputFile& file) {
       throw Error(kOp, fmt::format("{}:{}: {} tokens, more than the model's maximum of {} (its longest training "
                                    "example)", path, i + 1, pairs[i].input.size(), c.model_config.max_len));
   std::vector<data::Example> examples = data::encode_labelled(pairs, c.input_vocab, c.output_vocab, path);
-  return {std::make_shared<data::ExampleDataset>(std::move(examples)), path + " (every line)", true};
+  return {std::make_shared<data::ExampleDataset>(std::move(examples)), path + " (every line)", true, nullptr};
 }
 
-// Windows of max_len characters side by side, each predicting the characters one further on.
-EvalSet text_file_set(const Checkpoint& c, const InputFile& file) {
+// Windows of max_len tokens side by side, each predicting the tokens one further on.
+EvalSet text_file_set(const Checkpoint& c, const std::filesystem::path& run_dir, const InputFile& file) {
   const std::string path = file.path().string();
-  const auto ids = std::make_shared<const std::vector<int32_t>>(
-      data::CharTokenizer(c.input_vocab).encode_compact(data::read_text_file(file), path));
+  auto tokens = std::make_shared<const data::TextTokens>(run_text_tokens(c, run_dir));
+  const auto ids = std::make_shared<const std::vector<int32_t>>(tokens->encode(data::read_text_file(file), path));
   const int64_t block = c.model_config.max_len;
   auto windows = std::make_shared<data::CharLMDataset>(ids, 0, std::ssize(*ids), block, block);
   if (windows->size() == 0)
-    throw Error(kOp, fmt::format("{}: {} characters are too few for one window of the model's {} (and the character "
-                                 "after it)", path, ids->size(), block));
-  return {std::move(windows), path + " (every window)", false};
+    throw Error(kOp, fmt::format("{}: {} {} are too few for one window of the model's {} (and the one after it)", path,
+                                 ids->size(), tokens->bpe() ? "tokens" : "characters", block));
+  return {std::move(windows), path + " (every window)", false, std::move(tokens)};
 }
 
 EvalSet validation_set(const Checkpoint& c, const std::filesystem::path& run_dir) {
   TrainConfig config = c.config;
   config.out = run_dir.string();
   if (!config.val_data.empty()) {
-    EvalSet set = file_set(c, open_run_data(config, RunDataFile::val_data));
+    EvalSet set = file_set(c, run_dir, open_run_data(config, RunDataFile::val_data));
     set.name = "validation set " + set.name;
     return set;
   }
@@ -59,19 +59,19 @@ EvalSet validation_set(const Checkpoint& c, const std::filesystem::path& run_dir
     throw Error(kOp, fmt::format("{}: the vocabulary or the longest example of {} differs from the checkpoint's (the "
                                  "file changed since training?); score a file with --data instead", run_dir.string(),
                                  path_in_run(config.data, run_dir).string()));
-  return {d.val, "validation set", false};
+  return {d.val, "validation set", false, d.text};
 }
 
-EvalSet file_set(const Checkpoint& c, const InputFile& file) {
-  if (const Task& task = task_named(c.config.task); task.score_file) return task.score_file(c, file);
+EvalSet file_set(const Checkpoint& c, const std::filesystem::path& run_dir, const InputFile& file) {
+  if (const Task& task = task_named(c.config.task); task.score_file) return task.score_file(c, run_dir, file);
   std::vector<std::string> reading;
   for (const Task& task : tasks())
     if (task.score_file) reading.push_back(task.name);
   throw Error(kOp, fmt::format("task {} reads no data file (only {} do)", c.config.task, all_of(reading)));
 }
 
-EvalSet file_set(const Checkpoint& c, const std::string& path) {
-  return file_set(c, InputFile("read_text_file", path));
+EvalSet file_set(const Checkpoint& c, const std::filesystem::path& run_dir, const std::string& path) {
+  return file_set(c, run_dir, InputFile("read_text_file", path));
 }
 
 }  // namespace tg::train

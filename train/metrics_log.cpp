@@ -50,11 +50,16 @@ std::string json_line(const StepMetrics& m) {
       .dump();
 }
 
+std::string bits_per_byte_text(const EvalMetrics& m) {
+  return m.bits_per_byte > 0 ? fmt::format("  bits per byte {:.4f}", m.bits_per_byte) : std::string();
+}
+
 std::string json_line(const EvalMetrics& m) {
-  return nlohmann::ordered_json{{"type", "eval"},           {"step", m.step},   {"loss", m.loss},
-                                {"token_acc", m.token_accuracy}, {"exact_match", m.exact_match},
-                                {"sequences", m.sequences}, {"ms", m.ms}}
-      .dump();
+  nlohmann::ordered_json j{{"type", "eval"},           {"step", m.step},   {"loss", m.loss},
+                           {"token_acc", m.token_accuracy}, {"exact_match", m.exact_match},
+                           {"sequences", m.sequences}, {"ms", m.ms}};
+  if (m.bits_per_byte > 0) j["bits_per_byte"] = m.bits_per_byte;
+  return j.dump();
 }
 
 void add_json_line(MetricsLog& log, std::string_view line, const std::string& where) {
@@ -91,7 +96,8 @@ void add_json_line(MetricsLog& log, std::string_view line, const std::string& wh
                          .token_accuracy = number(record, "token_acc", where),
                          .exact_match = number(record, "exact_match", where),
                          .sequences = count(record, "sequences", where, kMaxExamples),
-                         .ms = number(record, "ms", where)});
+                         .ms = number(record, "ms", where),
+                         .bits_per_byte = number(record, "bits_per_byte", where)});
 }
 
 MetricsLog read_metrics_log(const std::filesystem::path& path) {

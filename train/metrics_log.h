@@ -6,6 +6,7 @@
 //   {"type":"train","step":12,"loss":1.93,"lr":0.00036,"grad_norm":0.81,"token_acc":0.31,
 //    "tokens":1088,"ms":3.4}
 //   {"type":"eval","step":250,"loss":0.21,"token_acc":0.95,"exact_match":0.71,"sequences":512,"ms":80}
+//   a text's task (lm) adds "bits_per_byte":1.62 to its eval records
 // Numbers are written in their shortest exact form, so a log can be compared bit for bit.
 //
 // metrics.csv, one row per training step (and one per evaluation at a step without one),
@@ -40,12 +41,17 @@ struct EvalMetrics {
   int64_t sequences = 0;
   double ms = 0;
   int64_t scored_tokens = 0;    // positions counted in the token accuracy (printed, not logged)
+  double bits_per_byte = 0;     // a text's tasks: the loss in bits per byte of the targets' text (0: not text;
+                                // kMissing: read from a log without it)
 };
 
 struct MetricsLog {
   std::vector<StepMetrics> steps;  // in the order logged
   std::vector<EvalMetrics> evals;
 };
+
+// "  bits per byte 1.6213" for a text's evaluation, "" otherwise.
+std::string bits_per_byte_text(const EvalMetrics& m);
 
 // One line of metrics.jsonl, without the newline.
 std::string json_line(const StepMetrics& m);

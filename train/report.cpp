@@ -104,8 +104,9 @@ void Reporter::step(const StepMetrics& m) {
 void Reporter::eval(const EvalMetrics& m) {
   records_.evals.push_back(m);
   if (log_) log_->append_line(json_line(m));
-  message(fmt::format("eval at step {}: loss {:.4f}  token accuracy {:.4f}  exact match {:.4f}  ({} sequences, "
-                      "{:.2f} s)", m.step, m.loss, m.token_accuracy, m.exact_match, m.sequences, m.ms / 1e3));
+  message(fmt::format("eval at step {}: loss {:.4f}{}  token accuracy {:.4f}  exact match {:.4f}  ({} sequences, "
+                      "{:.2f} s)", m.step, m.loss, bits_per_byte_text(m), m.token_accuracy, m.exact_match,
+                      m.sequences, m.ms / 1e3));
 }
 
 void Reporter::message(const std::string& line) {

@@ -19,11 +19,19 @@ struct DataField {
   const std::string TrainConfig::*path;
   std::string TrainConfig::*sha256;
   const char* flag;
+  const char* remedy;  // what the user does about a changed file
 };
 
 DataField field_of(RunDataFile which) {
-  return which == RunDataFile::data ? DataField{&TrainConfig::data, &TrainConfig::data_sha256, "--data"}
-                                    : DataField{&TrainConfig::val_data, &TrainConfig::val_data_sha256, "--val-data"};
+  switch (which) {
+    case RunDataFile::data:
+      return {&TrainConfig::data, &TrainConfig::data_sha256, "--data", "give the data file with --data"};
+    case RunDataFile::val_data: break;
+    case RunDataFile::tokenizer:
+      return {&TrainConfig::tokenizer, &TrainConfig::tokenizer_sha256, "--tokenizer",
+              "give the tokenizer file with --tokenizer"};
+  }
+  return {&TrainConfig::val_data, &TrainConfig::val_data_sha256, "--val-data", "give the data file with --data"};
 }
 
 }  // namespace
@@ -54,8 +62,7 @@ InputFile open_run_data(const TrainConfig& config, RunDataFile which) {
   InputFile file(kOp, path_in_run(config.*f.path, config.out));
   const auto refuse = [&](const std::string& why) {
     throw Error(kOp, fmt::format("{} (the run's {}, stored as \"{}\"): {}: a path stored in a run is read only while "
-                                 "its file is unchanged; give the data file with --data", file.path().string(), f.flag,
-                                 config.*f.path, why));
+                                 "its file is unchanged; {}", file.path().string(), f.flag, config.*f.path, why, f.remedy));
   };
   const std::string& stored = config.*f.sha256;
   if (stored.empty()) refuse("the run stores no SHA-256 of the file's content (it is from an older tapegrad)");

@@ -1,6 +1,6 @@
 #pragma once
-// The data files of a run. A run stores each data path it reads (TrainConfig::data, val_data)
-// with the SHA-256 of the file's content (data_sha256, val_data_sha256), and a path stored in a
+// The data files of a run. A run stores each data path it reads (TrainConfig::data, val_data,
+// tokenizer) with the SHA-256 of the file's content (data_sha256, ...), and a path stored in a
 // run is read only while the file there still has that content.
 //
 // Why: a checkpoint is a file anyone can hand over, and its config names paths. Were they read
@@ -12,7 +12,7 @@
 // file and asking for --data: the user then names a file, which is theirs to vouch for.
 //
 // Every reading of a run's data path goes through open_run_data: make_task_data (train, resume,
-// eval, explore, report), make_seq2seq_data and eval's validation set.
+// eval, explore, report), make_seq2seq_data, eval's validation set and run_tokenizer (sample, eval).
 #include <string>
 
 #include "core/io/input_file.h"
@@ -20,7 +20,7 @@
 
 namespace tg::train {
 
-enum class RunDataFile { data, val_data };
+enum class RunDataFile { data, val_data, tokenizer };
 
 // The SHA-256 of a file's content, as 64 lowercase hex digits; the file is read to its end, a
 // chunk at a time.
@@ -35,8 +35,8 @@ void record_data_hash(TrainConfig& config, RunDataFile which);
 // checked against the hash stored beside the path:
 //   "data: runs/x/corpus.txt (the run's --data, stored as "corpus.txt"): the file's content is
 //    not the run's (SHA-256 9f86d081884c7d65... recorded, 2c26b46b68ffc68f... now: the file
-//    changed): a path stored in a run is read only while its file is unchanged; give the data
-//    file with --data"
+//    changed): a path stored in a run is read only while its file is unchanged; give the file
+//    with --data"
 InputFile open_run_data(const TrainConfig& config, RunDataFile which);
 
 }  // namespace tg::train

@@ -1,6 +1,7 @@
 #include "train/sequence_task.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -22,6 +23,7 @@ EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const Ev
   int64_t batches = loader.batches_per_epoch();
   if (options.max_batches > 0) batches = std::min(batches, options.max_batches);
   double loss_sum = 0;
+  std::array<double, 1> text_bytes = {0};  // of the labelled targets
   data::Accuracy acc;
   const int64_t first = options.parallel ? options.parallel->rank() : 0;
   const int64_t stride = options.parallel ? options.parallel->world_size() : 1;
@@ -31,16 +33,24 @@ EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const Ev
     loss_sum += cross_entropy(logits, b.targets, {.reduction = Reduction::sum}).item();
     const Tensor predictions = max_with_indices(logits, -1).indices;  // (B,T)
     acc += data::accuracy(predictions, b.targets, data::kIgnoreIndex, options.unscored_classes);
+    if (!options.text_bytes.empty())
+      for (int64_t target : b.targets.to_vector<int64_t>())
+        if (target != data::kIgnoreIndex) text_bytes[0] += static_cast<double>(options.text_bytes[target]);
     if (options.on_batch) options.on_batch(b, predictions);
   }
-  if (options.parallel) acc = summed(*options.parallel, acc, loss_sum);
+  if (options.parallel) {
+    acc = summed(*options.parallel, acc, loss_sum);
+    options.parallel->sum(text_bytes);
+  }
   model.train(was_training);
-  return {.loss = loss_sum / static_cast<double>(std::max<int64_t>(acc.labelled_tokens, 1)),
+  const double loss = loss_sum / static_cast<double>(std::max<int64_t>(acc.labelled_tokens, 1));
+  return {.loss = loss,
           .token_accuracy = acc.token_accuracy(),
           .exact_match = acc.exact_match(),
           .sequences = acc.scored_sequences,
           .ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
-          .scored_tokens = acc.scored_tokens};
+          .scored_tokens = acc.scored_tokens,
+          .bits_per_byte = data::bits_per_byte(loss, acc.labelled_tokens, static_cast<int64_t>(text_bytes[0]))};
 }
 
 SequenceTask::SequenceTask(const TrainConfig& config, TaskData data) : config_(config), data_(std::move(data)) {
@@ -85,7 +95,8 @@ void SequenceTask::check_resume(const std::filesystem::path& file, const Checkpo
 EvalMetrics SequenceTask::evaluate(int64_t max_batches, DataParallel* parallel) {
   return train::evaluate(*model_, *val_loader_,
                          {.max_batches = max_batches, .unscored_classes = data_.unscored_classes, .on_batch = nullptr,
-                          .parallel = parallel});
+                          .parallel = parallel,
+                          .text_bytes = data_.text ? data_.text->text_bytes() : std::span<const int64_t>()});
 }
 
 std::optional<AttentionExample> SequenceTask::attention_example(int64_t step) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "data/dataloader.h"
@@ -23,9 +24,12 @@ struct EvalOptions {
   // Called with every batch in order and the model's predicted classes for it, (B,T) int64.
   std::function<void(const data::Batch& batch, const Tensor& predictions)> on_batch;
   DataParallel* parallel = nullptr;  // each rank scores every world_size-th batch (on_batch sees those); sums them
+  // The bytes of text each class stands for (data::TextTokens::text_bytes; empty: the task is not
+  // a text's, and has no bits per byte).
+  std::span<const int64_t> text_bytes;
 };
 
-// The model's loss, token accuracy and exact match on epoch 0 of `loader`, in evaluation mode
+// The model's loss, token accuracy, exact match and bits per byte on epoch 0 of `loader`, in evaluation mode
 // (no dropout) and without recording; `step` is left 0 for the caller to fill in.
 EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const EvalOptions& options = {});
 

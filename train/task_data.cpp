@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "data/bpe_file.h"
 #include "data/char_lm.h"
 #include "data/grammar_corpus.h"
 #include "data/labelled_file.h"
@@ -38,17 +39,25 @@ data::Example SyntheticDataset::get(int64_t index) const {
 }
 
 TaskData char_lm_task_data(const TrainConfig& c) {
-  // Training windows start at every character; validation windows do not overlap, so that an
-  // evaluation reads each held-out character once.
+  // Training windows start at every token; validation windows do not overlap, so that an
+  // evaluation reads each held-out token once.
   const std::string source = c.data.empty() ? "grammar corpus" : path_in_run(c.data, c.out).string();
-  const data::CharLMCorpus corpus = data::char_lm_corpus(
-      c.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(c, RunDataFile::data)),
-      c.block_size, c.val_fraction, 1, source);
+  const std::string text =
+      c.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(c, RunDataFile::data));
+  const auto tokens =
+      c.tokenizer.empty()
+          ? std::make_shared<const data::TextTokens>(data::CharTokenizer::from_text(text, source))
+          : std::make_shared<const data::TextTokens>(std::make_shared<const data::BpeTokenizer>(
+                data::load_bpe_tokenizer(open_run_data(c, RunDataFile::tokenizer))));
+  const data::LMWindows windows =
+      data::lm_windows(std::make_shared<const std::vector<int32_t>>(tokens->encode(text, source)), c.block_size,
+                       c.val_fraction, 1, source, tokens->bpe() ? "tokens" : "characters");
   TaskData d;
-  d.train = corpus.train;
-  d.val = corpus.val->with_stride(c.block_size);
-  d.input_vocab = d.output_vocab = corpus.tokenizer.vocab();
+  d.train = windows.train;
+  d.val = windows.val->with_stride(c.block_size);
+  d.input_vocab = d.output_vocab = tokens->vocab();
   d.max_len = c.block_size;
+  d.text = tokens;
   return d;
 }
 
@@ -90,6 +99,18 @@ TaskData make_task_data(const TrainConfig& c) {
     throw Error("config", fmt::format("task {}: the training or validation set is empty", c.task));
   d.unscored_classes = unscored_classes(c.ignore_tokens, d.output_vocab);
   return d;
+}
+
+data::TextTokens run_text_tokens(const Checkpoint& checkpoint, const std::filesystem::path& run_dir) {
+  if (checkpoint.config.tokenizer.empty()) return data::TextTokens(data::CharTokenizer(checkpoint.input_vocab));
+  TrainConfig config = checkpoint.config;
+  config.out = run_dir.string();
+  data::TextTokens tokens(std::make_shared<const data::BpeTokenizer>(
+      data::load_bpe_tokenizer(open_run_data(config, RunDataFile::tokenizer))));
+  if (tokens.vocab() != checkpoint.input_vocab)
+    throw Error("tokenizer", fmt::format("{}: its {} tokens are not the model's {}", config.tokenizer,
+                                         tokens.vocab().size(), checkpoint.input_vocab.size()));
+  return tokens;
 }
 
 ModelConfig model_config(const TrainConfig& c, const TaskData& d) {

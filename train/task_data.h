@@ -2,13 +2,16 @@
 // The data of a training run, built from its TrainConfig: training and validation sets, what
 // the ids mean, and what the model must be shaped like.
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "data/example.h"
 #include "data/tasks.h"
+#include "data/text_tokens.h"
 #include "data/vocab.h"
+#include "train/checkpoint.h"
 #include "train/config.h"
 #include "train/model.h"
 
@@ -23,6 +26,7 @@ struct TaskData {
   bool causal = false;       // the task's: a position sees only the positions before it (lm)
   bool shuffle = true;       // false where every training example is already a fresh draw
   std::vector<int64_t> unscored_classes;  // the config's ignore_tokens as output ids
+  std::shared_ptr<const data::TextTokens> text;  // lm: the text's tokens, which the ids spell (null otherwise)
 };
 
 // Synthetic examples made on demand: example i is task.sample() from Generator(seed) at
@@ -44,7 +48,7 @@ class SyntheticDataset : public data::Dataset {
 TaskData make_task_data(const TrainConfig& config);
 
 // The tasks' makers (the fields the task sets; make_task_data the rest):
-//   char_lm_task_data        lm: windows of block_size characters of `data` or the grammar corpus
+//   char_lm_task_data        lm: windows of block_size tokens of `data` or the grammar corpus
 //   labelled_file_task_data  file: a labelled .tsv/.jsonl file, and val_data or a val_fraction share
 //   synthetic_task_data      a fresh draw of `task` for every training index; val_examples others
 TaskData char_lm_task_data(const TrainConfig& config);
@@ -54,6 +58,10 @@ TaskData synthetic_task_data(const TrainConfig& config, const data::SequenceTask
 // The ids of `tokens` (TrainConfig::ignore_tokens) in `output_vocab`; a token it lacks throws
 // naming it, since no target could ever be that token.
 std::vector<int64_t> unscored_classes(const std::vector<std::string>& tokens, const data::Vocab& output_vocab);
+
+// The tokens of an lm run's text: its characters (from its vocabulary), or its tokenizer file
+// (read while unchanged: train/run_data.h), which must spell the checkpoint's vocabulary.
+data::TextTokens run_text_tokens(const Checkpoint& checkpoint, const std::filesystem::path& run_dir);
 
 // The model for this data and config.
 ModelConfig model_config(const TrainConfig& config, const TaskData& data);

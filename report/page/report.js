@@ -72,6 +72,13 @@ function drawCharts() {
   lineChart('chart-exact-match', 'Exact match (whole sequence right)', 'exact match',
             report.runs.map((run, r) => series(run, r, 'validation', run.eval.step, run.eval.exact_match)),
             'linear', { min: 0, max: 1 });
+  // Language models: bits per byte compare runs whose tokens differ (characters, BPE).
+  if (report.runs.some((run) => run.eval.bits_per_byte.some((x) => x !== null))) {
+    document.getElementById('chart-bits-per-byte').parentElement.hidden = false;
+    lineChart('chart-bits-per-byte', 'Bits per byte of text (validation)', 'bits per byte',
+              report.runs.map((run, r) => series(run, r, 'validation', run.eval.step, run.eval.bits_per_byte)),
+              'linear', { min: 0 });
+  }
   lineChart('chart-lr', 'Learning rate', 'learning rate', trainOnly((run) => run.train.lr));
   lineChart('chart-grad-norm', 'Gradient norm (before clipping)', 'norm (log scale)',
             trainOnly((run) => run.train.grad_norm), 'logarithmic');

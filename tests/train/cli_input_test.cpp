@@ -194,7 +194,9 @@ TEST_CASE("cli: output that cannot be written makes the exit status 1") {
   char* err_buf = nullptr;
   size_t err_len = 0;
   std::FILE* err = open_memstream(&err_buf, &err_len);
-  const int status = cli::run({"tapegrad", "train", "--help"}, full, err);
+  // Output shorter than the stream's buffer, so that the failing write is the final flush's,
+  // whose errno the message names (an earlier one's is gone by then: "a write failed").
+  const int status = cli::run({"tapegrad", "eval", "--help"}, full, err);
   std::fclose(full);
   std::fclose(err);
   const std::string message(err_buf, err_len);

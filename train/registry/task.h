@@ -4,6 +4,7 @@
 // train/registry/tasks/ and one line of train/registry/registered.def. Code that differs by
 // task asks this description (task.causal, task.data(config), ...), never the task's name.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -42,8 +43,8 @@ struct Task {
     return std::optional<int64_t>();
   };
   // `tapegrad eval --data FILE`: every example of a file, encoded with the checkpoint's
-  // vocabularies (null: the task reads no data file).
-  std::function<EvalSet(const Checkpoint&, const InputFile&)> score_file;
+  // vocabularies (null: the task reads no data file); the run directory holds its other files.
+  std::function<EvalSet(const Checkpoint&, const std::filesystem::path& run_dir, const InputFile&)> score_file;
 
   bool reads_field(const std::string& field) const;
   bool trains_with(const std::string& arch) const;
