@@ -29,7 +29,8 @@ const unsigned char* map_checked_file(const InputFile& file) {
     file.fail(fmt::format("cannot open to map: {}", std::strerror(err)));
   }
   struct stat st {};
-  const bool same_size = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == file.size();
+  const bool same_size =
+      ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) == file.size();
   void* map = same_size ? ::mmap(nullptr, file.size(), PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
   const int err = errno;
   ::close(fd);  // the mapping keeps the file
