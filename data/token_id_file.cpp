@@ -35,7 +35,9 @@ bool is_sha256_hex(std::string_view text) {
          });
 }
 
-TokenIdFileHeader parse_header(const InputFile& file) {
+}  // namespace
+
+TokenIdFileHeader read_token_id_header(const InputFile& file) {
   if (file.size() < kTokenIdHeaderBytes)
     file.fail(fmt::format("{} bytes is shorter than a token id file's {}-byte header", file.size(),
                           kTokenIdHeaderBytes));
@@ -62,7 +64,21 @@ TokenIdFileHeader parse_header(const InputFile& file) {
   return header;
 }
 
-}  // namespace
+void check_token_id_tokenizer(const InputFile& file, const TokenIdFileHeader& header,
+                              const std::string& tokenizer_sha256) {
+  if (header.tokenizer_sha256 != tokenizer_sha256)
+    file.fail(fmt::format("its ids were made by the tokenizer with SHA-256 {}..., not by this one ({}...)",
+                          header.tokenizer_sha256.substr(0, 16), tokenizer_sha256.substr(0, 16)));
+}
+
+TokenId token_id_at(const InputFile& file, const unsigned char* ids, int id_bytes, uint64_t position,
+                    int64_t vocab_size) {
+  const uint64_t id = get_le(ids + position * static_cast<uint64_t>(id_bytes), id_bytes);
+  if (id >= static_cast<uint64_t>(vocab_size))
+    file.fail(fmt::format("id {} (at position {}) is outside the tokenizer's vocabulary of {} tokens", id, position,
+                          vocab_size));
+  return static_cast<TokenId>(id);
+}
 
 void write_token_id_file(const std::filesystem::path& path, std::span<const TokenId> ids, int64_t vocab_size,
                          const std::string& tokenizer_sha256) {
@@ -83,25 +99,19 @@ void write_token_id_file(const std::filesystem::path& path, std::span<const Toke
   write_file_atomically(kOp, path, bytes);
 }
 
-TokenIdFileHeader read_token_id_header(const std::filesystem::path& path) { return parse_header(InputFile(kOp, path)); }
+TokenIdFileHeader read_token_id_header(const std::filesystem::path& path) {
+  return read_token_id_header(InputFile(kOp, path));
+}
 
 std::vector<TokenId> read_token_id_file(const std::filesystem::path& path, int64_t vocab_size,
                                         const std::string& tokenizer_sha256) {
   const InputFile file(kOp, path);
-  const TokenIdFileHeader header = parse_header(file);
-  if (header.tokenizer_sha256 != tokenizer_sha256)
-    file.fail(fmt::format("its ids were made by the tokenizer with SHA-256 {}..., not by this one ({}...)",
-                          header.tokenizer_sha256.substr(0, 16), tokenizer_sha256.substr(0, 16)));
+  const TokenIdFileHeader header = read_token_id_header(file);
+  check_token_id_tokenizer(file, header, tokenizer_sha256);
   std::vector<unsigned char> raw(header.count * static_cast<uint64_t>(header.id_bytes));
   file.read_at(raw.data(), raw.size(), kTokenIdHeaderBytes);
   std::vector<TokenId> ids(header.count);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const uint64_t id = get_le(raw.data() + i * static_cast<size_t>(header.id_bytes), header.id_bytes);
-    if (id >= static_cast<uint64_t>(vocab_size))
-      file.fail(fmt::format("id {} (at position {}) is outside the tokenizer's vocabulary of {} tokens", id, i,
-                            vocab_size));
-    ids[i] = static_cast<TokenId>(id);
-  }
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = token_id_at(file, raw.data(), header.id_bytes, i, vocab_size);
   return ids;
 }
 

@@ -19,6 +19,10 @@
 
 #include "data/bpe_tokenizer.h"
 
+namespace tg {
+class InputFile;
+}
+
 namespace tg::data {
 
 inline constexpr uint64_t kTokenIdHeaderBytes = 88;
@@ -34,6 +38,15 @@ void write_token_id_file(const std::filesystem::path& path, std::span<const Toke
                          const std::string& tokenizer_sha256);
 
 TokenIdFileHeader read_token_id_header(const std::filesystem::path& path);
+// The same checks on a file already open (the memory-mapped reader's, data/mapped_token_ids.h).
+TokenIdFileHeader read_token_id_header(const InputFile& file);
+// An error naming the file and both hashes unless the header's tokenizer is `tokenizer_sha256`.
+void check_token_id_tokenizer(const InputFile& file, const TokenIdFileHeader& header,
+                              const std::string& tokenizer_sha256);
+// The id at `position` of a file's ids (`id_bytes` wide, little-endian, starting at `ids`); one
+// >= vocab_size is an error naming the file, the id and its position.
+TokenId token_id_at(const InputFile& file, const unsigned char* ids, int id_bytes, uint64_t position,
+                    int64_t vocab_size);
 // The header and every id; an id >= vocab_size is an error naming its position.
 std::vector<TokenId> read_token_id_file(const std::filesystem::path& path, int64_t vocab_size,
                                         const std::string& tokenizer_sha256);

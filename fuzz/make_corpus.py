@@ -136,6 +136,56 @@ def seq2seq_corpus():
     }
 
 
+def bpe_file_corpus():
+    tok = lambda merges, specials=("<bos>",), **extra: json.dumps(
+        {"format": "tapegrad-bpe", "version": 1, "merges": merges, "specials": list(specials), **extra}) + "\n"
+    return {
+        "valid": tok([104, 101, 256, 108, 257, 108, 258, 111]),
+        "valid_no_specials": tok([32, 32, 256, 256], ()),
+        "empty": tok([], ()),
+        "later_id": tok([104, 257, 256, 101]),
+        "twice": tok([104, 101, 104, 101]),
+        "odd_count": tok([104, 101, 32]),
+        "out_of_range": tok([1048576, 1]),
+        "negative": tok([-1, 1]),
+        "fraction": tok([1.5, 1]),
+        "special_twice": tok([], ("<bos>", "<bos>")),
+        "special_empty": tok([], ("",)),
+        "other_format": json.dumps({"format": "gpt2", "version": 1, "merges": [], "specials": []}),
+        "version_2": json.dumps({"format": "tapegrad-bpe", "version": 2, "merges": [], "specials": []}),
+        "nested": '{"format": "tapegrad-bpe", "version": 1, "merges": [[104, 101]], "specials": []}',
+        "deep": '{"merges": ' + "[" * 30 + "]" * 30 + "}",
+        "truncated": tok([104, 101])[:30],
+        "bad_utf8": b'{"format": "tapegrad-bpe", "version": 1, "merges": [], "specials": ["\xff"]}',
+    }
+
+
+def token_id_file(ids, width=2, count=None, magic=b"TGTOKIDS", version=1, sha=b"a" * 64):
+    pack = "<H" if width == 2 else "<I"
+    header = magic + struct.pack("<IIQ", version, width, len(ids) if count is None else count) + sha
+    return header + b"".join(struct.pack(pack, i) for i in ids)
+
+
+def token_id_file_corpus():
+    ids = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3, 2, 3, 8, 4]
+    good = token_id_file(ids)
+    return {
+        "valid_2_bytes": good,
+        "valid_4_bytes": token_id_file(ids, width=4),
+        "empty": token_id_file([]),
+        "id_out_of_vocab": token_id_file(ids[:10] + [39, 40] + ids[10:]),
+        "wide_id": token_id_file(ids[:5] + [70000], width=4),
+        "truncated": good[:-1],
+        "header_only_part": good[:50],
+        "count_too_large": token_id_file(ids, count=len(ids) + 1),
+        "count_overflow": token_id_file(ids, count=(1 << 63) + 10),
+        "foreign_magic": token_id_file(ids, magic=b"NOTTOKID"),
+        "version_2": token_id_file(ids, version=2),
+        "width_3": token_id_file(ids[:3], width=3),
+        "hash_not_hex": token_id_file(ids, sha=b"A" * 64),
+    }
+
+
 def read_safetensors(raw):
     """(tensors, metadata) of a safetensors file, the tensors {name: (dtype, shape, bytes)} in
     the header's order and the metadata without its checksums (with_checksums writes them)."""
@@ -181,6 +231,8 @@ def main():
     write("labelled_jsonl", labelled_corpus("jsonl"))
     write("text_corpus", text_corpus())
     write("seq2seq_pairs", seq2seq_corpus())
+    write("bpe_file", bpe_file_corpus())
+    write("token_id_file", token_id_file_corpus())
     if len(sys.argv) > 1:
         other = {"not_a_checkpoint": safetensors_corpus()["valid_all_dtypes"]}
         write("checkpoint", {**checkpoint_corpus(sys.argv[1]), **other})
