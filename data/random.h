@@ -9,6 +9,10 @@
 
 namespace tg::data {
 
+// A dataset whose example i is drawn afresh from Generator(seed) at offset i << kCountersPerExample
+// (the synthetic tasks, random LM windows): room for any example's draws, and nothing stored.
+inline constexpr int kCountersPerExample = 20;
+
 // Uniform integer in [0, n), n >= 1.
 uint64_t random_below(Generator& gen, uint64_t n);
 // True with probability p.

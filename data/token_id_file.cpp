@@ -80,6 +80,8 @@ TokenId token_id_at(const InputFile& file, const unsigned char* ids, int id_byte
   return static_cast<TokenId>(id);
 }
 
+bool is_token_id_file(const std::string& path) { return std::filesystem::path(path).extension() == ".bin"; }
+
 void write_token_id_file(const std::filesystem::path& path, std::span<const TokenId> ids, int64_t vocab_size,
                          const std::string& tokenizer_sha256) {
   if (!is_sha256_hex(tokenizer_sha256)) throw Error(kOp, "the tokenizer's SHA-256 must be 64 lowercase hex digits");

@@ -27,6 +27,9 @@ namespace tg::data {
 
 inline constexpr uint64_t kTokenIdHeaderBytes = 88;
 
+// Whether `path` names a token id file: it ends in ".bin".
+bool is_token_id_file(const std::string& path);
+
 struct TokenIdFileHeader {
   int id_bytes = 2;
   uint64_t count = 0;

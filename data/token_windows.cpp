@@ -14,8 +14,6 @@ namespace tg::data {
 namespace {
 
 constexpr const char* kOp = "token windows";
-// As train/task_data.cpp's synthetic examples: example i draws from counter offset i << 20.
-constexpr int kCountersPerExample = 20;
 
 }  // namespace
 

@@ -10,7 +10,9 @@
 #include "data/char_lm.h"
 #include "data/grammar_corpus.h"
 #include "data/labelled_file.h"
+#include "data/random.h"
 #include "data/text.h"
+#include "data/token_windows.h"
 #include "train/registry/registry.h"
 #include "train/run_data.h"
 
@@ -20,7 +22,6 @@ namespace {
 
 // The validation draws use their own seed, far from the training seed's counters.
 constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;
-constexpr int kCountersPerExample = 20;  // offset i << 20: room for any example
 static_assert(data::kMaxLabelledTokens == kMaxSequenceLength, "a labelled file's lines fit a model");
 
 }  // namespace
@@ -34,21 +35,55 @@ data::Example SyntheticDataset::get(int64_t index) const {
   if (index < 0 || index >= size_)
     throw Error("SyntheticDataset", fmt::format("index {} out of range [0, {})", index, size_));
   Generator gen(seed_);
-  gen.set_state(seed_, static_cast<uint64_t>(index) << kCountersPerExample);
+  gen.set_state(seed_, static_cast<uint64_t>(index) << data::kCountersPerExample);
   return task_.sample(gen);
 }
 
+namespace {
+
+// The run's BPE tokenizer, read while unchanged (train/run_data.h).
+std::shared_ptr<const data::TextTokens> run_bpe_tokens(const TrainConfig& c) {
+  return std::make_shared<const data::TextTokens>(std::make_shared<const data::BpeTokenizer>(
+      data::load_bpe_tokenizer(open_run_data(c, RunDataFile::tokenizer))));
+}
+
+// lm on a token id file, memory-mapped (data/token_windows.h): training example i is a random
+// window, as nanoGPT draws them, so an epoch is kMaxExamples of them whatever the run's length
+// (a resumed run with more steps reads on where it stopped); evaluation reads at most
+// kTokenFileValWindows windows of the validation part, evenly spaced.
+constexpr int64_t kTokenFileValWindows = 2048;
+
+TaskData token_id_file_task_data(const TrainConfig& c) {
+  if (c.tokenizer.empty())
+    throw Error("config", fmt::format("data {} is a token id file: it needs --tokenizer, the tokenizer that made it",
+                                      c.data));
+  const auto tokens = run_bpe_tokens(c);
+  const data::BpeTokenizer& bpe = *tokens->bpe();
+  const data::TokenWindowSets windows = data::token_id_file_windows(
+      open_run_data(c, RunDataFile::data).path(), data::bpe_sha256(bpe), bpe.vocab_size(), data::kNumReserved,
+      c.block_size, c.val_fraction, kMaxExamples, kTokenFileValWindows, c.seed);
+  TaskData d;
+  d.train = windows.train;
+  d.val = windows.val;
+  d.input_vocab = d.output_vocab = tokens->vocab();
+  d.max_len = c.block_size;
+  d.shuffle = false;  // every training window is already a random draw
+  d.text = tokens;
+  return d;
+}
+
+}  // namespace
+
 TaskData char_lm_task_data(const TrainConfig& c) {
+  if (data::is_token_id_file(c.data)) return token_id_file_task_data(c);
   // Training windows start at every token; validation windows do not overlap, so that an
   // evaluation reads each held-out token once.
   const std::string source = c.data.empty() ? "grammar corpus" : path_in_run(c.data, c.out).string();
   const std::string text =
       c.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(c, RunDataFile::data));
-  const auto tokens =
-      c.tokenizer.empty()
-          ? std::make_shared<const data::TextTokens>(data::CharTokenizer::from_text(text, source))
-          : std::make_shared<const data::TextTokens>(std::make_shared<const data::BpeTokenizer>(
-                data::load_bpe_tokenizer(open_run_data(c, RunDataFile::tokenizer))));
+  const auto tokens = c.tokenizer.empty()
+                          ? std::make_shared<const data::TextTokens>(data::CharTokenizer::from_text(text, source))
+                          : run_bpe_tokens(c);
   const data::LMWindows windows =
       data::lm_windows(std::make_shared<const std::vector<int32_t>>(tokens->encode(text, source)), c.block_size,
                        c.val_fraction, 1, source, tokens->bpe() ? "tokens" : "characters");
@@ -105,8 +140,7 @@ data::TextTokens run_text_tokens(const Checkpoint& checkpoint, const std::filesy
   if (checkpoint.config.tokenizer.empty()) return data::TextTokens(data::CharTokenizer(checkpoint.input_vocab));
   TrainConfig config = checkpoint.config;
   config.out = run_dir.string();
-  data::TextTokens tokens(std::make_shared<const data::BpeTokenizer>(
-      data::load_bpe_tokenizer(open_run_data(config, RunDataFile::tokenizer))));
+  const data::TextTokens tokens = *run_bpe_tokens(config);
   if (tokens.vocab() != checkpoint.input_vocab)
     throw Error("tokenizer", fmt::format("{}: its {} tokens are not the model's {}", config.tokenizer,
                                          tokens.vocab().size(), checkpoint.input_vocab.size()));

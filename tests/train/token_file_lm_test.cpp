@@ -1,0 +1,125 @@
+// `train --task lm --data corpus.bin --tokenizer tok.json`: a corpus encoded once (`tapegrad
+// tokenizer encode`) and memory-mapped (data/token_windows.h), so that a corpus larger than
+// memory trains and evaluates in the memory a small one takes.
+#include <doctest/doctest.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "data/bpe_file.h"
+#include "data/token_id_file.h"
+#include "train_test_util.h"
+
+using tg::test::run_cli;
+using tg::test::TempDir;
+
+namespace {
+
+std::string sentences() {
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += i % 2 ? "the cat sat on the mat. " : "a dog ran to the log. ";
+  return text;
+}
+
+std::vector<std::string> tiny_lm(const std::string& data, const std::string& tok, const std::string& out) {
+  return {"train", "--task", "lm", "--arch", "gpt", "--data", data, "--tokenizer", tok, "--out", out,
+          "--d-model", "32", "--heads", "2", "--layers", "1", "--ff", "64", "--block-size", "16",
+          "--batch-size", "8", "--steps", "6", "--eval-every", "0", "--eval-batches", "4", "--threads", "1"};
+}
+
+// A .bin of `count` zero ids (byte 0, 2 bytes each) made by the tokenizer `hash`, without
+// writing them: a real header, then the file extended to its size, sparse.
+void write_sparse_ids(const std::filesystem::path& path, uint64_t count, const std::string& hash) {
+  tg::data::write_token_id_file(path, std::vector<tg::data::TokenId>{}, 300, hash);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(16);
+  for (int i = 0; i < 8; ++i) f.put(static_cast<char>((count >> (8 * i)) & 0xff));
+  f.close();
+  std::filesystem::resize_file(path, tg::data::kTokenIdHeaderBytes + 2 * count);
+}
+
+#ifdef TAPEGRAD_PROGRAM
+// The peak resident memory (MiB) of `tapegrad args...` run as its own process; REQUIREs exit 0.
+double peak_rss_mib(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_text = {TAPEGRAD_PROGRAM};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  REQUIRE(wait4(pid, &status, 0, &usage) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("token id file lm: train and eval on a .bin, with bits per byte") {
+  TempDir dir("bin_lm");
+  const auto text = dir.path() / "corpus.txt", bin = dir.path() / "corpus.bin", tok = dir.path() / "tok.json";
+  std::ofstream(text) << sentences();
+  REQUIRE(run_cli({"tokenizer", "train", text.string(), "--vocab-size", "280", "--out", tok.string()}).status == 0);
+  REQUIRE(run_cli({"tokenizer", "encode", "--tokenizer", tok.string(), text.string(), "--out", bin.string()}).status ==
+          0);
+  const auto trained = run_cli(tiny_lm(bin.string(), tok.string(), (dir.path() / "run").string()));
+  REQUIRE_MESSAGE(trained.status == 0, trained.err);
+  const auto eval = run_cli({"eval", (dir.path() / "run").string()});
+  REQUIRE_MESSAGE(eval.status == 0, eval.err);
+  CHECK(eval.out.find("bits per byte") != std::string::npos);
+
+  // Without the tokenizer that made it, or with another, a .bin is refused.
+  std::vector<std::string> args = tiny_lm(bin.string(), tok.string(), (dir.path() / "none").string());
+  args.erase(args.begin() + 7, args.begin() + 9);  // "--tokenizer", tok
+  const auto no_tokenizer = run_cli(args);
+  CHECK(no_tokenizer.status != 0);
+  CHECK_MESSAGE(no_tokenizer.err.find("is a token id file: it needs --tokenizer") != std::string::npos, no_tokenizer.err);
+  std::ofstream(dir.path() / "other.txt") << "another text for another tokenizer, another text";
+  const auto other = dir.path() / "other.json";
+  REQUIRE(run_cli({"tokenizer", "train", (dir.path() / "other.txt").string(), "--vocab-size", "270", "--out",
+                   other.string()}).status == 0);
+  const auto foreign = run_cli(tiny_lm(bin.string(), other.string(), (dir.path() / "foreign").string()));
+  CHECK(foreign.status != 0);
+  CHECK(foreign.err.find("corpus.bin") != std::string::npos);
+  CHECK(foreign.err.find("SHA-256") != std::string::npos);
+}
+
+#ifdef TAPEGRAD_PROGRAM
+TEST_CASE("token id file lm: a 2 GB corpus trains and evaluates in the memory of a 2 MB one") {
+  TempDir dir("bin_rss");
+  const auto text = dir.path() / "corpus.txt", tok = dir.path() / "tok.json";
+  std::ofstream(text) << sentences();
+  REQUIRE(run_cli({"tokenizer", "train", text.string(), "--vocab-size", "280", "--out", tok.string()}).status == 0);
+  const std::string hash = tg::data::bpe_sha256(tg::data::load_bpe_tokenizer(tok));
+  const auto peak = [&](const std::string& name, uint64_t ids) {
+    const auto bin = dir.path() / (name + ".bin");
+    write_sparse_ids(bin, ids, hash);
+    const double train = peak_rss_mib(tiny_lm(bin.string(), tok.string(), (dir.path() / name).string()));
+    const double eval = peak_rss_mib({"eval", (dir.path() / name).string()});
+    std::filesystem::remove(bin);
+    return std::pair{train, eval};
+  };
+  const auto small = peak("small", uint64_t{1} << 20), large = peak("large", uint64_t{1} << 30);
+  MESSAGE("peak RSS, 2 MB corpus: train ", small.first, " MiB, eval ", small.second, " MiB; 2 GB corpus: train ",
+          large.first, " MiB, eval ", large.second, " MiB");
+  CHECK(large.first <= small.first + 4);
+  CHECK(large.second <= small.second + 4);
+}
+#endif
