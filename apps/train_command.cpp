@@ -401,6 +401,7 @@ void run_train(const TrainArgs& args, Io& io) {
   for (auto [flag, which] : {std::pair{"--data", train::RunDataFile::data},
                              std::pair{"--val-data", train::RunDataFile::val_data}})
     if (!resuming || given(args, flag)) train::record_data_hash(config, which);
+  if (!resuming && !given(args, "--token-sep")) config.token_sep = train::default_token_sep(config);  // lists: words
 
 #ifdef TAPEGRAD_WITH_MPI
   if (dist::launched()) return run_rank(args, config, resuming, io);
@@ -437,6 +438,8 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--val-data", &C::val_data, read_by("val_data", "a separate validation file (.tsv/.jsonl), scored whole; its tokens "
                                                                    "must all be in --data"))
       ->check(utf8_path());
+  flag(sub, *args, "--token-sep", &C::token_sep, "seq2seq token separator")  // short: --help fits 4 KiB
+      ->check(CLI::Validator([](std::string& sep) { return train::token_sep_problem(sep); }, ""));
   flag(sub, *args, "--ignore-tokens", &C::ignore_tokens, "output tokens whose positions the accuracies leave out, "
                                                          "comma-separated ('$' or 'PAD,$'); eval uses them too")
       ->delimiter(',')

@@ -12,6 +12,7 @@
 #include "core/io/untrusted_text.h"
 #include "train/json_fields.h"
 #include "train/registry/registry.h"
+#include "train/seq2seq_data.h"
 
 namespace tg::train {
 
@@ -22,7 +23,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("task", c.task), f("data", c.data), f("min_len", c.min_len), f("max_len", c.max_len);
   f("modulus", c.modulus), f("block_size", c.block_size), f("val_examples", c.val_examples);
   f("val_fraction", c.val_fraction), f("val_data", c.val_data), f("ignore_tokens", c.ignore_tokens);
-  f("data_sha256", c.data_sha256), f("val_data_sha256", c.val_data_sha256);
+  f("data_sha256", c.data_sha256), f("val_data_sha256", c.val_data_sha256), f("token_sep", c.token_sep);
   f("arch", c.arch), f("tie_weights", c.tie_weights);
   f("d_model", c.d_model), f("heads", c.heads), f("layers", c.layers), f("ff", c.ff), f("dropout", c.dropout);
   f("steps", c.steps), f("batch_size", c.batch_size), f("grad_accum", c.grad_accum), f("lr", c.lr);
@@ -64,6 +65,12 @@ void validate(const TrainConfig& c) {
   require(c.val_data.empty() || task.reads_field("val_data"),
           fmt::format("val_data is read by task {} only, not {}", one_of(tasks_reading("val_data")), c.task));
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
+  require(c.token_sep.empty() || (task.reads_field("token_sep") && arch.decodes_sequences),
+          fmt::format("token_sep is read by task {} with arch {} (pair files), not task {} with arch {}",
+                      one_of(tasks_reading("token_sep")), one_of(arch_names_where(&Arch::decodes_sequences)), c.task,
+                      c.arch));
+  if (const std::string problem = token_sep_problem(c.token_sep); !problem.empty())
+    throw Error("config", "token_sep " + problem);
   for (const auto& [field, hash] :
        {std::pair{"data_sha256", &c.data_sha256}, std::pair{"val_data_sha256", &c.val_data_sha256}})
     require(hash->empty() || (hash->size() == 64 && hash->find_first_not_of("0123456789abcdef") == std::string::npos),
