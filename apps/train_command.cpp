@@ -158,6 +158,10 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
                                                      fmt::join(readers, ", ")));
   if (const auto refusal = train::pairing_refusal(c, "--"))
     throw CLI::ValidationError("--" + refusal->field, refusal->why);
+  if (given(args, "--token-sep") && !arch.decodes_sequences)
+    throw CLI::ValidationError("--token-sep", fmt::format("splits the pair files of --arch {}, got --arch {}",
+                                                          train::one_of(train::arch_names_where(
+                                                              &train::Arch::decodes_sequences)), c.arch));
   if (arch.decodes_sequences && given(args, "--ignore-tokens"))
     throw CLI::ValidationError("--ignore-tokens", fmt::format("a {} run scores whole decoded outputs: no token is "
                                                               "left out", arch.name));

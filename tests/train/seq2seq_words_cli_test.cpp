@@ -105,6 +105,8 @@ TEST_CASE("cli: a .tsv pair file takes --token-sep, stored in the run, and a bad
   };
   const Case cases[] = {
       {{"train", "--task", "reverse", "--token-sep", " "}, "--token-sep: task reverse does not read it"},
+      {{"train", "--task", "file", "--data", data, "--token-sep", " "},
+       "--token-sep: splits the pair files of --arch seq2seq, got --arch encoder"},
       {{"train", "--arch", "seq2seq", "--task", data, "--token-sep", "\t"}, "--token-sep: cannot hold a tab"},
       {{"train", "--arch", "seq2seq", "--task", data, "--token-sep", std::string(17, '-')},
        "--token-sep: has 17 bytes, more than the limit of 16"},
