@@ -106,8 +106,10 @@ class PairReader {
 
   void check_token(const Side& side, size_t i, const char* field, const std::string& where) const {
     const std::string& token = side.tokens[i];
-    const std::string name = side.listed ? fmt::format("{}[{}]", field, i) : fmt::format("{} token {}", field, i + 1);
-    const auto fail = [&](const std::string& what) { throw Error(kOp, fmt::format("{}: {} {}", where, name, what)); };
+    const auto fail = [&](const std::string& what) {  // names the token only then: most lines have no error
+      const std::string name = side.listed ? fmt::format("{}[{}]", field, i) : fmt::format("{} token {}", field, i + 1);
+      throw Error(kOp, fmt::format("{}: {} {}", where, name, what));
+    };
     if (token.empty()) fail("is an empty string");
     if (std::ssize(token) > kMaxSeq2SeqTokenBytes)
       fail(fmt::format("has {} bytes, more than the limit of {}", token.size(), kMaxSeq2SeqTokenBytes));
