@@ -17,9 +17,10 @@ namespace tg::cli {
 
 namespace {
 
-// The pairs of `path`, each character one the model knows (else an error naming the line).
-std::vector<data::Seq2SeqPair> known_pairs(const std::string& path, const data::CharTokenizer& tokenizer) {
-  std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(path);
+// The pairs of `path`, read as the run reads its files, each token one the model knows (else an
+// error naming the line).
+std::vector<data::Seq2SeqPair> known_pairs(const std::string& path, const data::PairTokenizer& tokenizer) {
+  std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(path, tokenizer.token_sep());
   for (size_t i = 0; i < pairs.size(); ++i) {
     const std::string where = fmt::format("{}:{}", path, i + 1);  // a blank line inside a file is an error
     train::encode_known(tokenizer, pairs[i].input, where + " input");
@@ -37,14 +38,14 @@ void print_seq2seq_run(const train::Seq2SeqTask& task, const train::TrainConfig&
                      "{} encoder + {} decoder layers, ff {}, dropout {})\n",
              config.task, config.data.empty() ? "" : " on " + config.data, parameters, m.d_model, m.heads, m.layers,
              m.layers, m.ff, m.dropout);
-  fmt::print(io.out, "  {} characters, up to {} positions; {} validation pairs{}\n",
-             d.tokenizer.size() - data::kNumReserved, m.max_len, d.val.size(),
+  fmt::print(io.out, "  {} {}, up to {} positions; {} validation pairs{}\n",
+             d.tokenizer.size() - data::kNumReserved, d.tokenizer.unit(), m.max_len, d.val.size(),
              d.draw ? ", a fresh training pair for every example" : fmt::format(", {} training pairs", d.train.size()));
 }
 
 void run_seq2seq_eval(const train::Checkpoint& c, const std::filesystem::path& file, const Seq2SeqEvalArgs& args,
                       Io& io) {
-  const data::CharTokenizer tokenizer(c.input_vocab);
+  const data::PairTokenizer tokenizer(c.input_vocab, c.config.token_sep);
   std::vector<data::Seq2SeqPair> pairs;
   std::string name;
   if (args.data.empty()) {
@@ -84,12 +85,13 @@ void run_seq2seq_eval(const train::Checkpoint& c, const std::filesystem::path& f
 }
 
 void run_seq2seq_sample(const train::Checkpoint& c, const std::string& prompt, int64_t beam, Io& io) {
-  const data::CharTokenizer tokenizer(c.input_vocab);
+  const data::PairTokenizer tokenizer(c.input_vocab, c.config.token_sep);
   if (prompt.empty()) throw CLI::ValidationError("--prompt", "a seq2seq model needs an input to translate");
-  const auto chars = std::ssize(train::encode_known(tokenizer, prompt, "--prompt"));
-  if (chars > c.model_config.max_len)
-    throw CLI::ValidationError("--prompt", fmt::format("has {} characters; the model reads at most {}", chars,
-                                                       c.model_config.max_len));
+  const auto tokens = std::ssize(train::encode_known(tokenizer, prompt, "--prompt"));
+  if (tokens == 0) throw CLI::ValidationError("--prompt", "has no tokens (only the token separator)");
+  if (tokens > c.model_config.max_len)
+    throw CLI::ValidationError("--prompt", fmt::format("has {} {}; the model reads at most {}", tokens,
+                                                       tokenizer.unit(), c.model_config.max_len));
   auto model = train::load_seq2seq_model(c);
   io.activity = "decoding --prompt";
   fmt::print(io.out, "{}\n", text_for(io.out, train::decode_inputs(*model, tokenizer, {prompt}, {.beam = beam})[0]));

@@ -161,6 +161,10 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
                                                      fmt::join(readers, ", ")));
   if (const auto refusal = train::pairing_refusal(c, "--"))
     throw CLI::ValidationError("--" + refusal->field, refusal->why);
+  if (given(args, "--token-sep") && !arch.decodes_sequences)
+    throw CLI::ValidationError("--token-sep", fmt::format("splits the pair files of --arch {}, got --arch {}",
+                                                          train::one_of(train::arch_names_where(
+                                                              &train::Arch::decodes_sequences)), c.arch));
   if (arch.decodes_sequences && given(args, "--ignore-tokens"))
     throw CLI::ValidationError("--ignore-tokens", fmt::format("a {} run scores whole decoded outputs: no token is "
                                                               "left out", arch.name));
@@ -413,6 +417,7 @@ void run_train(const TrainArgs& args, Io& io) {
       train::learn_run_tokenizer(config, args.vocab_size);
     else if (!resuming || given(args, flag))
       train::record_data_hash(config, which);
+  if (!resuming && !given(args, "--token-sep")) config.token_sep = train::default_token_sep(config);  // lists: words
 
 #ifdef TAPEGRAD_WITH_MPI
   if (dist::launched()) return run_rank(args, config, resuming, io);
@@ -453,6 +458,8 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--val-data", &C::val_data, read_by("val_data", "a separate validation file (.tsv/.jsonl), scored whole; its tokens "
                                                                    "must all be in --data"))
       ->check(utf8_path());
+  flag(sub, *args, "--token-sep", &C::token_sep, "seq2seq token separator")  // short: --help fits 4 KiB
+      ->check(CLI::Validator([](std::string& sep) { return train::token_sep_problem(sep); }, ""));
   flag(sub, *args, "--ignore-tokens", &C::ignore_tokens, "output tokens whose positions the accuracies leave out, "
                                                          "comma-separated ('$' or 'PAD,$'); eval uses them too")
       ->delimiter(',')

@@ -133,6 +133,15 @@ def seq2seq_corpus():
         "duplicate_key": '{"input": "ab", "output": "x", "output": "y"}\n',
         "bom": b"\xef\xbb\xbfab\tba\n",
         "blank_spaces_middle": "ab\tba\n \t \ncd\tdc\n",
+        "valid_lists": line(["three", "one"], ["1", "3"]) + line(["ten", 2], ["0", "1", "2"]),
+        "mixed_forms": line(["three"], ["3"]) + line("two", "2"),
+        "list_then_string": line(["a", "b"], "ab"),
+        "empty_item": line(["a", ""], ["b"]),
+        "object_item": line(["a", {"b": 1}], ["c"]),
+        "reserved_item": line(["<pad>", "a"], ["b"]),
+        "separator_in_item": line(["a b"], ["c"]),
+        "long_token": line(["x" * 257], ["y"]),
+        "words_tsv": "three  one \t1 3\n",
     }
 
 

@@ -12,6 +12,7 @@
 #include "core/io/untrusted_text.h"
 #include "train/json_fields.h"
 #include "train/registry/registry.h"
+#include "train/seq2seq_data.h"
 
 namespace tg::train {
 
@@ -22,7 +23,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("task", c.task), f("data", c.data), f("min_len", c.min_len), f("max_len", c.max_len);
   f("modulus", c.modulus), f("block_size", c.block_size), f("val_examples", c.val_examples);
   f("val_fraction", c.val_fraction), f("val_data", c.val_data), f("ignore_tokens", c.ignore_tokens);
-  f("data_sha256", c.data_sha256), f("val_data_sha256", c.val_data_sha256);
+  f("data_sha256", c.data_sha256), f("val_data_sha256", c.val_data_sha256), f("token_sep", c.token_sep);
   f("tokenizer", c.tokenizer), f("tokenizer_sha256", c.tokenizer_sha256);
   f("arch", c.arch), f("tie_weights", c.tie_weights);
   f("d_model", c.d_model), f("heads", c.heads), f("layers", c.layers), f("ff", c.ff), f("dropout", c.dropout);
@@ -67,6 +68,12 @@ void validate(const TrainConfig& c) {
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
   require(c.tokenizer.empty() || task.reads_field("tokenizer"),
           fmt::format("tokenizer is read by task {} only, not {}", one_of(tasks_reading("tokenizer")), c.task));
+  require(c.token_sep.empty() || (task.reads_field("token_sep") && arch.decodes_sequences),
+          fmt::format("token_sep is read by task {} with arch {} (pair files), not task {} with arch {}",
+                      one_of(tasks_reading("token_sep")), one_of(arch_names_where(&Arch::decodes_sequences)), c.task,
+                      c.arch));
+  if (const std::string problem = token_sep_problem(c.token_sep); !problem.empty())
+    throw Error("config", "token_sep " + problem);
   for (const auto& [field, hash] : {std::pair{"data_sha256", &c.data_sha256},
                                     std::pair{"val_data_sha256", &c.val_data_sha256},
                                     std::pair{"tokenizer_sha256", &c.tokenizer_sha256}})
@@ -115,7 +122,7 @@ std::string to_json(const TrainConfig& config) {
   nlohmann::ordered_json j = every_field(config);
   // Fields added since the first checkpoints are written when set, so that a run that uses none
   // of them stores the config an older tapegrad stored (its checkpoint the same bytes).
-  for (const char* key : {"tokenizer", "tokenizer_sha256"})
+  for (const char* key : {"token_sep", "tokenizer", "tokenizer_sha256"})
     if (j[key] == "") j.erase(key);
   return j.dump();
 }

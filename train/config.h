@@ -11,7 +11,7 @@
 //                         characters, or a byte-level BPE `tokenizer`'s tokens (data/bpe_tokenizer.h)
 //   file                  per-position labelling from `data` (a .tsv or .jsonl file); validation
 //                         on `val_data` when given, else on a val_fraction share of `data`;
-//                         with arch seq2seq, input/output string pairs (data/seq2seq_file.h)
+//                         with arch seq2seq, input/output pairs (data/seq2seq_file.h)
 //   addition, number_words, sort_unique   sequence-to-sequence tasks (data/seq2seq_tasks.h;
 //                         arch seq2seq only; sort_unique reads min_len and max_len)
 // The synthetic tasks draw a fresh example for every index of the training set (seeded), so the
@@ -50,6 +50,9 @@ struct TrainConfig {
   std::string val_data_sha256;  // the SHA-256 of val_data's content
   std::string tokenizer;       // lm: a BPE tokenizer file (tok.json; "" = characters are the tokens)
   std::string tokenizer_sha256;  // the SHA-256 of tokenizer's content
+  // file with arch seq2seq: the separator of a text side's tokens ("" = characters;
+  // data/seq2seq_file.h), also the one printed between decoded tokens
+  std::string token_sep;
   // Output tokens whose positions are left out of the token accuracy and exact match (a filler
   // such as "$"); the loss still counts them. Every task; each must be an output token.
   std::vector<std::string> ignore_tokens;

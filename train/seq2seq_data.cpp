@@ -23,9 +23,10 @@ constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;  // as the encoder's sy
 constexpr int kCountersPerPair = 20;                       // pair i at offset i << 20
 constexpr int kCountersPerEpoch = 32;                      // epoch e's order at offset e << 32
 
-int64_t longest(const std::vector<data::Seq2SeqPair>& pairs, std::string data::Seq2SeqPair::*side) {
+int64_t longest(const std::vector<data::Seq2SeqPair>& pairs, std::string data::Seq2SeqPair::*side,
+                const data::PairTokenizer& tokenizer) {
   int64_t n = 0;
-  for (const data::Seq2SeqPair& p : pairs) n = std::max<int64_t>(n, std::ssize(data::utf8_chars(p.*side)));
+  for (const data::Seq2SeqPair& p : pairs) n = std::max<int64_t>(n, std::ssize(tokenizer.tokens(p.*side)));
   return n;
 }
 
@@ -33,6 +34,26 @@ int64_t longest(const std::vector<data::Seq2SeqPair>& pairs, std::string data::S
 
 int64_t seq2seq_positions(int64_t max_input_chars, int64_t max_output_chars) {
   return std::max(max_input_chars, max_output_chars + 1);
+}
+
+std::string token_sep_problem(std::string_view token_sep) {
+  if (token_sep.size() > kMaxTokenSepBytes)
+    return fmt::format("has {} bytes, more than the limit of {}", token_sep.size(), kMaxTokenSepBytes);
+  if (token_sep.find_first_of("\t\r\n") != std::string_view::npos) return "cannot hold a tab or a line break";
+  try {
+    data::check_utf8(token_sep, "token_sep");
+  } catch (const Error&) {
+    return "is not valid UTF-8";
+  }
+  return "";
+}
+
+std::string default_token_sep(const TrainConfig& c) {
+  const bool reads_pair_file =
+      !c.data.empty() && task_named(c.task).reads_field("token_sep") && arch_named(c.arch).decodes_sequences;
+  if (reads_pair_file && data::pair_file_gives_lists(InputFile("read_text_file", path_in_run(c.data, c.out))))
+    return " ";
+  return c.token_sep;
 }
 
 std::vector<data::Seq2SeqPair> Seq2SeqData::training_batch(int64_t index, int64_t batch_size) const {
@@ -66,8 +87,8 @@ Seq2SeqData pairs_from_file(const TrainConfig& c) {
   Seq2SeqData d;
   const InputFile file = open_run_data(c, RunDataFile::data);
   const std::string path = file.path().string();
-  std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(file);
-  // The validation pairs and where they were read, to name the line of a character training lacks.
+  std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(file, c.token_sep);
+  // The validation pairs and where they were read, to name the line of a token training lacks.
   std::vector<std::string> val_lines;
   if (c.val_data.empty()) {
     const std::vector<bool> is_val = data::choose_validation(std::ssize(pairs), c.val_fraction, c.seed);
@@ -78,23 +99,21 @@ Seq2SeqData pairs_from_file(const TrainConfig& c) {
   } else {
     d.train = std::move(pairs);
     const InputFile val_file = open_run_data(c, RunDataFile::val_data);
-    d.val = data::read_seq2seq_file(val_file);
+    d.val = data::read_seq2seq_file(val_file, c.token_sep);
     for (size_t i = 0; i < d.val.size(); ++i)
       val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
   }
   if (d.train.empty() || d.val.empty())
     throw Error("config", fmt::format("{}: too few pairs to hold out a validation set (val_fraction {})", path,
                                       c.val_fraction));
-  std::string text;
-  for (const data::Seq2SeqPair& p : d.train) text += p.input + p.output;
-  d.tokenizer = data::CharTokenizer::from_text(text, path);
-  for (size_t i = 0; i < d.val.size(); ++i) {  // no <unk>: a character training lacks is an error
+  d.tokenizer = data::PairTokenizer::from_pairs(d.train, c.token_sep);
+  for (size_t i = 0; i < d.val.size(); ++i) {  // no <unk>: a token training lacks is an error
     encode_known(d.tokenizer, d.val[i].input, val_lines[i] + " input");
     encode_known(d.tokenizer, d.val[i].output, val_lines[i] + " output");
   }
   for (const auto* part : {&d.train, &d.val})
-    d.max_len = std::max(d.max_len, seq2seq_positions(longest(*part, &data::Seq2SeqPair::input),
-                                                      longest(*part, &data::Seq2SeqPair::output)));
+    d.max_len = std::max(d.max_len, seq2seq_positions(longest(*part, &data::Seq2SeqPair::input, d.tokenizer),
+                                                      longest(*part, &data::Seq2SeqPair::output, d.tokenizer)));
   return d;
 }
 
@@ -125,28 +144,29 @@ Seq2SeqData make_seq2seq_data(const TrainConfig& c) {
   return d;
 }
 
-std::vector<int64_t> encode_known(const data::CharTokenizer& tokenizer, const std::string& text,
+std::vector<int64_t> encode_known(const data::PairTokenizer& tokenizer, const std::string& text,
                                   const std::string& where) {
-  const std::vector<std::string> chars = data::utf8_chars(text, where);
   std::vector<int64_t> ids;
-  for (const std::string& ch : chars) {
-    const int64_t id = tokenizer.vocab().id(ch);
+  for (const std::string& token : tokenizer.tokens(text, where)) {
+    const int64_t id = tokenizer.vocab().id(token);
     if (id < data::kNumReserved)
-      throw Error("seq2seq", fmt::format("{}: the character \"{}\" is not in the model's vocabulary ({} characters)",
-                                         where, data::escape_token(ch), tokenizer.size() - data::kNumReserved));
+      throw Error("seq2seq", fmt::format("{}: the {} \"{}\" is not in the model's vocabulary ({} {})", where,
+                                         tokenizer.token_sep().empty() ? "character" : "token",
+                                         data::escape_token(token), tokenizer.size() - data::kNumReserved,
+                                         tokenizer.unit()));
     ids.push_back(id);
   }
   return ids;
 }
 
-Seq2SeqBatch make_seq2seq_batch(const std::vector<data::Seq2SeqPair>& pairs, const data::CharTokenizer& tokenizer,
+Seq2SeqBatch make_seq2seq_batch(const std::vector<data::Seq2SeqPair>& pairs, const data::PairTokenizer& tokenizer,
                                 Device device) {
   if (pairs.empty()) throw Error("make_seq2seq_batch", "no pairs to batch");
   std::vector<std::vector<int64_t>> inputs, outputs;
   int64_t S = 0, T = 0;
   for (const data::Seq2SeqPair& p : pairs) {
-    inputs.push_back(tokenizer.encode(p.input));
-    outputs.push_back(tokenizer.encode(p.output));
+    inputs.push_back(encode_known(tokenizer, p.input, "make_seq2seq_batch: input"));
+    outputs.push_back(encode_known(tokenizer, p.output, "make_seq2seq_batch: output"));
     S = std::max<int64_t>(S, std::ssize(inputs.back()));
     T = std::max<int64_t>(T, std::ssize(outputs.back()) + 1);
   }

@@ -1,12 +1,13 @@
 #pragma once
-// The data of a sequence-to-sequence run (arch seq2seq): input/output string pairs from a shipped
-// task (data/seq2seq_tasks.h: addition, number_words, sort_unique) or a user file (task file:
-// data/seq2seq_file.h), one CharTokenizer for both sides, and teacher-forcing batches.
+// The data of a sequence-to-sequence run (arch seq2seq): input/output pairs from a shipped task
+// (data/seq2seq_tasks.h: addition, number_words, sort_unique) or a user file (task file:
+// data/seq2seq_file.h), one PairTokenizer for both sides (data/seq2seq_tokenizer.h: characters, or
+// the word tokens of a run with a token separator), and teacher-forcing batches.
 //
 // Teacher forcing: the decoder reads the target shifted right behind <bos> and learns to write
 // it followed by the end-of-sequence token. The reserved token <sep> is that end token (kEosId):
 //   output "357":  tgt_in  <bos> 3 5 7         tgt_out  3 5 7 <sep>
-// so a target of n characters takes n + 1 decoder positions.
+// so a target of n tokens takes n + 1 decoder positions.
 //
 // Training pairs: a shipped task draws pair i from Generator(seed) at offset i * 2^20 (a fresh pair
 // for every index, as the encoder's synthetic tasks); a file's training pairs are visited in a
@@ -15,12 +16,13 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/rng.h"
 #include "core/tensor.h"
-#include "data/char_tokenizer.h"
 #include "data/seq2seq_tasks.h"
+#include "data/seq2seq_tokenizer.h"
 #include "data/vocab.h"
 #include "train/config.h"
 
@@ -31,8 +33,17 @@ inline constexpr int64_t kEosId = data::kSepId;  // ends every output
 // The positions the model needs for a task's pairs: the longest input, and the longest output + 1.
 int64_t seq2seq_positions(int64_t max_input_chars, int64_t max_output_chars);
 
+// The most bytes a token separator (TrainConfig::token_sep) may have.
+inline constexpr size_t kMaxTokenSepBytes = 16;
+// Why `token_sep` cannot separate tokens (more than kMaxTokenSepBytes bytes, a tab or line break,
+// invalid UTF-8), or "" when it can.
+std::string token_sep_problem(std::string_view token_sep);
+// The token separator of a fresh run when none is given: a space when the config reads a pair file
+// of token lists (data/seq2seq_file.h), so that word tokens print apart; else config.token_sep.
+std::string default_token_sep(const TrainConfig& config);
+
 struct Seq2SeqData {
-  data::CharTokenizer tokenizer;           // both sides
+  data::PairTokenizer tokenizer;           // both sides
   std::function<data::Seq2SeqPair(Generator&)> draw;  // a shipped task: draws a training pair
   std::vector<data::Seq2SeqPair> train;    // a file's training pairs (empty for a shipped task)
   std::vector<data::Seq2SeqPair> val;
@@ -59,7 +70,7 @@ Seq2SeqData make_seq2seq_data(const TrainConfig& config);
 //                    offset i * 2^20), val_examples others drawn in turn from Generator(seed + offset)
 struct PairDraw {
   std::function<data::Seq2SeqPair(Generator&)> pair;
-  data::CharTokenizer tokenizer;  // every character a pair may have
+  data::PairTokenizer tokenizer;  // every token a pair may have
   int64_t max_input_chars = 0, max_output_chars = 0;
 };
 Seq2SeqData pairs_from_file(const TrainConfig& config);
@@ -75,12 +86,13 @@ struct Seq2SeqBatch {  // B pairs, S = the longest input, T = the longest output
   int64_t src_tokens = 0, tgt_tokens = 0;  // non-pad positions of src and of tgt_out
 };
 
-// Every character must be the tokenizer's (CharTokenizer::encode throws for another).
-Seq2SeqBatch make_seq2seq_batch(const std::vector<data::Seq2SeqPair>& pairs, const data::CharTokenizer& tokenizer,
+// Every token must be the tokenizer's (encode_known throws for another).
+Seq2SeqBatch make_seq2seq_batch(const std::vector<data::Seq2SeqPair>& pairs, const data::PairTokenizer& tokenizer,
                                 Device device = kCPU);
 
-// The ids of `text`; a character the tokenizer lacks throws naming `where` and the character.
-std::vector<int64_t> encode_known(const data::CharTokenizer& tokenizer, const std::string& text,
+// The ids of `text`'s tokens; a token the tokenizer lacks throws naming `where` and the token:
+//   "seq2seq: test.jsonl:4 input: the token "eleven" is not in the model's vocabulary (23 tokens)"
+std::vector<int64_t> encode_known(const data::PairTokenizer& tokenizer, const std::string& text,
                                   const std::string& where);
 
 }  // namespace tg::train

@@ -9,7 +9,6 @@
 #include "core/error.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
-#include "data/text.h"
 #include "ops/contiguous/contiguous.h"
 #include "ops/cross_entropy/cross_entropy.h"
 #include "ops/expand/expand.h"
@@ -63,16 +62,17 @@ std::vector<data::Seq2SeqPair> inputs_only(const std::vector<std::string>& input
 
 }  // namespace
 
-std::vector<std::string> decode_inputs(Seq2SeqModel& model, const data::CharTokenizer& tokenizer,
+std::vector<std::string> decode_inputs(Seq2SeqModel& model, const data::PairTokenizer& tokenizer,
                                        const std::vector<std::string>& inputs, const DecodeOptions& options) {
   if (options.beam < 0 || options.beam > kMaxBeam)
     throw Error("decode", fmt::format("beam must be in [0, {}] (0: greedy), got {}", kMaxBeam, options.beam));
   if (options.batch_size < 1) throw Error("decode", fmt::format("batch_size must be >= 1, got {}", options.batch_size));
   const int64_t max_len = model.config.max_len;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const auto chars = std::ssize(data::utf8_chars(inputs[i], "input"));
-    if (chars == 0 || chars > max_len)
-      throw Error("decode", fmt::format("input {} has {} characters: the model reads 1 to {}", i + 1, chars, max_len));
+    const auto tokens = std::ssize(encode_known(tokenizer, inputs[i], fmt::format("decode: input {}", i + 1)));
+    if (tokens == 0 || tokens > max_len)
+      throw Error("decode", fmt::format("input {} has {} {}: the model reads 1 to {}", i + 1, tokens, tokenizer.unit(),
+                                        max_len));
   }
   NoGradGuard no_grad;
   const bool was_training = model.is_training();
@@ -97,7 +97,7 @@ std::vector<std::string> decode_inputs(Seq2SeqModel& model, const data::CharToke
   return outputs;
 }
 
-EvalMetrics evaluate_seq2seq(Seq2SeqModel& model, const data::CharTokenizer& tokenizer,
+EvalMetrics evaluate_seq2seq(Seq2SeqModel& model, const data::PairTokenizer& tokenizer,
                              const std::vector<data::Seq2SeqPair>& pairs, const DecodeOptions& options,
                              std::vector<std::string>* outputs) {
   const auto start = std::chrono::steady_clock::now();
@@ -120,7 +120,8 @@ EvalMetrics evaluate_seq2seq(Seq2SeqModel& model, const data::CharTokenizer& tok
   }
   model.train(was_training);
   for (size_t i = 0; i < pairs.size(); ++i) {
-    std::vector<int64_t> target = tokenizer.encode(pairs[i].output), got = tokenizer.encode(decoded[i]);
+    std::vector<int64_t> target = encode_known(tokenizer, pairs[i].output, "evaluate_seq2seq: target"),
+                         got = encode_known(tokenizer, decoded[i], "evaluate_seq2seq: output");
     exact += target == got;
     target.push_back(kEosId), got.push_back(kEosId);
     for (size_t j = 0; j < target.size(); ++j) correct += j < got.size() && got[j] == target[j];

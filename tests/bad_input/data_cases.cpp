@@ -119,6 +119,21 @@ std::vector<BadInputCase> data_cases() {
          return outcome_of([&] { train::make_seq2seq_data(c); });
        },
        {"val_char.tsv:3 input: the character \"c\" is not in the model's vocabulary"}},
+      pairs_row("pairs: a list of words in a run whose tokens are characters", "words.jsonl",
+                "{\"input\": [\"three\", \"one\"], \"output\": [\"1\", \"3\"]}\n",
+                {"words.jsonl:1: input[0] \"three\" is not one character", "--token-sep"}),
+      pairs_row("pairs: token lists, then a string (one form per file)", "mixed.jsonl",
+                "{\"input\": [\"a\"], \"output\": [\"b\"]}\n{\"input\": \"a\", \"output\": \"b\"}\n",
+                {"mixed.jsonl:2: input is a string, but the file's first pair gives lists"}),
+      {"pairs: a validation-share word training lacks (no <unk>)",
+       [] {
+         train::TrainConfig c = train::seq2seq_defaults();
+         c.task = "file", c.out = runs().dir.path().string(), c.val_fraction = 0.5, c.token_sep = " ";
+         c.data = file("val_word.tsv", "ab x\tba\nab x\tba\ncd x\tdc\nab x\tba\n");
+         train::record_data_hash(c, train::RunDataFile::data);
+         return outcome_of([&] { train::make_seq2seq_data(c); });
+       },
+       {"val_word.tsv:3 input: the token \"cd\" is not in the model's vocabulary (3 tokens)"}},
       cli_row("eval: a checkpoint whose config names another file", [] {
                 return std::vector<std::string>{"eval", runs().edited("other", [](train::TrainConfig& c) {
                   c.data = (runs().dir.path() / "long_line.tsv").string();

@@ -118,7 +118,8 @@ TEST_CASE("registry: every task trains and evaluates from the command line with 
   const std::map<std::string, std::vector<std::string>> flags = {
       {"data", {"--data", "DATA"}}, {"val_data", {}}, {"val_fraction", {"--val-fraction", "0.2"}},
       {"min_len", {"--min-len", "1"}}, {"max_len", {"--max-len", "3"}}, {"modulus", {"--modulus", "7"}},
-      {"block_size", {"--block-size", "8"}}, {"val_examples", {"--val-examples", "4"}}, {"tokenizer", {}}};
+      {"block_size", {"--block-size", "8"}}, {"val_examples", {"--val-examples", "4"}}, {"tokenizer", {}},
+      {"token_sep", {}}};
   for (const Task& task : tasks())
     for (const std::string& arch : task.archs) {
       INFO("task ", task.name, ", arch ", arch);

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/factories.h"
 #include "core/grad_mode.h"
@@ -69,6 +70,26 @@ TEST_CASE("seq2seq batch: the target shifted right behind bos, eos at its end, p
   CHECK(b.tgt_tokens == 5);
   CHECK_THROWS_WITH_AS(train::encode_known(tok, "1-2", "here"),
                        doctest::Contains("here: the character \"-\" is not in the model's vocabulary"), Error);
+}
+
+TEST_CASE("seq2seq batch and decoding: word tokens, one id each, decoded as words joined by the separator") {
+  const auto tok = data::PairTokenizer::from_pairs({{"three one", "1 3"}}, " ");  // 1=5 3=6 one=7 three=8
+  const train::Seq2SeqBatch b = train::make_seq2seq_batch({{"three  one", "1 3"}, {"one", "1"}}, tok);
+  CHECK(b.src.to_vector<int64_t>() == std::vector<int64_t>{8, 7, 7, 0});
+  CHECK(b.tgt_out.to_vector<int64_t>() == std::vector<int64_t>{5, 6, 3, 5, 3, -100});  // 1 3 <eos> | 1 <eos> -
+  CHECK_THROWS_WITH_AS(train::encode_known(tok, "three two", "here"),
+                       doctest::Contains("here: the token \"two\" is not in the model's vocabulary (4 tokens)"), Error);
+
+  manual_seed(5);  // an untrained model writes arbitrary tokens: each a word of the vocabulary, one space apart
+  train::Seq2SeqModel model(tiny_model(tok.size(), 4));
+  for (const std::string& out : train::decode_inputs(model, tok, {"three one", "one"}, {.beam = 2})) {
+    CAPTURE(out);
+    const std::vector<std::string> words = tok.tokens(out);
+    CHECK(out == fmt::format("{}", fmt::join(words, " ")));
+    for (const std::string& w : words) CHECK(tok.vocab().id(w) >= data::kNumReserved);
+  }
+  CHECK_THROWS_WITH_AS(train::decode_inputs(model, tok, {"one one one one one"}),
+                       doctest::Contains("input 1 has 5 tokens: the model reads 1 to 4"), Error);
 }
 
 TEST_CASE("seq2seq model: parameter_count as built, causal decoder, padded source positions unseen") {
