@@ -72,7 +72,7 @@ if [[ -z "$tapegrad" ]]; then
   # shellcheck disable=SC2086  # CMAKE_ARGS is a list of arguments
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_CUDA=OFF "${launcher[@]}" \
     ${CMAKE_ARGS:-} > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
-  cmake --build "$build" -j"$(nproc)" --target tapegrad
+  cmake --build "$build" -j"$(nproc)" --target tapegrad_program
   tapegrad="$build/bin/tapegrad"
 fi
 
