@@ -22,6 +22,8 @@
 # setting's is the median over its rounds. "PyTorch best" is the setting with the lowest ms/step;
 # the targets compare tapegrad's first --tapegrad-threads setting with it. Raw JSON lines go to
 # $build/char_gpt_side_by_side.jsonl.
+# It ends with a forward check: PyTorch's model, given the first tapegrad run's trained weights
+# (pytorch_char_gpt.py --score-checkpoint), scores the validation set as tapegrad's eval did.
 # The loss target holds when the two means differ by no more than the larger of the two seed
 # ranges (max - min).
 set -euo pipefail
@@ -117,6 +119,15 @@ for seed in $seeds; do
   if ((round % 2 == 0)); then for t in $tapegrad_threads; do run_tapegrad "$seed" "$t"; done; fi
 done
 echo "load after:  $(uptime)"
+
+# The forward check: PyTorch's model with the first tapegrad run's trained weights scores the
+# validation set as tapegrad's eval did, when the two models and validation sets are the same.
+first_seed=${seeds%% *} first_threads=${tapegrad_threads%% *}
+checked="$build/char_gpt_tapegrad_seed${first_seed}_threads$first_threads"
+echo "forward check (seed $first_seed): tapegrad's validation loss" \
+  "$($python -c 'import json, sys; print([json.loads(l) for l in open(sys.argv[1])][-1]["loss"])' "$checked/metrics.jsonl");" \
+  "PyTorch's with tapegrad's weights $($python "$root/bench/pytorch_char_gpt.py" --data "$text" "${shape[@]}" \
+  --score-checkpoint "$checked/checkpoint.safetensors" | $python -c 'import json, sys; print(json.load(sys.stdin)["val_loss"])')"
 
 $python - "$out" "${tapegrad_threads%% *}" <<'EOF'
 import json, statistics, sys

@@ -6,7 +6,11 @@ the validation loss and the time per step. bench/char_gpt_side_by_side.sh runs i
     /usr/bin/python3 bench/pytorch_char_gpt.py --data TEXT [--steps N] [--seed S] [--threads T]
         [--batch-size 12] [--block-size 64] [--d-model 128] [--heads 4] [--layers 4] [--ff 512]
         [--dropout 0] [--tie-weights] [--lr 1e-3] [--warmup 100] [--min-lr-ratio 0.1]
-        [--weight-decay 0.1] [--clip 1] [--val-fraction 0.1]
+        [--weight-decay 0.1] [--clip 1] [--val-fraction 0.1] [--score-checkpoint FILE]
+
+--score-checkpoint FILE loads a tapegrad run's checkpoint.safetensors (its model.* weights) into this
+model and prints its validation loss instead of training: the same figure as tapegrad's eval
+when the two models and validation sets are the same.
 
 What it mirrors (tapegrad's file in brackets):
   data      characters are Unicode code points; the vocabulary is the 5 reserved tokens then the
@@ -35,7 +39,9 @@ tapegrad's train record times its update; the median over the steps after the fi
 import argparse
 import json
 import math
+import pathlib
 import statistics
+import sys
 import time
 
 import torch
@@ -66,6 +72,7 @@ def parse_args():
     p.add_argument("--weight-decay", type=float, default=0.1)
     p.add_argument("--clip", type=float, default=1.0, help="max gradient norm; 0 = no clipping")
     p.add_argument("--val-fraction", type=float, default=0.1)
+    p.add_argument("--score-checkpoint", help="a tapegrad checkpoint to score, not train")
     return p.parse_args()
 
 
@@ -116,6 +123,22 @@ class CharGPT(nn.Module):
         return self.head(x) if self.head is not None else x @ self.embedding.weight.t()
 
 
+def load_tapegrad_weights(model, path):
+    """A tapegrad gpt checkpoint's weights into `model` (q, k and v concatenated into in_proj)."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "train"))
+    import tapegrad_model  # train/tapegrad_model.py: reads safetensors without the safetensors package
+    w = {k[len("model."):]: v for k, v in tapegrad_model.load_safetensors(path).items() if k.startswith("model.")}
+    state = {"embedding.weight": w.pop("embedding.weight"), "pos_encoding": w.pop("pos_encoding.weight")}
+    for name, t in w.items():
+        name = name.removeprefix("encoder.")
+        for x in "qkv":  # q_proj, k_proj, v_proj -> the x-th (E,E) part of in_proj
+            name = name.replace(f"self_attn.{x}_proj.", "self_attn.in_proj.")
+        state[name] = torch.cat([state[name], t]) if name in state else t
+    state = {k.replace("in_proj.weight", "in_proj_weight").replace("in_proj.bias", "in_proj_bias"): v
+             for k, v in state.items()}
+    model.load_state_dict(state, strict=True)
+
+
 def weight_decay_groups(model, weight_decay):
     decay, no_decay = [], []
     for name, p in model.named_parameters():
@@ -162,6 +185,10 @@ def main():
     train_ids, val_ids = ids[:len(ids) - n_val], ids[len(ids) - n_val:]
     T, B = a.block_size, a.batch_size
     model = CharGPT(vocab, T, a.d_model, a.heads, a.layers, a.ff, a.dropout, a.tie_weights).train()
+    if a.score_checkpoint:
+        load_tapegrad_weights(model, a.score_checkpoint)
+        print(json.dumps({"scored": a.score_checkpoint, "val_loss": evaluate(model, val_ids, T, B)}))
+        return
     opt = torch.optim.AdamW(weight_decay_groups(model, a.weight_decay), lr=a.lr, betas=(0.9, 0.999), eps=1e-8)
     schedule = warmup_cosine(a.lr, a.warmup, a.steps, a.lr * a.min_lr_ratio)
     loader = torch.Generator().manual_seed(a.seed)
