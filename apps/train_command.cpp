@@ -360,8 +360,9 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
                        "teacher-forced loss {:.4f} ({} pairs)\n",
                r.eval.step, r.eval.exact_match, r.eval.token_accuracy, r.eval.loss, r.eval.sequences);
   else
-    fmt::print(io.out, "validation at step {}: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f} ({} "
+    fmt::print(io.out, "validation at step {}: loss {:.4f}, token accuracy {:.4f}, exact match {:.4f}{} ({} "
                        "sequences)\n", r.eval.step, r.eval.loss, r.eval.token_accuracy, r.eval.exact_match,
+               r.eval.bits_per_byte > 0 ? fmt::format(", bits per byte {:.4f}", r.eval.bits_per_byte) : "",
                r.eval.sequences);
   fmt::print(io.out, "checkpoint: {}\n", trainer.checkpoint_path().string());
 }

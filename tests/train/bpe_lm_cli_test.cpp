@@ -50,7 +50,7 @@ TEST_CASE("BPE lm: train, eval and sample a language model on a tokenizer's toke
   args.insert(args.end(), {"--tokenizer", tok});
   const auto trained = run_cli(args);
   REQUIRE_MESSAGE(trained.status == 0, trained.err);
-  CHECK(trained.out.find("bits per byte") != std::string::npos);
+  CHECK(trained.out.find(", bits per byte ") != std::string::npos);  // the final validation line
 
   // eval: the loss per token, and the same in bits per byte of text: a token is several bytes.
   const auto eval = run_cli({"eval", (dir.path() / "bpe").string()});
