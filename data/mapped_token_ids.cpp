@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -16,6 +17,11 @@
 namespace tg::data {
 
 namespace {
+
+// The most of a file mapping one read fault maps: Linux maps the cached neighbours of the page
+// too (fault-around, 64 KiB by default), or the whole large folio the page cache holds it in
+// (up to a PMD, 2 MiB), aligned.
+constexpr uint64_t kFaultBlockBytes = uint64_t{2} << 20;
 
 constexpr const char* kOp = "token ids";
 
@@ -70,13 +76,14 @@ void MappedTokenIds::read(int64_t begin, std::span<TokenId> out) const {
   for (int64_t i = 0; i < n; ++i)
     out[static_cast<size_t>(i)] =
         token_id_at(file_, ids, header_.id_bytes, static_cast<uint64_t>(begin + i), vocab_size_);
-  // Drop the touched pages from this process's page tables (see the header): page-aligned, and
-  // only the pages the range lies on.
-  static const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  // Drop the touched pages from this process's page tables (see the header): the whole aligned
+  // block a fault may have mapped around the range (kFaultBlockBytes).
   const uint64_t first = kTokenIdHeaderBytes + static_cast<uint64_t>(begin) * header_.id_bytes;
   const uint64_t end = first + static_cast<uint64_t>(n) * header_.id_bytes;
-  const uint64_t from = first / page * page;
-  ::madvise(const_cast<unsigned char*>(map_) + from, end - from, MADV_DONTNEED);
+  const uint64_t from = first / kFaultBlockBytes * kFaultBlockBytes;
+  const uint64_t to = std::min<uint64_t>((end + kFaultBlockBytes - 1) / kFaultBlockBytes * kFaultBlockBytes,
+                                         map_bytes_);
+  ::madvise(const_cast<unsigned char*>(map_) + from, to - from, MADV_DONTNEED);
 }
 
 TokenId MappedTokenIds::id(int64_t position) const {
