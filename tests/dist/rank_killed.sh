@@ -22,13 +22,15 @@ fail() {
 }
 
 rm -rf "$work"
-mkdir -p "$work"
-if "${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 1 --out "$work/small" >"$work/small.out" 2>"$work/small.err"; then
+# Each job keeps its Open MPI session directory in a folder of its own (TMPDIR): a killed job's
+# shared /tmp/ompi.<host>.<uid> is still being removed while the next job creates it.
+mkdir -p "$work"/tmp-{small,first,resume}
+if TMPDIR="$work/tmp-small" "${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 1 --out "$work/small" >"$work/small.out" 2>"$work/small.err"; then
   fail "a --batch-size of 1 on 2 ranks was not refused"
 fi
 grep -qE "error on rank [01] of 2: train: --batch-size 1 is split across 2 ranks" "$work/small.err" ||
   fail "the refused batch size does not say so, naming the rank"
-"${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 8 --warmup 10 --steps 20000 --out "$run" >"$work/first.out" 2>"$work/first.err" &
+TMPDIR="$work/tmp-first" "${mpirun[@]}" "$tapegrad" train "${flags[@]}" --batch-size 8 --warmup 10 --steps 20000 --out "$run" >"$work/first.out" 2>"$work/first.err" &
 job=$!
 for _ in $(seq 600); do
   [ -f "$run/checkpoint.safetensors" ] && break
@@ -54,7 +56,7 @@ echo "rank_killed: rank 1 killed; the job ended after ${elapsed} s (mpirun exit 
 grep "rank 1 .*signal 9" "$work/first.err"
 
 "$tapegrad" eval "$run" >"$work/eval.out" 2>"$work/eval.err" || fail "the checkpoint does not load"
-"${mpirun[@]}" "$tapegrad" train --resume "$run" --steps +20 --threads 1 >"$work/resume.out" 2>"$work/resume.err" ||
+TMPDIR="$work/tmp-resume" "${mpirun[@]}" "$tapegrad" train --resume "$run" --steps +20 --threads 1 >"$work/resume.out" 2>"$work/resume.err" ||
   fail "the resumed run failed"
 grep -q "resumed at step" "$work/resume.out" || fail "the resumed run does not say where it resumed"
 grep -q "^done: 20 steps" "$work/resume.out" || fail "the resumed run did not do its 20 steps"
