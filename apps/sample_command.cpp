@@ -87,8 +87,9 @@ void run_sample(const SampleArgs& args, Io& io) {
                                       file.string(), c.config.task));
   const data::TextTokens tokens = train::run_text_tokens(c, file.parent_path());
   if (tokens.bpe() && !args.stop.empty())
-    throw CLI::ValidationError("--stop", fmt::format("{} is a BPE model, whose tokens spell a text in more than one way: "
-                                                     "--stop matches a character model's characters", file.string()));
+    throw CLI::ValidationError("--stop", fmt::format("{} is a BPE model, whose tokens spell a text in more than one "
+                                                     "way: --stop matches a character model's characters",
+                                                     file.string()));
   train::GenerateOptions options = args.options;
   options.min_id = data::kNumReserved;  // the text's characters only, never <pad>, <unk>, ...
   options.use_cache = !args.no_cache;

@@ -205,7 +205,8 @@ std::string stored_path(const char* flag, const std::string& path, const std::st
 void store_paths_for_run(const TrainArgs& args, train::TrainConfig& c) {
   for (auto [flag, path] :
        {std::pair{"--data", &c.data}, std::pair{"--val-data", &c.val_data}, std::pair{"--tokenizer", &c.tokenizer}})
-    if (given(args, flag) && !path->empty() && *path != train::kLearnedTokenizer) *path = stored_path(flag, *path, c.out);
+    if (given(args, flag) && !path->empty() && *path != train::kLearnedTokenizer)
+      *path = stored_path(flag, *path, c.out);
 }
 
 // A fresh run's config: the flags, with the default warmup scaled to a short run.
@@ -447,7 +448,8 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   flag(sub, *args, "--max-len", &C::max_len, read_by("max_len", "longest sequence"))
       ->check(integer_in(1, max_length));
   flag(sub, *args, "--modulus", &C::modulus, read_by("modulus", "the modulus"))->check(integer_in(2, train::kMaxModulus));
-  flag(sub, *args, "--block-size", &C::block_size, read_by("block_size", "tokens per window"))->check(integer_in(1, max_length));
+  flag(sub, *args, "--block-size", &C::block_size, read_by("block_size", "tokens per window"))
+      ->check(integer_in(1, max_length));
   flag(sub, *args, "--tokenizer", &C::tokenizer, read_by("tokenizer", "a BPE tok.json, or bpe: learn one"))
       ->check(utf8_path());
   sub->add_option("--vocab-size", args->vocab_size, "--tokenizer bpe: its tokens")

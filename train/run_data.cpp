@@ -62,7 +62,8 @@ InputFile open_run_data(const TrainConfig& config, RunDataFile which) {
   InputFile file(kOp, path_in_run(config.*f.path, config.out));
   const auto refuse = [&](const std::string& why) {
     throw Error(kOp, fmt::format("{} (the run's {}, stored as \"{}\"): {}: a path stored in a run is read only while "
-                                 "its file is unchanged; {}", file.path().string(), f.flag, config.*f.path, why, f.remedy));
+                                 "its file is unchanged; {}", file.path().string(), f.flag, config.*f.path, why,
+                                 f.remedy));
   };
   const std::string& stored = config.*f.sha256;
   if (stored.empty()) refuse("the run stores no SHA-256 of the file's content (it is from an older tapegrad)");

@@ -17,7 +17,8 @@ void learn_run_tokenizer(TrainConfig& config, int64_t vocab_size) {
       config.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(config, RunDataFile::data));
   const auto held_out = static_cast<size_t>(std::llround(static_cast<double>(text.size()) * config.val_fraction));
   const std::string_view training_text = std::string_view(text).substr(0, text.size() - held_out);
-  const data::BpeTokenizer tokenizer = data::train_bpe({training_text}, {.vocab_size = vocab_size > 0 ? vocab_size : kDefaultLearnedVocab});
+  const data::BpeTokenizer tokenizer =
+      data::train_bpe({training_text}, {.vocab_size = vocab_size > 0 ? vocab_size : kDefaultLearnedVocab});
   std::filesystem::create_directories(config.out);
   data::save_bpe_tokenizer(tokenizer, std::filesystem::path(config.out) / kRunTokenizerFile);
   config.tokenizer = kRunTokenizerFile;

@@ -90,7 +90,8 @@ TEST_CASE("token id file lm: train and eval on a .bin, with bits per byte") {
   args.erase(args.begin() + 7, args.begin() + 9);  // "--tokenizer", tok
   const auto no_tokenizer = run_cli(args);
   CHECK(no_tokenizer.status != 0);
-  CHECK_MESSAGE(no_tokenizer.err.find("is a token id file: it needs --tokenizer") != std::string::npos, no_tokenizer.err);
+  CHECK_MESSAGE(no_tokenizer.err.find("is a token id file: it needs --tokenizer") != std::string::npos,
+                no_tokenizer.err);
   std::ofstream(dir.path() / "other.txt") << "another text for another tokenizer, another text";
   const auto other = dir.path() / "other.json";
   REQUIRE(run_cli({"tokenizer", "train", (dir.path() / "other.txt").string(), "--vocab-size", "270", "--out",
