@@ -57,14 +57,18 @@ void eval_seq2seq(const EvalArgs& args, const train::Checkpoint& c, const std::f
                              .composed = args.composed}, io);
 }
 
-// What the ids of a checkpoint mean, and how to print them.
+// What the ids of a checkpoint mean, and how to print them: a text's ids (an lm run's characters
+// or BPE tokens) as the text they spell, shown as it is but for controls; other tokens escaped
+// and spaced.
 struct Tokens {
   const data::Vocab& input;
   const data::Vocab& output;
-  bool text;  // a text's characters (task.text), shown as they are but for controls; else escaped and spaced
-  std::string show(const data::Vocab& vocab, int64_t id) const {
-    const std::string& token = vocab.token(id);
-    return visible_text(text ? token : data::escape_token(token));
+  const data::TextTokens* text;  // null unless the ids spell a text
+  std::string show(const data::Vocab& vocab, const std::vector<int64_t>& ids) const {
+    if (text) return visible_text(text->decode(ids));
+    std::vector<std::string> shown;
+    for (int64_t id : ids) shown.push_back(visible_text(data::escape_token(vocab.token(id))));
+    return fmt::format("{}", fmt::join(shown, " "));
   }
 };
 
@@ -76,18 +80,14 @@ void show_examples(train::TransformerModel& model, const data::Dataset& set, con
     const data::Example ex = set.get(i);
     data::Batch b = data::collate({ex});
     const std::vector<int64_t> pred = max_with_indices(model.forward(b.inputs, b.padding_mask), -1).indices.to_vector<int64_t>();
-    std::vector<std::string> in, target, got;
-    bool right = true;
+    std::vector<int64_t> target, got;
     for (size_t t = 0; t < ex.input.size(); ++t) {
-      in.push_back(tokens.show(tokens.input, ex.input[t]));
       if (ex.target[t] == data::kIgnoreIndex) continue;
-      target.push_back(tokens.show(tokens.output, ex.target[t]));
-      got.push_back(tokens.show(tokens.output, pred[t]));
-      right = right && pred[t] == ex.target[t];
+      target.push_back(ex.target[t]);
+      got.push_back(pred[t]);
     }
-    const char* sep = tokens.text ? "" : " ";
-    fmt::print(out, "  input   {}\n  target  {}\n  model   {}   {}\n", fmt::join(in, sep), fmt::join(target, sep),
-               fmt::join(got, sep), right ? "right" : "WRONG");
+    fmt::print(out, "  input   {}\n  target  {}\n  model   {}   {}\n", tokens.show(tokens.input, ex.input),
+               tokens.show(tokens.output, target), tokens.show(tokens.output, got), got == target ? "right" : "WRONG");
   }
 }
 
@@ -116,7 +116,7 @@ void run_eval(const EvalArgs& args, Io& io) {
   io.activity = fmt::format("evaluating {} (batches of {})", file.string(), config.batch_size);
   auto model = train::load_model(c);
   model->set_composed(args.composed);
-  const Tokens tokens{c.input_vocab, c.output_vocab, task.text};
+  const Tokens tokens{c.input_vocab, c.output_vocab, set.text.get()};
   std::optional<train::PredictionLog> log;
   if (!args.predictions.empty())
     log.emplace(args.predictions, c.input_vocab, c.output_vocab, set.numbered_by_line, unscored);
@@ -150,8 +150,10 @@ void add_eval_command(CLI::App& app, const std::shared_ptr<Io>& io) {
              "seq2seq run's outputs are decoded (greedy, or --beam K) and scored by exact match and token accuracy");
   auto args = std::make_shared<EvalArgs>();
   sub->add_option("checkpoint", args->checkpoint, "a checkpoint file or a run directory")->required();
-  sub->add_option("--data", args->data, "score every example of this file (file and seq2seq: .tsv/.jsonl; lm: a text), encoded "
-                                         "with the checkpoint's vocabularies; an unknown token is an error");
+  sub->add_option("--data", args->data,
+                  fmt::format("score every example of this file (file and seq2seq: .tsv/.jsonl; lm: a text, or a .bin "
+                              "of the run's tokenizer: at most {} windows), encoded with the checkpoint's "
+                              "vocabularies; an unknown token is an error", train::kTokenFileEvalWindows));
   args->predictions_option = sub->add_option("--predictions", args->predictions, "write every example's input, target and prediction to this "
                                                       "JSONL file");
   args->ignore_option = sub->add_option("--ignore-tokens", args->ignore_tokens,

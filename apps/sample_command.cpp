@@ -36,14 +36,14 @@ struct SampleArgs {
   int threads = 0;
 };
 
-void sample_seq2seq(const SampleArgs& args, const train::Checkpoint& c, Io& io) {
+void sample_seq2seq(const SampleArgs& args, const train::Checkpoint& c, const std::filesystem::path& file, Io& io) {
   for (const CLI::Option* o : args.language_model_flags)
     if (o->count() > 0)
       throw CLI::ValidationError(o->get_name(), "samples a language model; a seq2seq run decodes --prompt (greedy, "
                                                 "or --beam K)");
   if (args.prompt_option->count() == 0)
     throw CLI::ValidationError("--prompt", "a seq2seq run translates an input: give it, e.g. --prompt \"12+345\"");
-  run_seq2seq_sample(c, args.prompt, args.beam, io);
+  run_seq2seq_sample(c, file, args.prompt, args.beam, io);
 }
 
 // The ids of --prompt or --stop. A BPE run's tokens spell any text; a character model's
@@ -78,7 +78,7 @@ void run_sample(const SampleArgs& args, Io& io) {
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
   io.activity = "loading " + file.string();
   const train::Checkpoint c = train::load_checkpoint(file);
-  if (train::arch_named(c.config.arch).decodes_sequences) return sample_seq2seq(args, c, io);
+  if (train::arch_named(c.config.arch).decodes_sequences) return sample_seq2seq(args, c, file, io);
   if (args.beam_option->count() > 0)
     throw CLI::ValidationError("--beam", fmt::format("{} is a language model: --beam decodes seq2seq runs only",
                                                      file.string()));

@@ -45,7 +45,7 @@ void print_seq2seq_run(const train::Seq2SeqTask& task, const train::TrainConfig&
 
 void run_seq2seq_eval(const train::Checkpoint& c, const std::filesystem::path& file, const Seq2SeqEvalArgs& args,
                       Io& io) {
-  const data::PairTokenizer tokenizer(c.input_vocab, c.config.token_sep);
+  const data::PairTokenizer tokenizer = train::run_pair_tokenizer(c, file.parent_path());
   std::vector<data::Seq2SeqPair> pairs;
   std::string name;
   if (args.data.empty()) {
@@ -84,8 +84,9 @@ void run_seq2seq_eval(const train::Checkpoint& c, const std::filesystem::path& f
                outputs[i] == pairs[i].output ? "right" : "WRONG");
 }
 
-void run_seq2seq_sample(const train::Checkpoint& c, const std::string& prompt, int64_t beam, Io& io) {
-  const data::PairTokenizer tokenizer(c.input_vocab, c.config.token_sep);
+void run_seq2seq_sample(const train::Checkpoint& c, const std::filesystem::path& file, const std::string& prompt,
+                        int64_t beam, Io& io) {
+  const data::PairTokenizer tokenizer = train::run_pair_tokenizer(c, file.parent_path());
   if (prompt.empty()) throw CLI::ValidationError("--prompt", "a seq2seq model needs an input to translate");
   const auto tokens = std::ssize(train::encode_known(tokenizer, prompt, "--prompt"));
   if (tokens == 0) throw CLI::ValidationError("--prompt", "has no tokens (only the token separator)");

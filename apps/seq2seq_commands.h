@@ -26,6 +26,7 @@ void run_seq2seq_eval(const train::Checkpoint& checkpoint, const std::filesystem
                       const Seq2SeqEvalArgs& args, Io& io);
 
 // The decoded output of `prompt`, printed on its own line.
-void run_seq2seq_sample(const train::Checkpoint& checkpoint, const std::string& prompt, int64_t beam, Io& io);
+void run_seq2seq_sample(const train::Checkpoint& checkpoint, const std::filesystem::path& file,
+                        const std::string& prompt, int64_t beam, Io& io);
 
 }  // namespace tg::cli

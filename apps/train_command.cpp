@@ -165,6 +165,13 @@ void check_flag_combinations(const TrainArgs& args, const train::TrainConfig& c)
     throw CLI::ValidationError("--token-sep", fmt::format("splits the pair files of --arch {}, got --arch {}",
                                                           train::one_of(train::arch_names_where(
                                                               &train::Arch::decodes_sequences)), c.arch));
+  if (!c.tokenizer.empty() && !task.text && !arch.decodes_sequences)
+    throw CLI::ValidationError("--tokenizer", fmt::format("tokenizes a text or the pair files of --arch {}, got --arch {}",
+                                                          train::one_of(train::arch_names_where(
+                                                              &train::Arch::decodes_sequences)), c.arch));
+  if (!c.tokenizer.empty() && !c.token_sep.empty())
+    throw CLI::ValidationError("--token-sep", fmt::format("splits text into words; the run's tokens are those of "
+                                                          "--tokenizer {}: give one of the two", c.tokenizer));
   if (arch.decodes_sequences && given(args, "--ignore-tokens"))
     throw CLI::ValidationError("--ignore-tokens", fmt::format("a {} run scores whole decoded outputs: no token is "
                                                               "left out", arch.name));

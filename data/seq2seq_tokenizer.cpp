@@ -26,7 +26,15 @@ PairTokenizer PairTokenizer::from_pairs(const std::vector<Seq2SeqPair>& pairs, s
   return PairTokenizer(Vocab(std::vector<std::string>(tokens.begin(), tokens.end())), std::move(token_sep));
 }
 
+std::vector<std::string> PairTokenizer::tokens(std::string_view text, std::string_view source) const {
+  if (!bpe_) return split_tokens(text, token_sep_, source);
+  std::vector<std::string> tokens;
+  for (int32_t id : bpe_->encode(text)) tokens.push_back(vocab_.token(id));
+  return tokens;
+}
+
 std::string PairTokenizer::decode(const std::vector<int64_t>& ids) const {
+  if (bpe_) return bpe_->decode(ids);
   std::string text;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (i > 0) text += token_sep_;

@@ -20,14 +20,15 @@ Vocab bpe_vocab(const BpeTokenizer& bpe) {
   return vocab;
 }
 
-TextTokens::TextTokens(CharTokenizer chars) : chars_(std::move(chars)), vocab_(chars_.vocab()) {
-  text_bytes_.assign(static_cast<size_t>(vocab_.size()), 0);
-  for (int64_t id = kNumReserved; id < vocab_.size(); ++id)
-    text_bytes_[static_cast<size_t>(id)] = std::ssize(vocab_.token(id));
+TextTokens::TextTokens(CharTokenizer chars) : chars_(std::move(chars)) {
+  const Vocab& vocab = chars_.vocab();
+  text_bytes_.assign(static_cast<size_t>(vocab.size()), 0);
+  for (int64_t id = kNumReserved; id < vocab.size(); ++id)
+    text_bytes_[static_cast<size_t>(id)] = std::ssize(vocab.token(id));
 }
 
-TextTokens::TextTokens(std::shared_ptr<const BpeTokenizer> bpe) : bpe_(std::move(bpe)), vocab_(bpe_vocab(*bpe_)) {
-  text_bytes_.assign(static_cast<size_t>(vocab_.size()), 0);
+TextTokens::TextTokens(std::shared_ptr<const BpeTokenizer> bpe) : bpe_(std::move(bpe)), bpe_vocab_(bpe_vocab(*bpe_)) {
+  text_bytes_.assign(static_cast<size_t>(bpe_vocab_.size()), 0);
   for (TokenId id = 0; id < bpe_->vocab_size(); ++id)
     text_bytes_[static_cast<size_t>(kNumReserved + id)] = std::ssize(bpe_->token_bytes(id));
 }
@@ -44,7 +45,7 @@ std::string TextTokens::decode(std::span<const int64_t> ids) const {
   std::string text;
   for (int64_t id : ids) {
     const TokenId token = static_cast<TokenId>(id - kNumReserved);
-    text += id < kNumReserved ? vocab_.token(id) : bpe_->decode(std::span(&token, 1));  // decode checks the id
+    text += id < kNumReserved ? bpe_vocab_.token(id) : bpe_->decode(std::span(&token, 1));  // decode checks the id
   }
   return text;
 }

@@ -33,15 +33,17 @@ class TextTokens {
   // The text of model ids; reserved ids appear as their names ("<sep>").
   std::string decode(std::span<const int64_t> ids) const;
 
-  const Vocab& vocab() const { return vocab_; }
+  const Vocab& vocab() const { return bpe_ ? bpe_vocab_ : chars_.vocab(); }
   const BpeTokenizer* bpe() const { return bpe_.get(); }  // null for characters
+  // What its tokens are called in messages: "characters" or "tokens".
+  const char* unit() const { return bpe_ ? "tokens" : "characters"; }
   // The bytes of text each model id stands for (0 for the reserved ids).
   const std::vector<int64_t>& text_bytes() const { return text_bytes_; }
 
  private:
   CharTokenizer chars_;
   std::shared_ptr<const BpeTokenizer> bpe_;
-  Vocab vocab_;
+  Vocab bpe_vocab_;  // empty for characters
   std::vector<int64_t> text_bytes_;
 };
 

@@ -86,4 +86,16 @@ TokenWindowSets token_id_file_windows(const std::filesystem::path& bin, const st
   return sets;
 }
 
+std::shared_ptr<const TokenWindowDataset> token_id_file_scoring_windows(const std::filesystem::path& bin,
+                                                                        const std::string& tokenizer_sha256,
+                                                                        int64_t vocab_size, int64_t id_offset,
+                                                                        int64_t block_size, int64_t count) {
+  auto ids = std::make_shared<const MappedTokenIds>(bin, tokenizer_sha256, vocab_size);
+  if (ids->size() < block_size + 1)
+    throw Error(kOp, fmt::format("{}: {} ids are too few for one window of the model's {} (and the id after it)",
+                                 bin.string(), ids->size(), block_size));
+  return std::make_shared<TokenWindowDataset>(ids, 0, ids->size(), block_size, id_offset,
+                                              TokenWindowDataset::Starts::evenly_spaced, count, 0);
+}
+
 }  // namespace tg::data

@@ -52,4 +52,11 @@ TokenWindowSets token_id_file_windows(const std::filesystem::path& bin, const st
                                       int64_t vocab_size, int64_t id_offset, int64_t block_size, double val_fraction,
                                       int64_t train_windows, int64_t val_windows, uint64_t seed);
 
+// The windows that score a whole token id file (eval --data): at most `count`, evenly spaced over
+// all its ids, so that a corpus of any size scores in bounded time.
+std::shared_ptr<const TokenWindowDataset> token_id_file_scoring_windows(const std::filesystem::path& bin,
+                                                                        const std::string& tokenizer_sha256,
+                                                                        int64_t vocab_size, int64_t id_offset,
+                                                                        int64_t block_size, int64_t count);
+
 }  // namespace tg::data

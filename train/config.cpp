@@ -68,6 +68,11 @@ void validate(const TrainConfig& c) {
   for (const std::string& token : c.ignore_tokens) require(!token.empty(), "ignore_tokens: a token cannot be empty");
   require(c.tokenizer.empty() || task.reads_field("tokenizer"),
           fmt::format("tokenizer is read by task {} only, not {}", one_of(tasks_reading("tokenizer")), c.task));
+  require(c.tokenizer.empty() || task.text || arch.decodes_sequences,
+          fmt::format("tokenizer is read by task {} for a text or with arch {} for pairs, not with arch {}", c.task,
+                      one_of(arch_names_where(&Arch::decodes_sequences)), c.arch));
+  require(c.tokenizer.empty() || c.token_sep.empty(),
+          "token_sep splits text into words; a tokenizer's tokens are its own: give one of them");
   require(c.token_sep.empty() || (task.reads_field("token_sep") && arch.decodes_sequences),
           fmt::format("token_sep is read by task {} with arch {} (pair files), not task {} with arch {}",
                       one_of(tasks_reading("token_sep")), one_of(arch_names_where(&Arch::decodes_sequences)), c.task,

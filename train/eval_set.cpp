@@ -6,10 +6,13 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "data/bpe_file.h"
 #include "data/char_lm.h"
 #include "data/char_tokenizer.h"
 #include "data/labelled_file.h"
 #include "data/text.h"
+#include "data/token_id_file.h"
+#include "data/token_windows.h"
 #include "train/registry/registry.h"
 #include "train/run_data.h"
 #include "train/task_data.h"
@@ -33,16 +36,36 @@ EvalSet labelled_file_set(const Checkpoint& c, const std::filesystem::path&, con
   return {std::make_shared<data::ExampleDataset>(std::move(examples)), path + " (every line)", true, nullptr};
 }
 
-// Windows of max_len tokens side by side, each predicting the tokens one further on.
+namespace {
+
+// A token id file made by the run's tokenizer: at most kTokenFileEvalWindows windows, evenly spaced.
+EvalSet token_id_file_set(const Checkpoint& c, std::shared_ptr<const data::TextTokens> tokens,
+                          const std::string& path) {
+  const data::BpeTokenizer* bpe = tokens->bpe();
+  if (!bpe)
+    throw Error(kOp, fmt::format("{} is a token id file, but the run was trained on characters (no --tokenizer)",
+                                 path));
+  auto windows = data::token_id_file_scoring_windows(path, data::bpe_sha256(*bpe), bpe->vocab_size(),
+                                                     data::kNumReserved, c.model_config.max_len,
+                                                     kTokenFileEvalWindows);
+  const std::string name = fmt::format("{} ({} windows, evenly spaced)", path, windows->size());
+  return {std::move(windows), name, false, std::move(tokens)};
+}
+
+}  // namespace
+
+// Windows of max_len tokens side by side, each predicting the tokens one further on; a token id
+// file (.bin) is read memory-mapped, as training reads it.
 EvalSet text_file_set(const Checkpoint& c, const std::filesystem::path& run_dir, const InputFile& file) {
   const std::string path = file.path().string();
   auto tokens = std::make_shared<const data::TextTokens>(run_text_tokens(c, run_dir));
+  if (data::is_token_id_file(path)) return token_id_file_set(c, std::move(tokens), path);
   const auto ids = std::make_shared<const std::vector<int32_t>>(tokens->encode(data::read_text_file(file), path));
   const int64_t block = c.model_config.max_len;
   auto windows = std::make_shared<data::CharLMDataset>(ids, 0, std::ssize(*ids), block, block);
   if (windows->size() == 0)
     throw Error(kOp, fmt::format("{}: {} {} are too few for one window of the model's {} (and the one after it)", path,
-                                 ids->size(), tokens->bpe() ? "tokens" : "characters", block));
+                                 ids->size(), tokens->unit(), block));
   return {std::move(windows), path + " (every window)", false, std::move(tokens)};
 }
 

@@ -1,6 +1,7 @@
 #include "train/seq2seq_data.h"
 
 #include <algorithm>
+#include <memory>
 #include <utility>
 
 #include <fmt/format.h>
@@ -14,6 +15,8 @@
 #include "data/text.h"
 #include "train/registry/registry.h"
 #include "train/run_data.h"
+#include "train/run_tokenizer.h"
+#include "train/task_data.h"
 
 namespace tg::train {
 
@@ -49,8 +52,8 @@ std::string token_sep_problem(std::string_view token_sep) {
 }
 
 std::string default_token_sep(const TrainConfig& c) {
-  const bool reads_pair_file =
-      !c.data.empty() && task_named(c.task).reads_field("token_sep") && arch_named(c.arch).decodes_sequences;
+  const bool reads_pair_file = !c.data.empty() && c.tokenizer.empty() && task_named(c.task).reads_field("token_sep") &&
+                               arch_named(c.arch).decodes_sequences;
   if (reads_pair_file && data::pair_file_gives_lists(InputFile("read_text_file", path_in_run(c.data, c.out))))
     return " ";
   return c.token_sep;
@@ -83,17 +86,18 @@ int64_t Seq2SeqData::batches_per_epoch(int64_t batch_size) const {
   return draw ? 0 : (std::ssize(train) + batch_size - 1) / batch_size;
 }
 
-Seq2SeqData pairs_from_file(const TrainConfig& c) {
-  Seq2SeqData d;
+FilePairs read_file_pairs(const TrainConfig& c) {
+  FilePairs d;
   const InputFile file = open_run_data(c, RunDataFile::data);
   const std::string path = file.path().string();
+  if (!c.tokenizer.empty() && data::pair_file_gives_lists(file))
+    throw Error("config", fmt::format("{} gives token lists; a tokenizer ({}) encodes text: give each side as a "
+                                      "string", path, c.tokenizer));
   std::vector<data::Seq2SeqPair> pairs = data::read_seq2seq_file(file, c.token_sep);
-  // The validation pairs and where they were read, to name the line of a token training lacks.
-  std::vector<std::string> val_lines;
   if (c.val_data.empty()) {
     const std::vector<bool> is_val = data::choose_validation(std::ssize(pairs), c.val_fraction, c.seed);
     for (size_t i = 0; i < pairs.size(); ++i) {
-      if (is_val[i]) val_lines.push_back(fmt::format("{}:{}", path, i + 1));
+      if (is_val[i]) d.val_lines.push_back(fmt::format("{}:{}", path, i + 1));
       (is_val[i] ? d.val : d.train).push_back(std::move(pairs[i]));
     }
   } else {
@@ -101,20 +105,34 @@ Seq2SeqData pairs_from_file(const TrainConfig& c) {
     const InputFile val_file = open_run_data(c, RunDataFile::val_data);
     d.val = data::read_seq2seq_file(val_file, c.token_sep);
     for (size_t i = 0; i < d.val.size(); ++i)
-      val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
+      d.val_lines.push_back(fmt::format("{}:{}", val_file.path().string(), i + 1));
   }
   if (d.train.empty() || d.val.empty())
     throw Error("config", fmt::format("{}: too few pairs to hold out a validation set (val_fraction {})", path,
                                       c.val_fraction));
-  d.tokenizer = data::PairTokenizer::from_pairs(d.train, c.token_sep);
+  return d;
+}
+
+Seq2SeqData pairs_from_file(const TrainConfig& c) {
+  FilePairs pairs = read_file_pairs(c);
+  Seq2SeqData d;
+  d.train = std::move(pairs.train);
+  d.val = std::move(pairs.val);
+  d.tokenizer = c.tokenizer.empty() ? data::PairTokenizer::from_pairs(d.train, c.token_sep)
+                                    : data::PairTokenizer(run_bpe_tokens(c));
   for (size_t i = 0; i < d.val.size(); ++i) {  // no <unk>: a token training lacks is an error
-    encode_known(d.tokenizer, d.val[i].input, val_lines[i] + " input");
-    encode_known(d.tokenizer, d.val[i].output, val_lines[i] + " output");
+    encode_known(d.tokenizer, d.val[i].input, pairs.val_lines[i] + " input");
+    encode_known(d.tokenizer, d.val[i].output, pairs.val_lines[i] + " output");
   }
   for (const auto* part : {&d.train, &d.val})
     d.max_len = std::max(d.max_len, seq2seq_positions(longest(*part, &data::Seq2SeqPair::input, d.tokenizer),
                                                       longest(*part, &data::Seq2SeqPair::output, d.tokenizer)));
   return d;
+}
+
+data::PairTokenizer run_pair_tokenizer(const Checkpoint& c, const std::filesystem::path& run_dir) {
+  if (c.config.tokenizer.empty()) return {c.input_vocab, c.config.token_sep};
+  return data::PairTokenizer(std::make_shared<const data::TextTokens>(run_text_tokens(c, run_dir)));
 }
 
 Seq2SeqData drawn_pairs(const TrainConfig& c, PairDraw draw) {

@@ -1,8 +1,8 @@
 #pragma once
 // The data of a sequence-to-sequence run (arch seq2seq): input/output pairs from a shipped task
 // (data/seq2seq_tasks.h: addition, number_words, sort_unique) or a user file (task file:
-// data/seq2seq_file.h), one PairTokenizer for both sides (data/seq2seq_tokenizer.h: characters, or
-// the word tokens of a run with a token separator), and teacher-forcing batches.
+// data/seq2seq_file.h), one PairTokenizer for both sides (data/seq2seq_tokenizer.h: characters, the
+// word tokens of a run with a token separator, or a BPE tokenizer's), and teacher-forcing batches.
 //
 // Teacher forcing: the decoder reads the target shifted right behind <bos> and learns to write
 // it followed by the end-of-sequence token. The reserved token <sep> is that end token (kEosId):
@@ -14,6 +14,7 @@
 // random order per epoch (Generator(seed) at offset epoch * 2^32). Validation: a shipped task's
 // val_examples pairs from another seed; a file's val_data, or a val_fraction share of it.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include "data/seq2seq_tasks.h"
 #include "data/seq2seq_tokenizer.h"
 #include "data/vocab.h"
+#include "train/checkpoint.h"
 #include "train/config.h"
 
 namespace tg::train {
@@ -39,7 +41,8 @@ inline constexpr size_t kMaxTokenSepBytes = 16;
 // invalid UTF-8), or "" when it can.
 std::string token_sep_problem(std::string_view token_sep);
 // The token separator of a fresh run when none is given: a space when the config reads a pair file
-// of token lists (data/seq2seq_file.h), so that word tokens print apart; else config.token_sep.
+// of token lists (data/seq2seq_file.h) without a tokenizer, so that word tokens print apart; else
+// config.token_sep.
 std::string default_token_sep(const TrainConfig& config);
 
 struct Seq2SeqData {
@@ -74,6 +77,16 @@ struct PairDraw {
   int64_t max_input_chars = 0, max_output_chars = 0;
 };
 Seq2SeqData pairs_from_file(const TrainConfig& config);
+// A pair file's training and validation pairs (val_data, or a val_fraction share of data), and
+// where each validation pair was read ("pairs.tsv:7"), to name the line of a token training lacks.
+struct FilePairs {
+  std::vector<data::Seq2SeqPair> train, val;
+  std::vector<std::string> val_lines;
+};
+FilePairs read_file_pairs(const TrainConfig& config);
+// A seq2seq checkpoint's tokenizer: its vocabulary with its token separator, or its tokenizer
+// file (read from run_dir while unchanged), which must spell the vocabulary.
+data::PairTokenizer run_pair_tokenizer(const Checkpoint& checkpoint, const std::filesystem::path& run_dir);
 Seq2SeqData drawn_pairs(const TrainConfig& config, PairDraw draw);
 Seq2SeqData drawn_pairs(const TrainConfig& config, const data::Seq2SeqTask& task);  // data/seq2seq_tasks.h's
 

@@ -15,6 +15,7 @@
 #include "data/token_windows.h"
 #include "train/registry/registry.h"
 #include "train/run_data.h"
+#include "train/run_tokenizer.h"
 
 namespace tg::train {
 
@@ -41,17 +42,10 @@ data::Example SyntheticDataset::get(int64_t index) const {
 
 namespace {
 
-// The run's BPE tokenizer, read while unchanged (train/run_data.h).
-std::shared_ptr<const data::TextTokens> run_bpe_tokens(const TrainConfig& c) {
-  return std::make_shared<const data::TextTokens>(std::make_shared<const data::BpeTokenizer>(
-      data::load_bpe_tokenizer(open_run_data(c, RunDataFile::tokenizer))));
-}
-
 // lm on a token id file, memory-mapped (data/token_windows.h): training example i is a random
 // window, as nanoGPT draws them, so an epoch is kMaxExamples of them whatever the run's length
 // (a resumed run with more steps reads on where it stopped); evaluation reads at most
-// kTokenFileValWindows windows of the validation part, evenly spaced.
-constexpr int64_t kTokenFileValWindows = 2048;
+// kTokenFileEvalWindows windows of the validation part, evenly spaced.
 
 TaskData token_id_file_task_data(const TrainConfig& c) {
   if (c.tokenizer.empty())
@@ -61,7 +55,7 @@ TaskData token_id_file_task_data(const TrainConfig& c) {
   const data::BpeTokenizer& bpe = *tokens->bpe();
   const data::TokenWindowSets windows = data::token_id_file_windows(
       open_run_data(c, RunDataFile::data).path(), data::bpe_sha256(bpe), bpe.vocab_size(), data::kNumReserved,
-      c.block_size, c.val_fraction, kMaxExamples, kTokenFileValWindows, c.seed);
+      c.block_size, c.val_fraction, kMaxExamples, kTokenFileEvalWindows, c.seed);
   TaskData d;
   d.train = windows.train;
   d.val = windows.val;
@@ -74,19 +68,23 @@ TaskData token_id_file_task_data(const TrainConfig& c) {
 
 }  // namespace
 
+LmText lm_text(const TrainConfig& c) {
+  if (c.data.empty()) return {data::grammar_corpus(), "grammar corpus"};
+  return {data::read_text_file(open_run_data(c, RunDataFile::data)), path_in_run(c.data, c.out).string()};
+}
+
 TaskData char_lm_task_data(const TrainConfig& c) {
   if (data::is_token_id_file(c.data)) return token_id_file_task_data(c);
   // Training windows start at every token; validation windows do not overlap, so that an
   // evaluation reads each held-out token once.
-  const std::string source = c.data.empty() ? "grammar corpus" : path_in_run(c.data, c.out).string();
-  const std::string text =
-      c.data.empty() ? data::grammar_corpus() : data::read_text_file(open_run_data(c, RunDataFile::data));
-  const auto tokens = c.tokenizer.empty()
-                          ? std::make_shared<const data::TextTokens>(data::CharTokenizer::from_text(text, source))
-                          : run_bpe_tokens(c);
+  const LmText text = lm_text(c);
+  const auto tokens =
+      c.tokenizer.empty()
+          ? std::make_shared<const data::TextTokens>(data::CharTokenizer::from_text(text.text, text.source))
+          : run_bpe_tokens(c);
   const data::LMWindows windows =
-      data::lm_windows(std::make_shared<const std::vector<int32_t>>(tokens->encode(text, source)), c.block_size,
-                       c.val_fraction, 1, source, tokens->bpe() ? "tokens" : "characters");
+      data::lm_windows(std::make_shared<const std::vector<int32_t>>(tokens->encode(text.text, text.source)),
+                       c.block_size, c.val_fraction, 1, text.source, tokens->unit());
   TaskData d;
   d.train = windows.train;
   d.val = windows.val->with_stride(c.block_size);

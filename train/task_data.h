@@ -52,6 +52,18 @@ TaskData make_task_data(const TrainConfig& config);
 //   labelled_file_task_data  file: a labelled .tsv/.jsonl file, and val_data or a val_fraction share
 //   synthetic_task_data      a fresh draw of `task` for every training index; val_examples others
 TaskData char_lm_task_data(const TrainConfig& config);
+
+// The most windows an evaluation reads of a token id file (its validation part, or the whole
+// file that eval --data scores), evenly spaced: bounded, whatever the corpus's size.
+inline constexpr int64_t kTokenFileEvalWindows = 2048;
+
+// An lm run's text: its data file (read while unchanged: train/run_data.h) or, without one, the
+// grammar corpus; `source` names it in messages.
+struct LmText {
+  std::string text;
+  std::string source;
+};
+LmText lm_text(const TrainConfig& config);
 TaskData labelled_file_task_data(const TrainConfig& config);
 TaskData synthetic_task_data(const TrainConfig& config, const data::SequenceTask& task);
 

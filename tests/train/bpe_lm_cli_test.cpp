@@ -11,6 +11,7 @@
 #include "data/bpe_file.h"
 #include "train_test_util.h"
 
+using tg::test::number_after;
 using tg::test::run_cli;
 using tg::test::TempDir;
 
@@ -22,14 +23,6 @@ std::string corpus_text() {
   const char* verbs[] = {" sees ", " likes ", " finds "};
   for (int i = 0; i < 400; ++i) text += std::string(words[i % 5]) + verbs[i % 3] + words[(i * 7 + 2) % 5] + ".\n";
   return text;
-}
-
-// The number after `label` in `text` (REQUIRE'd present).
-double number_after(const std::string& text, const std::string& label) {
-  std::smatch m;
-  const std::regex pattern(label + " ([0-9.]+)");
-  REQUIRE(std::regex_search(text, m, pattern));
-  return std::stod(m[1]);
 }
 
 std::vector<std::string> tiny_lm(const std::string& data, const std::string& out) {
@@ -58,6 +51,16 @@ TEST_CASE("BPE lm: train, eval and sample a language model on a tokenizer's toke
   const double loss = number_after(eval.out, "loss"), bpb = number_after(eval.out, "bits per byte");
   CHECK(bpb > 0);
   CHECK(bpb < loss / std::log(2.0) / 1.5);
+
+  // eval's examples show the text a window's tokens spell, as the corpus has it (line breaks
+  // escaped): more bytes than the window's 16 tokens, no token names.
+  std::smatch input_row;
+  REQUIRE(std::regex_search(eval.out, input_row, std::regex("\n  input   (.*)\n")));
+  std::string corpus_lines = corpus_text();
+  for (size_t at = 0; (at = corpus_lines.find('\n', at)) != std::string::npos; at += 2)
+    corpus_lines.replace(at, 1, "\\n");
+  CHECK(input_row[1].length() > 16);
+  CHECK_MESSAGE(corpus_lines.find(input_row[1]) != std::string::npos, input_row[1]);
 
   // sample writes text, not ids: the prompt, then bytes the tokens spell.
   const auto sample = run_cli({"sample", (dir.path() / "bpe").string(), "--prompt", "the cat", "--tokens", "20",

@@ -17,6 +17,7 @@
 #include "data/token_id_file.h"
 #include "train_test_util.h"
 
+using tg::test::number_after;
 using tg::test::run_cli;
 using tg::test::TempDir;
 
@@ -100,6 +101,41 @@ TEST_CASE("token id file lm: train and eval on a .bin, with bits per byte") {
   CHECK(foreign.status != 0);
   CHECK(foreign.err.find("corpus.bin") != std::string::npos);
   CHECK(foreign.err.find("SHA-256") != std::string::npos);
+
+  // --tokenizer bpe learns from text: a .bin is already tokens.
+  args = tiny_lm(bin.string(), "bpe", (dir.path() / "learned").string());
+  const auto learned = run_cli(args);
+  CHECK(learned.status != 0);
+  CHECK_MESSAGE(learned.err.find("--tokenizer bpe learns from text, but data " + bin.string() +
+                                 " is a token id file") != std::string::npos, learned.err);
+}
+
+TEST_CASE("token id file lm: eval --data scores a .bin of the run's tokenizer, a character run refuses one") {
+  TempDir dir("bin_eval");
+  const auto text = dir.path() / "corpus.txt", bin = dir.path() / "corpus.bin", tok = dir.path() / "tok.json";
+  std::ofstream(text) << sentences();
+  REQUIRE(run_cli({"tokenizer", "train", text.string(), "--vocab-size", "280", "--out", tok.string()}).status == 0);
+  REQUIRE(run_cli({"tokenizer", "encode", "--tokenizer", tok.string(), text.string(), "--out", bin.string()}).status ==
+          0);
+  // Trained on the text, scored on its .bin: the same tokens, so the same loss as on the text
+  // within the difference of the windows (evenly spaced over the ids against side by side).
+  std::vector<std::string> args = tiny_lm(text.string(), tok.string(), (dir.path() / "run").string());
+  REQUIRE(run_cli(args).status == 0);
+  const auto on_bin = run_cli({"eval", (dir.path() / "run").string(), "--data", bin.string()});
+  REQUIRE_MESSAGE(on_bin.status == 0, on_bin.err);
+  CHECK_MESSAGE(on_bin.out.find("windows, evenly spaced), ") != std::string::npos, on_bin.out);
+  CHECK(on_bin.out.find("bits per byte") != std::string::npos);
+  const auto on_text = run_cli({"eval", (dir.path() / "run").string(), "--data", text.string()});
+  REQUIRE_MESSAGE(on_text.status == 0, on_text.err);
+  CHECK(number_after(on_bin.out, "loss") == doctest::Approx(number_after(on_text.out, "loss")).epsilon(0.05));
+
+  args = {"train", "--task", "lm", "--data", text.string(), "--out", (dir.path() / "chars").string(), "--d-model",
+          "16", "--heads", "1", "--layers", "1", "--ff", "16", "--block-size", "8", "--steps", "2", "--threads", "1"};
+  REQUIRE(run_cli(args).status == 0);
+  const auto refused = run_cli({"eval", (dir.path() / "chars").string(), "--data", bin.string()});
+  CHECK(refused.status != 0);
+  CHECK_MESSAGE(refused.err.find(bin.string() + " is a token id file, but the run was trained on characters") !=
+                std::string::npos, refused.err);
 }
 
 #ifdef TAPEGRAD_PROGRAM

@@ -1,7 +1,7 @@
 #pragma once
 // What the train/ and CLI tests share: a scratch run directory, a tiny fast config, reading
-// whole files, running the tapegrad program in-process with its output captured, and setting an
-// environment variable for a scope.
+// whole files, running the tapegrad program in-process with its output captured, reading a
+// number from its output, and setting an environment variable for a scope.
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,10 +9,13 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <doctest/doctest.h>
 
 #include "apps/cli.h"
 #include "data/grammar_corpus.h"
@@ -85,6 +88,14 @@ inline CliResult run_cli(std::vector<std::string> args) {
   std::free(out_buf);
   std::free(err_buf);
   return r;
+}
+
+// The number after `label` in `text` ("loss 1.2345"); fails the test when there is none.
+inline double number_after(const std::string& text, const std::string& label) {
+  std::smatch m;
+  const std::regex pattern(label + " ([0-9.]+)");
+  REQUIRE_MESSAGE(std::regex_search(text, m, pattern), "no \"", label, " <number>\" in: ", text);
+  return std::stod(m[1]);
 }
 
 // An environment variable set (or, with nullopt, unset) for the duration of a scope, then restored.

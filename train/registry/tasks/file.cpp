@@ -10,7 +10,7 @@ Task file_task() {
   task.summary = "file (--data: labelled .tsv/.jsonl; seq2seq: pairs)";
   task.does = "reads its examples from a file";
   task.archs = {"encoder", "seq2seq"};
-  task.reads = {"data", "val_data", "val_fraction", "token_sep"};
+  task.reads = {"data", "val_data", "val_fraction", "token_sep", "tokenizer"};
   task.required_data = "path.tsv or path.jsonl";
   task.data = labelled_file_task_data;
   task.pairs = pairs_from_file;
