@@ -31,7 +31,10 @@ void run_export(const ExportArgs& args, Io& io) {
   fmt::print(io.out, "export: {} (task {}, arch {}, step {}) -> {}: {}\n", file.string(), c.config.task,
              c.model_config.arch, c.step, args.out, fmt::join(written, ", "));
   fmt::print(io.out, "  in Python: import sys; sys.path.insert(0, \"{}\"); import tapegrad_model; "
-                     "model, config = tapegrad_model.load(\"{}\")\n", out.string(), out.string());
+                     "model, config = tapegrad_model.load(\"{}\"){}\n", out.string(), out.string(),
+             train::task_named(c.config.task).text
+                 ? fmt::format("; text = tapegrad_model.load_text_tokens(\"{}\")", out.string())
+                 : "");
 }
 
 }  // namespace

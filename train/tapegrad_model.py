@@ -210,7 +210,10 @@ class BpeTokenizer:
         self.specials = specials
         self.ranks = {pair: i for i, pair in enumerate(merges)}
         self.token_bytes = [bytes([b]) for b in range(256)]  # per id: what it decodes to
-        for a, b in merges:
+        for i, (a, b) in enumerate(merges):
+            made = len(self.token_bytes)
+            if not (0 <= a < made and 0 <= b < made):
+                raise ValueError(f"merge {i} ({a}, {b}) must join two ids made before it, in [0, {made})")
             self.token_bytes.append(self.token_bytes[a] + self.token_bytes[b])
         self.token_bytes += [name.encode() for name in specials]
 

@@ -68,6 +68,7 @@ TEST_CASE("export --format pytorch writes PyTorch's state_dict, the model's Pyth
   const test::CliResult r = test::run_cli({"export", run, "--format", "pytorch", out.string()});
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(r.out.find("model.safetensors, config.json, tapegrad_model.py") != std::string::npos);
+  CHECK(r.out.find("load_text_tokens") == std::string::npos);  // its tokens are not a text
 
   // Exactly nn.TransformerEncoder's names (norm_first layers, a final norm) between the
   // embedding and the head; no positional table (a non-persistent buffer on both sides).
@@ -134,6 +135,7 @@ TEST_CASE("export of a gpt run writes GPT's state_dict with the tied table once 
   REQUIRE_MESSAGE(r.status == 0, r.err);
   CHECK(r.out.find("(task lm, arch gpt, step 3)") != std::string::npos);
   CHECK(r.out.find(": model.safetensors, config.json, tapegrad_model.py\n") != std::string::npos);
+  CHECK(r.out.find("text = tapegrad_model.load_text_tokens(") != std::string::npos);  // a language model's
 
   // GPT's names: the learned position table, gelu blocks as nn.TransformerEncoder's, and no
   // head: the tied head is the embedding, saved once.
@@ -205,4 +207,20 @@ TEST_CASE("import of a run that learned its tokenizer takes the run's tokenizer.
   r = test::run_cli({"eval", imported.string()});  // reads the tokenizer where the config names it
   CHECK_MESSAGE(r.status == 0, r.err);
   CHECK(r.out.find("bits per byte") != std::string::npos);
+
+  // A checkpoint whose relative tokenizer path leads out of its run: no copy written out there.
+  const std::filesystem::path outside = dir.path() / "tokenizer.json";
+  std::filesystem::copy_file(std::filesystem::path(run) / "tokenizer.json", outside);
+  SafetensorsFile f = load_safetensors(train::checkpoint_file(run));
+  nlohmann::ordered_json config = nlohmann::ordered_json::parse(f.metadata.at("config"));
+  config["tokenizer"] = "../tokenizer.json";
+  f.metadata["config"] = config.dump();
+  const std::filesystem::path edited = std::filesystem::path(run) / "edited.safetensors";
+  save_safetensors(edited, f.tensors, f.metadata);
+  r = test::run_cli({"import", edited.string(), (out / "model.safetensors").string(), "--out",
+                     (dir.path() / "runs" / "imported").string()});
+  CHECK(r.status == 1);
+  CHECK(r.err.find("the run's tokenizer \"../tokenizer.json\" is a relative path out of the run's directory") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "runs" / "tokenizer.json"));
 }
