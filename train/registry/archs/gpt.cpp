@@ -12,6 +12,7 @@ Arch gpt_arch() {
   arch.ties_weights = true;
   arch.learned_positions = true;
   arch.activation = nn::Activation::gelu;
+  arch.exports_to_pytorch = true;
   return arch;
 }
 
