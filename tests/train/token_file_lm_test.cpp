@@ -29,6 +29,20 @@ std::string sentences() {
   return text;
 }
 
+// corpus.txt (sentences()), a tokenizer learned from it and the text encoded by it, in `dir`.
+struct EncodedCorpus {
+  std::filesystem::path text, tokenizer, bin;
+};
+EncodedCorpus write_encoded_corpus(const std::filesystem::path& dir) {
+  const EncodedCorpus c{dir / "corpus.txt", dir / "tok.json", dir / "corpus.bin"};
+  std::ofstream(c.text) << sentences();
+  REQUIRE(run_cli({"tokenizer", "train", c.text.string(), "--vocab-size", "280", "--out", c.tokenizer.string()})
+              .status == 0);
+  REQUIRE(run_cli({"tokenizer", "encode", "--tokenizer", c.tokenizer.string(), c.text.string(), "--out",
+                   c.bin.string()}).status == 0);
+  return c;
+}
+
 std::vector<std::string> tiny_lm(const std::string& data, const std::string& tok, const std::string& out) {
   return {"train", "--task", "lm", "--arch", "gpt", "--data", data, "--tokenizer", tok, "--out", out,
           "--d-model", "32", "--heads", "2", "--layers", "1", "--ff", "64", "--block-size", "16",
@@ -75,11 +89,7 @@ double peak_rss_mib(const std::vector<std::string>& args) {
 
 TEST_CASE("token id file lm: train and eval on a .bin, with bits per byte") {
   TempDir dir("bin_lm");
-  const auto text = dir.path() / "corpus.txt", bin = dir.path() / "corpus.bin", tok = dir.path() / "tok.json";
-  std::ofstream(text) << sentences();
-  REQUIRE(run_cli({"tokenizer", "train", text.string(), "--vocab-size", "280", "--out", tok.string()}).status == 0);
-  REQUIRE(run_cli({"tokenizer", "encode", "--tokenizer", tok.string(), text.string(), "--out", bin.string()}).status ==
-          0);
+  const auto [text, tok, bin] = write_encoded_corpus(dir.path());
   const auto trained = run_cli(tiny_lm(bin.string(), tok.string(), (dir.path() / "run").string()));
   REQUIRE_MESSAGE(trained.status == 0, trained.err);
   const auto eval = run_cli({"eval", (dir.path() / "run").string()});
@@ -112,11 +122,7 @@ TEST_CASE("token id file lm: train and eval on a .bin, with bits per byte") {
 
 TEST_CASE("token id file lm: eval --data scores a .bin of the run's tokenizer, a character run refuses one") {
   TempDir dir("bin_eval");
-  const auto text = dir.path() / "corpus.txt", bin = dir.path() / "corpus.bin", tok = dir.path() / "tok.json";
-  std::ofstream(text) << sentences();
-  REQUIRE(run_cli({"tokenizer", "train", text.string(), "--vocab-size", "280", "--out", tok.string()}).status == 0);
-  REQUIRE(run_cli({"tokenizer", "encode", "--tokenizer", tok.string(), text.string(), "--out", bin.string()}).status ==
-          0);
+  const auto [text, tok, bin] = write_encoded_corpus(dir.path());
   // Trained on the text, scored on its .bin: the same tokens, so the same loss as on the text
   // within the difference of the windows (evenly spaced over the ids against side by side).
   std::vector<std::string> args = tiny_lm(text.string(), tok.string(), (dir.path() / "run").string());
