@@ -18,6 +18,7 @@
 #include "apps/commands.h"
 #include "core/error.h"
 #include "core/io/output_file.h"
+#include "core/io/untrusted_text.h"
 #include "core/tape.h"
 #include "core/tape_capture.h"
 #include "data/dataloader.h"
@@ -125,8 +126,11 @@ nlohmann::json record_run(const ExploreArgs& args, const std::filesystem::path& 
   const Tensor loss = cross_entropy(model->forward(batch.inputs, batch.padding_mask), batch.targets).set_name("loss");
   nlohmann::json rec = explore::record(capture, loss);
   rec["title"] = fmt::format("{}: example {} of the {}", args.run, args.example, set.name);
-  rec["description"] = fmt::format("task {}, step {}, the composed path, {} tokens: {}; loss {:.4f}", c.config.task, c.step, tokens.size(),
-                                   fmt::join(tokens, " "), loss.item());
+  // A text's tokens as the text they spell; other tokens escaped and spaced.
+  const std::string shown = set.text ? fmt::format("\"{}\"", visible_text(set.text->decode(ex.input)))
+                                     : fmt::format("{}", fmt::join(tokens, " "));
+  rec["description"] = fmt::format("task {}, step {}, the composed path, {} tokens: {}; loss {:.4f}", c.config.task,
+                                   c.step, tokens.size(), shown, loss.item());
   rec["attention"] = explore::attention_maps(weights, tokens);
   return rec;
 }

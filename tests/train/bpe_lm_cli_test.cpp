@@ -8,6 +8,8 @@
 #include <regex>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "data/bpe_file.h"
 #include "train_test_util.h"
 
@@ -61,6 +63,15 @@ TEST_CASE("BPE lm: train, eval and sample a language model on a tokenizer's toke
     corpus_lines.replace(at, 1, "\\n");
   CHECK(input_row[1].length() > 16);
   CHECK_MESSAGE(corpus_lines.find(input_row[1]) != std::string::npos, input_row[1]);
+
+  // explore's recording describes its example by that same text.
+  const std::filesystem::path recording = dir.path() / "recording.json";
+  const auto explored = run_cli({"explore", (dir.path() / "bpe").string(), "--out", (dir.path() / "x.html").string(),
+                                 "--json", recording.string()});
+  REQUIRE_MESSAGE(explored.status == 0, explored.err);
+  const std::string description = nlohmann::json::parse(tg::test::read_file(recording))["description"];
+  CHECK_MESSAGE(description.find(", 16 tokens: \"" + input_row[1].str() + "\"; loss ") != std::string::npos,
+                description);
 
   // sample writes text, not ids: the prompt, then bytes the tokens spell.
   const auto sample = run_cli({"sample", (dir.path() / "bpe").string(), "--prompt", "the cat", "--tokens", "20",
