@@ -25,6 +25,9 @@
 // set_composed(true) (nn/module.h) runs it op by op, without fused ops: `tapegrad train
 // --composed` (TrainConfig::composed) and `tapegrad eval --composed`. Forward hooks: inputs
 // {inputs, padding_mask}, outputs {logits}.
+// checkpoint_activations: while training with grad mode on, each encoder layer runs through
+// tg::checkpoint (nn/checkpointed_layers.h), its activations recomputed in the backward instead of
+// kept: `tapegrad train --checkpoint-activations` (TrainConfig::checkpoint_activations).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -87,6 +90,7 @@ class TransformerModel : public nn::Module {
   std::shared_ptr<nn::PositionalEncoding> pos_encoding;  // sinusoidal (encoder) or learned (gpt)
   std::shared_ptr<nn::TransformerEncoder> encoder;
   std::shared_ptr<nn::Linear> head;  // null when tie_weights
+  bool checkpoint_activations = false;  // above
 };
 
 }  // namespace tg::train

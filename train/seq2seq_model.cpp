@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "data/vocab.h"
+#include "nn/checkpointed_layers.h"
 #include "train/registry/registry.h"
 
 namespace tg::train {
@@ -44,7 +45,10 @@ Seq2SeqModel::Seq2SeqModel(const ModelConfig& c) : Module(kModule), config(check
 Tensor Seq2SeqModel::encode(const Tensor& src, const Tensor& src_padding) const {
   check_ids("src", src);
   const Tensor x = pos_encoding->forward(embedding->forward(src));  // (B,S,E)
-  return transformer->encoder->forward(x, nn::MhaOptions{.key_padding_mask = src_padding});
+  const nn::MhaOptions masks{.key_padding_mask = src_padding};
+  const nn::TransformerEncoder& encoder = *transformer->encoder;
+  return checkpoint_activations && nn::checkpointing_applies(encoder) ? nn::forward_checkpointed(encoder, x, masks)
+                                                                      : encoder.forward(x, masks);
 }
 
 Tensor Seq2SeqModel::decode(const Tensor& tgt_in, const Tensor& memory, const Tensor& src_padding,
@@ -53,7 +57,11 @@ Tensor Seq2SeqModel::decode(const Tensor& tgt_in, const Tensor& memory, const Te
   const Tensor y = pos_encoding->forward(embedding->forward(tgt_in));  // (B,T,E)
   const nn::DecoderMasks masks{.tgt_key_padding_mask = tgt_padding, .memory_key_padding_mask = src_padding,
                                .tgt_is_causal = true};
-  return head->forward(transformer->decoder->forward(y, memory, masks));  // (B,T,V)
+  const nn::TransformerDecoder& decoder = *transformer->decoder;
+  const Tensor out = checkpoint_activations && nn::checkpointing_applies(decoder)
+                         ? nn::forward_checkpointed(decoder, y, memory, masks)
+                         : decoder.forward(y, memory, masks);  // (B,T,E)
+  return head->forward(out);                                     // (B,T,V)
 }
 
 Tensor Seq2SeqModel::forward(const Tensor& src, const Tensor& src_padding, const Tensor& tgt_in,

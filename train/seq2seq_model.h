@@ -43,6 +43,9 @@ class Seq2SeqModel : public nn::Module {
   std::shared_ptr<nn::SinusoidalPositionalEncoding> pos_encoding;
   std::shared_ptr<nn::Transformer> transformer;
   std::shared_ptr<nn::Linear> head;
+  // While training with grad mode on, each encoder and decoder layer through tg::checkpoint
+  // (nn/checkpointed_layers.h): `tapegrad train --checkpoint-activations`.
+  bool checkpoint_activations = false;
 };
 
 // A seq2seq checkpoint's model, with its weights (in evaluation mode).

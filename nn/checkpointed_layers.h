@@ -1,0 +1,24 @@
+#pragma once
+// Activation checkpointing of the Transformer stacks (torch.utils.checkpoint applied per layer):
+// each layer of a TransformerEncoder or TransformerDecoder runs through tg::checkpoint
+// (core/checkpoint.h), so the tape holds one entry per layer, named after it (encoder.layers.0),
+// whose activations are recomputed in the backward instead of kept: less memory, about one more
+// forward of time. Then the stack's final norm, as its forward. The values are the stack's
+// forward's; its forward hooks do not run.
+//   src (B,T,E) -> checkpoint(layers.0) -> checkpoint(layers.1) -> ... -> norm (if any) -> (B,T,E)
+// A decoder layer's checkpoint saves its inputs tgt and memory.
+#include "nn/module.h"
+#include "nn/transformer_decoder.h"
+#include "nn/transformer_encoder.h"
+
+namespace tg::nn {
+
+// Whether checkpointing (when asked for) applies now: while the stack trains with grad mode on.
+// Evaluation and no-grad forwards have no backward to recompute for, and run the stack plainly.
+bool checkpointing_applies(const Module& stack);
+
+Tensor forward_checkpointed(const TransformerEncoder& encoder, const Tensor& src, const MhaOptions& masks = {});
+Tensor forward_checkpointed(const TransformerDecoder& decoder, const Tensor& tgt, const Tensor& memory,
+                            const DecoderMasks& masks = {});
+
+}  // namespace tg::nn
