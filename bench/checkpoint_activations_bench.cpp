@@ -6,10 +6,12 @@
 //   step:  forward + cross_entropy + backward + AdamW (lr 1e-3) + zero_grad, float32, on --device
 //   peak:  the allocator's peak_in_use_bytes (core/allocator.h) over the timed steps: parameters,
 //          gradients, AdamW's moments and every activation alive at once
-//   ms:    median of --steps steps after one untimed step
+//   ms:    median of --steps steps after one untimed step, in each of --rounds rounds that run
+//          plain and checkpointed in turn (a fresh model each), so that a busy machine slows both
+//          alike; the table gives the median round
 // -> a Markdown table; the first step's loss is printed for both, so that they can be compared.
-// Flags: --threads N (0: OpenMP's default), --steps N (5), --batch N (12), --blocks a,b,... (256,1024),
-// --device cpu|cuda (cpu).
+// Flags: --threads N (0: OpenMP's default), --steps N (3), --rounds N (3), --batch N (12),
+// --blocks a,b,... (256,1024), --device cpu|cuda (cpu).
 #include <omp.h>
 
 #include <algorithm>
@@ -34,7 +36,8 @@ using Clock = std::chrono::steady_clock;
 
 struct Args {
   int threads = 0;
-  int steps = 5;
+  int steps = 3;
+  int rounds = 3;
   int64_t batch = 12;
   std::vector<int64_t> blocks = {256, 1024};
   std::string device = "cpu";
@@ -48,6 +51,7 @@ Args parse(int argc, char** argv) {
     const std::string value = argv[++i];
     if (flag == "--threads") a.threads = std::stoi(value);
     else if (flag == "--steps") a.steps = std::stoi(value);
+    else if (flag == "--rounds") a.rounds = std::stoi(value);
     else if (flag == "--batch") a.batch = std::stoll(value);
     else if (flag == "--device") a.device = value;
     else if (flag == "--blocks") {
@@ -55,10 +59,10 @@ Args parse(int argc, char** argv) {
       std::stringstream s(value);
       for (std::string item; std::getline(s, item, ',');) a.blocks.push_back(std::stoll(item));
     } else {
-      throw std::runtime_error("unknown flag " + flag + " (--threads, --steps, --batch, --blocks, --device)");
+      throw std::runtime_error("unknown flag " + flag + " (--threads, --steps, --rounds, --batch, --blocks, --device)");
     }
   }
-  if (a.steps < 1 || a.batch < 1) throw std::runtime_error("--steps and --batch must be positive");
+  if (a.steps < 1 || a.rounds < 1 || a.batch < 1) throw std::runtime_error("--steps, --rounds and --batch must be positive");
   return a;
 }
 
@@ -113,18 +117,29 @@ Result run(const Args& args, int64_t block, bool checkpointed) {
   return r;
 }
 
+// The median round's ms of `rounds` (plain or checkpointed); peak and loss are the same in every round.
+Result median_round(std::vector<Result> rounds) {
+  std::sort(rounds.begin(), rounds.end(), [](const Result& a, const Result& b) { return a.ms < b.ms; });
+  return rounds[rounds.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
   const Args args = parse(argc, argv);
   if (args.threads > 0) omp_set_num_threads(args.threads);
   std::printf("gpt training step (vocab 65, d_model 128, 4 heads, 4 layers, ff 512, dropout 0.2), batch %lld, "
-              "float32 on %s, %d threads; median of %d steps\n\n",
-              static_cast<long long>(args.batch), args.device.c_str(), omp_get_max_threads(), args.steps);
+              "float32 on %s, %d threads; median of %d steps, median of %d interleaved rounds\n\n",
+              static_cast<long long>(args.batch), args.device.c_str(), omp_get_max_threads(), args.steps, args.rounds);
   std::printf("| block | plain peak MiB | checkpointed peak MiB | plain ms/step | checkpointed ms/step | "
               "first loss plain / checkpointed |\n|---:|---:|---:|---:|---:|---|\n");
   for (int64_t block : args.blocks) {
-    const Result plain = run(args, block, false), recomputed = run(args, block, true);
+    std::vector<Result> plain_rounds, recomputed_rounds;
+    for (int round = 0; round < args.rounds; ++round) {
+      plain_rounds.push_back(run(args, block, false));
+      recomputed_rounds.push_back(run(args, block, true));
+    }
+    const Result plain = median_round(plain_rounds), recomputed = median_round(recomputed_rounds);
     std::printf("| %lld | %.1f | %.1f | %.1f | %.1f | %.6f / %.6f |\n", static_cast<long long>(block),
                 plain.peak_mib, recomputed.peak_mib, plain.ms, recomputed.ms, plain.first_loss,
                 recomputed.first_loss);
