@@ -4,7 +4,8 @@
 // (core/checkpoint.h), so the tape holds one entry per layer, named after it (encoder.layers.0),
 // whose activations are recomputed in the backward instead of kept: less memory, about one more
 // forward of time. Then the stack's final norm, as its forward. The values are the stack's
-// forward's; its forward hooks do not run.
+// forward's; the stack's own forward hooks do not run, and those of the modules inside a layer
+// run twice a step (in the forward and in the recomputation), as with torch.utils.checkpoint.
 //   src (B,T,E) -> checkpoint(layers.0) -> checkpoint(layers.1) -> ... -> norm (if any) -> (B,T,E)
 // A decoder layer's checkpoint saves its inputs tgt and memory.
 #include "nn/module.h"

@@ -66,24 +66,28 @@ void check_same_losses(train::TrainConfig config) {
 
 }  // namespace
 
-TEST_CASE("checkpoint activations: encoder and gpt models give the plain step's loss and gradients, one entry a layer") {
+TEST_CASE("checkpoint activations: encoder and gpt models, fused or composed, give the plain step's loss and "
+          "gradients, one entry a layer") {
   data::Batch batch;
   batch.inputs = tensor_i64({3, 4, 5, 6, 7, 2, 8, 9, 0, 0, 5, 5, 6, 7, 8, 9, 10, 11, 1, 2}, {2, 10});
   batch.targets = tensor_i64({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {2, 10});
-  for (const char* arch : {"encoder", "gpt"}) {
+  for (const auto& [arch, composed] : {std::pair{"encoder", false}, {"gpt", false}, {"gpt", true}}) {
     CAPTURE(arch);
+    CAPTURE(composed);
     const bool gpt = std::string(arch) == "gpt";
     batch.padding_mask = gpt ? Tensor() : tensor_bool({0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {2, 10});
     manual_seed(5);
     train::TransformerModel model({.vocab_size = 12, .num_classes = 12, .max_len = 16, .d_model = 32, .heads = 2,
                                    .layers = 2, .ff = 64, .dropout = 0.2, .causal = gpt, .arch = arch});
     model.train();
+    model.set_composed(composed);
+    const char* attention_op = composed ? "softmax" : "fused_attention";  // one per layer
     const Step plain = step(model, false, batch), recomputed = step(model, true, batch);
     CHECK(count(plain.ops, "checkpoint") == 0);
     CHECK(count(recomputed.ops, "checkpoint") == 2);
     CHECK(recomputed.wraps == std::vector<std::string>{"encoder.layers.0", "encoder.layers.1"});
-    CHECK(count(plain.ops, "fused_attention") == 2);
-    CHECK(count(recomputed.ops, "fused_attention") == 0);  // the layers' ops are not on the tape
+    CHECK(count(plain.ops, attention_op) == 2);
+    CHECK(count(recomputed.ops, attention_op) == 0);  // the layers' ops are not on the tape
     CHECK(recomputed.ops.size() + 2 * 10 < plain.ops.size());
     CHECK(recomputed.loss == doctest::Approx(plain.loss).epsilon(1e-6));
     CHECK(recomputed.rng_offset == plain.rng_offset);
@@ -101,7 +105,7 @@ TEST_CASE("checkpoint activations: encoder and gpt models give the plain step's 
     std::vector<std::string> eval_ops;
     for (const auto& e : tape().entries()) eval_ops.push_back(e->op);
     CHECK(count(eval_ops, "checkpoint") == 0);
-    CHECK(count(eval_ops, "fused_attention") == 2);
+    CHECK(count(eval_ops, attention_op) == 2);
   }
 }
 
