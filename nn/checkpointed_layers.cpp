@@ -13,6 +13,8 @@ namespace tg::nn {
 
 namespace {
 
+bool applies(const Module& stack) { return stack.is_training() && GradMode::enabled(); }
+
 // The layer's dotted name, read off its first parameter's (encoder.layers.0.self_attn.in_proj_weight
 // -> encoder.layers.0): the name the model gave it, without a walk of the module tree.
 std::string layer_name(int64_t index, const TensorList& params) {
@@ -42,9 +44,8 @@ Tensor through_layers(const std::vector<std::shared_ptr<Layer>>& layers, Tensor 
 
 }  // namespace
 
-bool checkpointing_applies(const Module& stack) { return stack.is_training() && GradMode::enabled(); }
-
 Tensor forward_checkpointed(const TransformerEncoder& encoder, const Tensor& src, const MhaOptions& masks) {
+  if (!applies(encoder)) return encoder.forward(src, masks);
   const Tensor x = through_layers(encoder.layers, src, {}, [masks](const EncoderLayer& layer, const TensorList& in) {
     return layer.forward(in[0], masks);
   });
@@ -53,6 +54,7 @@ Tensor forward_checkpointed(const TransformerEncoder& encoder, const Tensor& src
 
 Tensor forward_checkpointed(const TransformerDecoder& decoder, const Tensor& tgt, const Tensor& memory,
                             const DecoderMasks& masks) {
+  if (!applies(decoder)) return decoder.forward(tgt, memory, masks);
   const DecoderLayerConfig& config = decoder.layers.front()->config;
   check_decoder_inputs("TransformerDecoder", tgt, memory, masks, config.d_model, config.nhead);
   const Tensor x = through_layers(decoder.layers, tgt, {memory},

@@ -133,8 +133,7 @@ Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mas
                                                 inputs.defined() ? inputs.describe() : "undefined"));
   Tensor x = pos_encoding->forward(embedding->forward(inputs));  // (B,T,E)
   const nn::MhaOptions masks{.key_padding_mask = padding_mask, .is_causal = config.causal};
-  x = checkpoint_activations && nn::checkpointing_applies(*encoder) ? nn::forward_checkpointed(*encoder, x, masks)
-                                                                    : encoder->forward(x, masks);
+  x = checkpoint_activations ? nn::forward_checkpointed(*encoder, x, masks) : encoder->forward(x, masks);
   Tensor out = logits(x);  // (B,T,C)
   if (has_forward_hooks()) run_forward_hooks({inputs, padding_mask}, {out});
   return out;

@@ -47,8 +47,7 @@ Tensor Seq2SeqModel::encode(const Tensor& src, const Tensor& src_padding) const 
   const Tensor x = pos_encoding->forward(embedding->forward(src));  // (B,S,E)
   const nn::MhaOptions masks{.key_padding_mask = src_padding};
   const nn::TransformerEncoder& encoder = *transformer->encoder;
-  return checkpoint_activations && nn::checkpointing_applies(encoder) ? nn::forward_checkpointed(encoder, x, masks)
-                                                                      : encoder.forward(x, masks);
+  return checkpoint_activations ? nn::forward_checkpointed(encoder, x, masks) : encoder.forward(x, masks);
 }
 
 Tensor Seq2SeqModel::decode(const Tensor& tgt_in, const Tensor& memory, const Tensor& src_padding,
@@ -58,9 +57,8 @@ Tensor Seq2SeqModel::decode(const Tensor& tgt_in, const Tensor& memory, const Te
   const nn::DecoderMasks masks{.tgt_key_padding_mask = tgt_padding, .memory_key_padding_mask = src_padding,
                                .tgt_is_causal = true};
   const nn::TransformerDecoder& decoder = *transformer->decoder;
-  const Tensor out = checkpoint_activations && nn::checkpointing_applies(decoder)
-                         ? nn::forward_checkpointed(decoder, y, memory, masks)
-                         : decoder.forward(y, memory, masks);  // (B,T,E)
+  const Tensor out = checkpoint_activations ? nn::forward_checkpointed(decoder, y, memory, masks)
+                                            : decoder.forward(y, memory, masks);  // (B,T,E)
   return head->forward(out);                                     // (B,T,V)
 }
 
