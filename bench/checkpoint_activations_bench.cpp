@@ -89,7 +89,7 @@ Result run(const Args& args, int64_t block, bool checkpointed) {
                                  .heads = 4, .layers = 4, .ff = 512, .dropout = 0.2, .causal = true,
                                  .arch = "gpt"});
   if (!device.is_cpu()) model.to_(device);
-  model.checkpoint_activations = checkpointed;
+  model.set_checkpoint_activations(checkpointed);
   model.train();
   std::vector<NamedParameter> params;
   for (auto& [name, t] : model.named_parameters()) params.push_back({name, t});

@@ -13,8 +13,6 @@ namespace tg::nn {
 
 namespace {
 
-bool applies(const Module& stack) { return stack.is_training() && GradMode::enabled(); }
-
 // The layer's dotted name, read off its first parameter's (encoder.layers.0.self_attn.in_proj_weight
 // -> encoder.layers.0): the name the model gave it, without a walk of the module tree.
 std::string layer_name(int64_t index, const TensorList& params) {
@@ -44,24 +42,22 @@ Tensor through_layers(const std::vector<std::shared_ptr<Layer>>& layers, Tensor 
 
 }  // namespace
 
-Tensor forward_checkpointed(const TransformerEncoder& encoder, const Tensor& src, const MhaOptions& masks) {
-  if (!applies(encoder)) return encoder.forward(src, masks);
-  const Tensor x = through_layers(encoder.layers, src, {}, [masks](const EncoderLayer& layer, const TensorList& in) {
-    return layer.forward(in[0], masks);
-  });
-  return encoder.norm ? encoder.norm->forward(x) : x;
+bool checkpoints_now(const Module& stack, bool checkpoint_layers) {
+  return checkpoint_layers && stack.is_training() && GradMode::enabled();
 }
 
-Tensor forward_checkpointed(const TransformerDecoder& decoder, const Tensor& tgt, const Tensor& memory,
-                            const DecoderMasks& masks) {
-  if (!applies(decoder)) return decoder.forward(tgt, memory, masks);
-  const DecoderLayerConfig& config = decoder.layers.front()->config;
-  check_decoder_inputs("TransformerDecoder", tgt, memory, masks, config.d_model, config.nhead);
-  const Tensor x = through_layers(decoder.layers, tgt, {memory},
-                                  [masks](const DecoderLayer& layer, const TensorList& in) {
-                                    return layer.forward(in[0], in[1], masks);
-                                  });
-  return decoder.norm ? decoder.norm->forward(x) : x;
+Tensor checkpointed_layers(const std::vector<std::shared_ptr<EncoderLayer>>& layers, const Tensor& src,
+                           const MhaOptions& masks) {
+  return through_layers(layers, src, {}, [masks](const EncoderLayer& layer, const TensorList& in) {
+    return layer.forward(in[0], masks);
+  });
+}
+
+Tensor checkpointed_layers(const std::vector<std::shared_ptr<DecoderLayer>>& layers, const Tensor& tgt,
+                           const Tensor& memory, const DecoderMasks& masks) {
+  return through_layers(layers, tgt, {memory}, [masks](const DecoderLayer& layer, const TensorList& in) {
+    return layer.forward(in[0], in[1], masks);
+  });
 }
 
 }  // namespace tg::nn

@@ -5,7 +5,6 @@
 #include "core/error.h"
 #include "core/grad_mode.h"
 #include "data/vocab.h"
-#include "nn/checkpointed_layers.h"
 #include "nn/init.h"
 #include "ops/fused/linear/linear.h"
 #include "ops/matmul/matmul.h"
@@ -132,8 +131,7 @@ Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mas
     throw Error("TransformerModel", fmt::format("expected inputs (B,T) int64, got {}",
                                                 inputs.defined() ? inputs.describe() : "undefined"));
   Tensor x = pos_encoding->forward(embedding->forward(inputs));  // (B,T,E)
-  const nn::MhaOptions masks{.key_padding_mask = padding_mask, .is_causal = config.causal};
-  x = checkpoint_activations ? nn::forward_checkpointed(*encoder, x, masks) : encoder->forward(x, masks);
+  x = encoder->forward(x, nn::MhaOptions{.key_padding_mask = padding_mask, .is_causal = config.causal});
   Tensor out = logits(x);  // (B,T,C)
   if (has_forward_hooks()) run_forward_hooks({inputs, padding_mask}, {out});
   return out;

@@ -25,9 +25,9 @@
 // set_composed(true) (nn/module.h) runs it op by op, without fused ops: `tapegrad train
 // --composed` (TrainConfig::composed) and `tapegrad eval --composed`. Forward hooks: inputs
 // {inputs, padding_mask}, outputs {logits}.
-// checkpoint_activations: while training with grad mode on, each encoder layer runs through
-// tg::checkpoint (nn/checkpointed_layers.h), its activations recomputed in the backward instead of
-// kept: `tapegrad train --checkpoint-activations` (TrainConfig::checkpoint_activations).
+// set_checkpoint_activations(true): while training with grad mode on, each encoder layer runs
+// through tg::checkpoint (nn::TransformerEncoder::checkpoint_layers), its activations recomputed in
+// the backward instead of kept: `tapegrad train --checkpoint-activations`.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -84,13 +84,13 @@ class TransformerModel : public nn::Module {
   // per layer (query rows, key columns; each row sums to 1), computed in evaluation mode (no
   // dropout) without recording. The model's training mode is left as it was.
   std::vector<Tensor> attention_maps(const Tensor& tokens);
+  void set_checkpoint_activations(bool on) { encoder->checkpoint_layers = on; }  // above
 
   ModelConfig config;
   std::shared_ptr<nn::Embedding> embedding;
   std::shared_ptr<nn::PositionalEncoding> pos_encoding;  // sinusoidal (encoder) or learned (gpt)
   std::shared_ptr<nn::TransformerEncoder> encoder;
   std::shared_ptr<nn::Linear> head;  // null when tie_weights
-  bool checkpoint_activations = false;  // above
 };
 
 }  // namespace tg::train

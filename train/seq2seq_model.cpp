@@ -4,7 +4,6 @@
 
 #include "core/error.h"
 #include "data/vocab.h"
-#include "nn/checkpointed_layers.h"
 #include "train/registry/registry.h"
 
 namespace tg::train {
@@ -42,12 +41,15 @@ Seq2SeqModel::Seq2SeqModel(const ModelConfig& c) : Module(kModule), config(check
   head = register_module("head", std::make_shared<nn::Linear>(c.d_model, c.num_classes));
 }
 
+void Seq2SeqModel::set_checkpoint_activations(bool on) {
+  transformer->encoder->checkpoint_layers = on;
+  transformer->decoder->checkpoint_layers = on;
+}
+
 Tensor Seq2SeqModel::encode(const Tensor& src, const Tensor& src_padding) const {
   check_ids("src", src);
   const Tensor x = pos_encoding->forward(embedding->forward(src));  // (B,S,E)
-  const nn::MhaOptions masks{.key_padding_mask = src_padding};
-  const nn::TransformerEncoder& encoder = *transformer->encoder;
-  return checkpoint_activations ? nn::forward_checkpointed(encoder, x, masks) : encoder.forward(x, masks);
+  return transformer->encoder->forward(x, nn::MhaOptions{.key_padding_mask = src_padding});
 }
 
 Tensor Seq2SeqModel::decode(const Tensor& tgt_in, const Tensor& memory, const Tensor& src_padding,
@@ -56,10 +58,7 @@ Tensor Seq2SeqModel::decode(const Tensor& tgt_in, const Tensor& memory, const Te
   const Tensor y = pos_encoding->forward(embedding->forward(tgt_in));  // (B,T,E)
   const nn::DecoderMasks masks{.tgt_key_padding_mask = tgt_padding, .memory_key_padding_mask = src_padding,
                                .tgt_is_causal = true};
-  const nn::TransformerDecoder& decoder = *transformer->decoder;
-  const Tensor out = checkpoint_activations ? nn::forward_checkpointed(decoder, y, memory, masks)
-                                            : decoder.forward(y, memory, masks);  // (B,T,E)
-  return head->forward(out);                                     // (B,T,V)
+  return head->forward(transformer->decoder->forward(y, memory, masks));  // (B,T,V)
 }
 
 Tensor Seq2SeqModel::forward(const Tensor& src, const Tensor& src_padding, const Tensor& tgt_in,

@@ -1,4 +1,4 @@
-// Activation checkpointing of the Transformer stacks (nn/checkpointed_layers.h,
+// Activation checkpointing of the Transformer stacks (checkpoint_layers, nn/checkpointed_layers.h,
 // `train --checkpoint-activations`): one tape entry per layer, the plain step's
 // loss and gradients, the same training losses, and the flag kept in the run's config.
 #include <algorithm>
@@ -25,7 +25,7 @@ struct Step {
 // One training-mode forward and backward, with dropout's generator reseeded, so both runs draw
 // the same masks.
 Step step(train::TransformerModel& model, bool checkpointed, const data::Batch& batch) {
-  model.checkpoint_activations = checkpointed;
+  model.set_checkpoint_activations(checkpointed);
   model.zero_grad();
   manual_seed(11);
   tape().clear();
@@ -157,4 +157,25 @@ TEST_CASE("cli: train --checkpoint-activations says so, stores the flag only whe
   CHECK(stored(recomputed).at("checkpoint_activations") == true);
 
   CHECK(test::run_cli({"train", "--help"}).out.find("--checkpoint-activations") != std::string::npos);
+}
+
+TEST_CASE("checkpoint activations: a standalone TransformerEncoder checkpoints its layers.N and runs its forward hook") {
+  manual_seed(3);
+  nn::TransformerEncoder encoder({.d_model = 8, .nhead = 2, .dim_feedforward = 16, .dropout = 0.1, .norm_first = true},
+                                 2, /*final_norm=*/true);
+  encoder.checkpoint_layers = true;
+  int hooked = 0;
+  const HookHandle hook = encoder.register_forward_hook([&](const nn::Module&, const TensorList&, const TensorList&) {
+    ++hooked;
+  });
+  Tensor src = randn({2, 3, 8}).requires_grad_();
+  tape().clear();
+  const Tensor out = encoder.forward(src);
+  std::vector<std::string> wraps;
+  for (const auto& e : tape().entries())
+    if (e->op == "checkpoint") wraps.push_back(e->attributes.at(0).second);
+  CHECK(wraps == std::vector<std::string>{"layers.0", "layers.1"});
+  CHECK(hooked == 1);
+  sum(out).backward();
+  CHECK(src.grad().defined());
 }
