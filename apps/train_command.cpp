@@ -351,8 +351,10 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
   if (parallel)
     fmt::print(io.out, "  data-parallel on {} ranks (MPI): each trains on its share of every batch of {}\n",
                parallel->world_size(), config.batch_size);
-  fmt::print(io.out, "  {} path{}\n", config.composed ? "composed" : "fused",
-             config.composed ? " (--composed): every op of the model recorded separately" : "");
+  fmt::print(io.out, "  {} path{}{}\n", config.composed ? "composed" : "fused",
+             config.composed ? " (--composed): every op of the model recorded separately" : "",
+             config.checkpoint_activations ? ", each layer's activations recomputed in the backward "
+                                             "(--checkpoint-activations)" : "");
   fmt::print(io.out, "  run directory {}{}\n", config.out,
              resuming ? fmt::format(" (resumed at step {})", trainer.step()) : "");
   std::fflush(io.out);
@@ -514,6 +516,13 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
                                         "the composed (teaching) path: every op of the model on the tape, no fused "
                                         "ops (same results, slower)");
   args->flags.push_back({"--composed", composed, [](C& to, const C& from) { to.composed = from.composed; }});
+  CLI::Option* recompute = sub->add_flag("--checkpoint-activations", args->config.checkpoint_activations,
+                                         "recompute each Transformer layer's activations in the backward instead "
+                                         "of keeping them (less memory, about one more forward per step; same "
+                                         "losses)");
+  args->flags.push_back({"--checkpoint-activations", recompute, [](C& to, const C& from) {
+                           to.checkpoint_activations = from.checkpoint_activations;
+                         }});
   sub->add_option("--resume", args->resume, "continue the run in this directory (or the directory of this "
                                             "checkpoint file), writing there")
       ->check(utf8_path());

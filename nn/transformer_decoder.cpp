@@ -1,5 +1,6 @@
 #include "nn/transformer_decoder.h"
 
+#include "nn/checkpointed_layers.h"
 #include "nn/transformer_block.h"
 
 namespace tg::nn {
@@ -20,7 +21,10 @@ Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, cons
   const DecoderLayerConfig& config = layers.front()->config;
   check_decoder_inputs(kModule, tgt, memory, masks, config.d_model, config.nhead);
   Tensor x = tgt;  // (B,T,E)
-  for (const auto& layer : layers) x = layer->forward(x, memory, masks);
+  if (checkpoints_now(*this, checkpoint_layers))
+    x = checkpointed_layers(layers, x, memory, masks);
+  else
+    for (const auto& layer : layers) x = layer->forward(x, memory, masks);
   if (norm) x = norm->forward(x);
   if (has_forward_hooks()) run_forward_hooks({tgt, memory}, {x});
   return x;

@@ -4,6 +4,7 @@
 //   tgt (B,T,E), memory (B,S,E) -> layers.0 -> layers.1 -> ... -> norm (if final_norm) -> out (B,T,E)
 // Children: layers (a ModuleList: layers.0, layers.1, ...), norm. Each layer is built from
 // `layer` and initialised on its own (as TransformerEncoder's).
+// checkpoint_layers: as TransformerEncoder's (each layer's checkpoint saves its inputs tgt and memory).
 // Forward hooks: inputs {tgt, memory}, outputs {out}.
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,7 @@ class TransformerDecoder : public Module {
 
   std::vector<std::shared_ptr<DecoderLayer>> layers;
   std::shared_ptr<LayerNorm> norm;  // null without final_norm
+  bool checkpoint_layers = false;    // above
 
  private:
   std::shared_ptr<ModuleList> layer_list_;  // registers `layers` as the child "layers"

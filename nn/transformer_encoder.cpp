@@ -1,5 +1,6 @@
 #include "nn/transformer_encoder.h"
 
+#include "nn/checkpointed_layers.h"
 #include "nn/transformer_block.h"
 
 namespace tg::nn {
@@ -14,8 +15,11 @@ TransformerEncoder::TransformerEncoder(const EncoderLayerConfig& layer, int64_t 
 }
 
 Tensor TransformerEncoder::forward(const Tensor& src, const MhaOptions& masks) const {
-  Tensor x = src;
-  for (const auto& layer : layers) x = layer->forward(x, masks);
+  Tensor x = src;  // (B,T,E)
+  if (checkpoints_now(*this, checkpoint_layers))
+    x = checkpointed_layers(layers, x, masks);
+  else
+    for (const auto& layer : layers) x = layer->forward(x, masks);
   if (norm) x = norm->forward(x);
   if (has_forward_hooks()) run_forward_hooks({src}, {x});
   return x;

@@ -4,6 +4,9 @@
 //   src (B,T,E) -> layers.0 -> layers.1 -> ... -> norm (if final_norm) -> out (B,T,E)
 // Children: layers (a ModuleList: layers.0, layers.1, ...), norm. Each layer is built from
 // `layer` and initialised on its own; PyTorch deep-copies one layer, so its layers start equal.
+// checkpoint_layers: while training with grad mode on, each layer runs through tg::checkpoint
+// (nn/checkpointed_layers.h): one tape entry per layer, its activations recomputed in the backward
+// instead of kept (less memory, about one more forward of time; the same values).
 // Forward hooks: inputs {src}, outputs {out}.
 #include <cstdint>
 #include <memory>
@@ -24,6 +27,7 @@ class TransformerEncoder : public Module {
 
   std::vector<std::shared_ptr<EncoderLayer>> layers;
   std::shared_ptr<LayerNorm> norm;  // null without final_norm
+  bool checkpoint_layers = false;    // above
 
  private:
   std::shared_ptr<ModuleList> layer_list_;  // registers `layers` as the child "layers"

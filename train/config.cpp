@@ -32,6 +32,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("clip", c.clip);
   f("eval_every", c.eval_every), f("log_every", c.log_every), f("eval_batches", c.eval_batches);
   f("seed", c.seed), f("device", c.device), f("out", c.out), f("composed", c.composed);
+  f("checkpoint_activations", c.checkpoint_activations);
 }
 
 void require(bool ok, const std::string& what) {
@@ -129,6 +130,7 @@ std::string to_json(const TrainConfig& config) {
   // of them stores the config an older tapegrad stored (its checkpoint the same bytes).
   for (const char* key : {"token_sep", "tokenizer", "tokenizer_sha256"})
     if (j[key] == "") j.erase(key);
+  if (!config.checkpoint_activations) j.erase("checkpoint_activations");
   return j.dump();
 }
 

@@ -88,6 +88,10 @@ struct TrainConfig {
   // The composed ("teaching") path: every op of the model on the tape separately, no fused ops
   // (nn::Module::set_composed); the same results to float tolerance, slower.
   bool composed = false;
+  // Each Transformer layer's activations recomputed in the backward instead of kept
+  // (core/checkpoint.h): less memory, about one more forward per step; the same losses to float
+  // tolerance. Stored in the run's config only when true.
+  bool checkpoint_activations = false;
 
   bool operator==(const TrainConfig&) const = default;
 };

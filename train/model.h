@@ -25,6 +25,9 @@
 // set_composed(true) (nn/module.h) runs it op by op, without fused ops: `tapegrad train
 // --composed` (TrainConfig::composed) and `tapegrad eval --composed`. Forward hooks: inputs
 // {inputs, padding_mask}, outputs {logits}.
+// set_checkpoint_activations(true): while training with grad mode on, each encoder layer runs
+// through tg::checkpoint (nn::TransformerEncoder::checkpoint_layers), its activations recomputed in
+// the backward instead of kept: `tapegrad train --checkpoint-activations`.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -81,6 +84,7 @@ class TransformerModel : public nn::Module {
   // per layer (query rows, key columns; each row sums to 1), computed in evaluation mode (no
   // dropout) without recording. The model's training mode is left as it was.
   std::vector<Tensor> attention_maps(const Tensor& tokens);
+  void set_checkpoint_activations(bool on) { encoder->checkpoint_layers = on; }  // above
 
   ModelConfig config;
   std::shared_ptr<nn::Embedding> embedding;

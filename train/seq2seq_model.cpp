@@ -41,6 +41,11 @@ Seq2SeqModel::Seq2SeqModel(const ModelConfig& c) : Module(kModule), config(check
   head = register_module("head", std::make_shared<nn::Linear>(c.d_model, c.num_classes));
 }
 
+void Seq2SeqModel::set_checkpoint_activations(bool on) {
+  transformer->encoder->checkpoint_layers = on;
+  transformer->decoder->checkpoint_layers = on;
+}
+
 Tensor Seq2SeqModel::encode(const Tensor& src, const Tensor& src_padding) const {
   check_ids("src", src);
   const Tensor x = pos_encoding->forward(embedding->forward(src));  // (B,S,E)

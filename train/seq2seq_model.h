@@ -37,6 +37,9 @@ class Seq2SeqModel : public nn::Module {
   Tensor encode(const Tensor& src, const Tensor& src_padding) const;  // (B,S,E)
   Tensor decode(const Tensor& tgt_in, const Tensor& memory, const Tensor& src_padding,
                 const Tensor& tgt_padding = {}) const;                // (B,T,V)
+  // While training with grad mode on, each encoder and decoder layer through tg::checkpoint
+  // (checkpoint_layers of the stacks): `tapegrad train --checkpoint-activations`.
+  void set_checkpoint_activations(bool on);
 
   ModelConfig config;
   std::shared_ptr<nn::Embedding> embedding;

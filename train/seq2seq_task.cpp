@@ -22,6 +22,7 @@ Seq2SeqTask::Seq2SeqTask(const TrainConfig& config)
     : config_(config), data_(make_seq2seq_data(config)), device_(parse_device(config.device)) {
   manual_seed(config_.seed);  // the parameters' initial values, then dropout, draw from it
   model_ = std::make_unique<Seq2SeqModel>(seq2seq_model_config(config_, data_));
+  model_->set_checkpoint_activations(config_.checkpoint_activations);
 }
 
 BatchSize Seq2SeqTask::next_batch() {

@@ -56,6 +56,7 @@ EvalMetrics evaluate(TransformerModel& model, data::DataLoader& loader, const Ev
 SequenceTask::SequenceTask(const TrainConfig& config, TaskData data) : config_(config), data_(std::move(data)) {
   manual_seed(config_.seed);  // the parameters' initial values, then dropout, draw from it
   model_ = std::make_unique<TransformerModel>(train::model_config(config_, data_));
+  model_->set_checkpoint_activations(config_.checkpoint_activations);
   const Device device = parse_device(config_.device);
   train_loader_ = std::make_unique<data::DataLoader>(
       data_.train, data::DataLoaderOptions{.batch_size = config_.batch_size, .shuffle = data_.shuffle,
