@@ -206,11 +206,8 @@ function gradientSections(e, k) {
     const input = e.inputs[i];
     if (g === null) return el('div', { class: 'no-grad', text: `${inputTitle(e, i)}: no gradient (it does not require one)` });
     const fig = tensorFigure(g, 'd' + tensorName(input.tensor), 'grad-out', 'grad-out');
-    const uses = usesOf.get(input.tensor) || [];
-    if (uses.length > 1 || e.inputs.filter(x => x.tensor === input.tensor).length > 1) {
-      fig.querySelector('figcaption').append(el('span', { class: 'stats',
-        text: `one contribution: ${tensorName(input.tensor)} is read ${uses.length} times (entries ` +
-              `${uses.map(p => '#' + p).join(', ')}); its gradient is their sum` }));
+    if (step.contributions[i] !== null) {  // counted by the recording: only the readers backward runs
+      fig.querySelector('figcaption').append(el('span', { class: 'stats', text: step.contributions[i] }));
     }
     return fig;
   });
