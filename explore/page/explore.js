@@ -55,13 +55,22 @@ function colour(x, scale) {
 // ---- heatmaps ------------------------------------------------------------------------------
 const tooltip = document.getElementById('tooltip');
 
+// "min -0.66 · max 1.3 · mean 0.21", and when some values are not finite, how many the statistics
+// leave out: "min -0.66 · max 1.3 · mean 0.21 over 9 finite · 7 × -inf".
+function statsText(summary) {
+  const others = [[summary.neg_inf, '-inf'], [summary.pos_inf, 'inf'], [summary.nan, 'NaN']]
+      .filter(([n]) => n > 0).map(([n, what]) => `${n} × ${what}`).join(' · ');
+  const stats = `min ${show(summary.min)} · max ${show(summary.max)} · mean ${show(summary.mean)}`;
+  return others ? `${stats} over ${summary.finite} finite · ${others}` : stats;
+}
+
 // A figure with `summary`'s values as coloured cells; hovering a cell shows its value.
 // options: {title, role, tensor, rowLabels, colLabels, extraClass}
 function heatmap(summary, options) {
   const fig = el('figure', { class: 'heatmap ' + (options.extraClass || '') });
   fig.dataset.tensor = options.tensor === undefined ? '' : options.tensor;
   fig.dataset.role = options.role || '';
-  const stats = `min ${show(summary.min)} · max ${show(summary.max)} · mean ${show(summary.mean)}` +
+  const stats = statsText(summary) +
                 (summary.exact ? '' : ` · shown as ${summary.grid_rows}x${summary.grid_cols} block means`);
   fig.append(el('figcaption', {}, el('span', { class: 'name', text: options.title }),
                 document.createTextNode(' ' + shapeText(summary.shape) + ' ' + summary.dtype),

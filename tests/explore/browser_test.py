@@ -123,6 +123,12 @@ def check_figures(figures, rec, context):
         assert stats, f"{context}: no statistics in '{f['stats']}'"
         for shown, key in zip(stats.groups(), ("min", "max", "mean")):
             assert same(shown, value[key]), f"{context}: tensor {f['tensor']} {key} shown {shown}, recorded {value[key]}"
+        left_out = [f"{value[key]} × {what}" for key, what in (("neg_inf", "-inf"), ("pos_inf", "inf"), ("nan", "NaN"))
+                    if value[key]]
+        if left_out:  # the values min, max and mean leave out are counted (a masked score's -inf)
+            expected = f"over {value['finite']} finite · " + " · ".join(left_out)
+            assert f["stats"].endswith(expected) or f" {expected} · shown as" in f["stats"], \
+                f"{context}: tensor {f['tensor']} stats '{f['stats']}' do not say '{expected}'"
         if value["grid_rows"] and value["grid_cols"]:
             for hovered, expected in ((f["first"], value["values"][0]), (f["last"], value["values"][-1])):
                 assert hovered, f"{context}: hovering tensor {f['tensor']} showed nothing"
