@@ -65,7 +65,8 @@ function statsText(summary) {
 }
 
 // A figure with `summary`'s values as coloured cells; hovering a cell shows its value.
-// options: {title, role, tensor, rowLabels, colLabels, extraClass}
+// options: {title, role, tensor, rowLabels, colLabels, extraClass, colourOf (value -> CSS colour;
+// default: colour() scaled by the tensor's largest magnitude)}
 function heatmap(summary, options) {
   const fig = el('figure', { class: 'heatmap ' + (options.extraClass || '') });
   fig.dataset.tensor = options.tensor === undefined ? '' : options.tensor;
@@ -91,8 +92,9 @@ function heatmap(summary, options) {
   ctx.scale(ratio, ratio);
   const values = summary.values.map(num);
   const scale = Math.max(Math.abs(num(summary.min) || 0), Math.abs(num(summary.max) || 0)) || 1;
+  const colourOf = options.colourOf || (v => colour(v, scale));
   values.forEach((v, i) => {
-    ctx.fillStyle = colour(v, scale);
+    ctx.fillStyle = colourOf(v);
     ctx.fillRect(left + (i % cols) * cell, top + Math.floor(i / cols) * cell, cell, cell);
   });
   ctx.font = '11px ui-monospace, monospace'; ctx.fillStyle = '#3e4c59'; ctx.textBaseline = 'middle';
@@ -298,6 +300,12 @@ function buildAttention() {
   if (!rec.attention || rec.attention.length === 0) return;
   document.getElementById('attention-pane').hidden = false;
   const box = document.getElementById('attention');
+  // The report's colour map (report/page/heatmap.js), 0 white to 1 dark blue, and its numbering: head 0 first.
+  const scale = el('div', { class: 'scale' }, 'weight 0');
+  drawHeatmapScale(scale.appendChild(el('canvas', { width: 160, height: 12 })));
+  scale.append('1');
+  box.append(scale);
+  const weightColour = v => (Number.isFinite(v) ? heatmapColour(v) : colour(v, 1));
   const layers = new Map();
   for (const a of rec.attention) {
     if (!layers.has(a.layer)) {
@@ -305,7 +313,7 @@ function buildAttention() {
       box.append(el('div', { class: 'attention-layer' }, el('h3', { text: a.layer }), row));
       layers.set(a.layer, row);
     }
-    layers.get(a.layer).append(heatmap(a.weights, { title: `head ${a.head}`, role: 'attention',
+    layers.get(a.layer).append(heatmap(a.weights, { title: `head ${a.head}`, role: 'attention', colourOf: weightColour,
                                                     rowLabels: a.queries, colLabels: a.keys }));
   }
 }
