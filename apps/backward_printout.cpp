@@ -1,12 +1,11 @@
 #include "apps/backward_printout.h"
 
-#include <map>
-
 #include <fmt/format.h>
 
 #include "core/backward.h"
 #include "core/format.h"
 #include "core/tape.h"
+#include "explore/gradient_readers.h"
 #include "ops/op_registry.h"
 
 namespace tg::cli {
@@ -18,9 +17,7 @@ void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
 }
 
 void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label) {
-  std::map<int64_t, int> uses;  // tensor id -> how many entries' inputs it is
-  for (const auto& e : tape().entries())
-    for (const EntryInput& in : e->inputs) ++uses[in.record.id];
+  const explore::GradientReaders readers = explore::gradient_readers(loss);  // before backward frees the graph
 
   BackwardStepper stepper(loss);
   while (!stepper.done()) {
@@ -52,11 +49,8 @@ void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label
         fmt::print(out, "    {}: no gradient (it does not require one)\n", name);
         continue;
       }
-      const int n = uses[in.record.id];
-      print_value(out, "d" + name + (n > 1 ? fmt::format(" (flows out: 1 of the {} contributions that add up to d{})",
-                                                         n, name)
-                                           : std::string(" (flows out)")),
-                  g);
+      const std::string contribution = explore::contribution_text(readers, in.record.id);
+      print_value(out, "d" + name + (contribution.empty() ? " (flows out)" : " (flows out: " + contribution + ")"), g);
     }
   }
 }

@@ -63,6 +63,7 @@ std::string page_html(const nlohmann::json& recording) {
                               {"GRAPH", render_svg(top_to_bottom(recording.at("dot").get<std::string>()))},
                               {"DATA", script_json(recording)},
                               {"KATEX", script_safe(katex_script())},
+                              {"HEATMAP", script_safe(heatmap_script())},
                               {"SCRIPT", script_safe(page_script())}});
 }
 

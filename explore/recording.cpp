@@ -4,6 +4,7 @@
 
 #include "core/backward.h"
 #include "core/error.h"
+#include "explore/gradient_readers.h"
 #include "explore/op_doc.h"
 #include "explore/tensor_summary.h"
 
@@ -51,6 +52,16 @@ nlohmann::json entry_json(const CapturedEntry& c, TensorTable& table) {
           {"doc", op_doc_json(e.op)}};
 }
 
+// Per input: for one of several contributions to a gradient, what contribution_text says; else null.
+nlohmann::json contributions_json(const Entry& e, const TensorList& grads, const GradientReaders& readers) {
+  nlohmann::json texts = nlohmann::json::array();
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    const std::string text = grads[i].defined() ? contribution_text(readers, e.inputs[i].record.id) : "";
+    texts.push_back(text.empty() ? nlohmann::json() : nlohmann::json(text));
+  }
+  return texts;
+}
+
 }  // namespace
 
 nlohmann::json record(const TapeCapture& capture, const Tensor& loss) {
@@ -67,12 +78,14 @@ nlohmann::json record(const TapeCapture& capture, const Tensor& loss) {
   nlohmann::json doc = {{"loss", loss.item()}, {"dot", tape().to_dot()}, {"entries", std::move(entries)}};
 
   nlohmann::json steps = nlohmann::json::array();
+  const GradientReaders readers = gradient_readers(loss);
   BackwardStepper stepper(loss);
   while (!stepper.done()) {
     const Entry& e = stepper.step();
     steps.push_back({{"position", e.tape_position},
                      {"grads_in", ids_of(table, stepper.last_output_grads(), "gradient")},
-                     {"grads_out", ids_of(table, stepper.last_input_grads(), "gradient")}});
+                     {"grads_out", ids_of(table, stepper.last_input_grads(), "gradient")},
+                     {"contributions", contributions_json(e, stepper.last_input_grads(), readers)}});
   }
   nlohmann::json leaf_grads = nlohmann::json::object();
   for (const Tensor& leaf : leaves)

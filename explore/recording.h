@@ -18,7 +18,9 @@
 //   "tensors":  {"<id>": {"id", "name", "kind": "parameter" | "constant" | "computed" | "saved"
 //               | "gradient", "value"}}, every tensor the entries and steps name
 //   "backward": in the order backward runs them: {"position", "grads_in": [id or null per
-//               output], "grads_out": [id or null per input]}
+//               output], "grads_out": [id or null per input], "contributions": [per input: for
+//               a tensor whose gradient sums several, which of them this is
+//               (explore/gradient_readers.h), else null]}
 //   "leaf_grads": {"<leaf id>": gradient id}: each parameter's accumulated gradient
 #include <nlohmann/json.hpp>
 

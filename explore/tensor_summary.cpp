@@ -36,9 +36,12 @@ nlohmann::json summarize(const Tensor& t, int64_t max_side) {
   const int64_t grid_rows = std::min(rows, max_side), grid_cols = std::min(cols, max_side);
 
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
-  int64_t finite = 0;
-  for (double x : v)
+  int64_t finite = 0, neg_inf = 0, pos_inf = 0, nan = 0;
+  for (double x : v) {
     if (std::isfinite(x)) lo = std::min(lo, x), hi = std::max(hi, x), sum += x, ++finite;
+    else if (std::isnan(x)) ++nan;
+    else ++(x < 0 ? neg_inf : pos_inf);
+  }
 
   // Cell (gr, gc) is the mean of rows [gr*rows/grid_rows, (gr+1)*rows/grid_rows) and likewise
   // for the columns: every value lands in exactly one cell.
@@ -59,6 +62,10 @@ nlohmann::json summarize(const Tensor& t, int64_t max_side) {
           {"min", finite ? number(lo) : nlohmann::json()},
           {"max", finite ? number(hi) : nlohmann::json()},
           {"mean", finite ? number(sum / static_cast<double>(finite)) : nlohmann::json()},
+          {"finite", finite},
+          {"neg_inf", neg_inf},
+          {"pos_inf", pos_inf},
+          {"nan", nan},
           {"exact", grid_rows == rows && grid_cols == cols},
           {"grid_rows", grid_rows},
           {"grid_cols", grid_cols},

@@ -7,10 +7,12 @@
 // that a trained model's page stays small.
 //
 // JSON: {"shape": [..], "dtype": "float32", "rows": R, "cols": C, "min", "max", "mean",
+//        "finite", "neg_inf", "pos_inf", "nan": how many values of each kind,
 //        "exact": bool, "grid_rows", "grid_cols", "values": [grid_rows * grid_cols, row-major]}
 // A non-finite value is written as the string "-Infinity", "Infinity" or "NaN" (JSON has no
 // such numbers; JavaScript's Number() reads these); min, max and mean are over the finite values
-// (null when there are none).
+// (null when there are none), and the page says how many values they leave out (a masked score's
+// -inf, say).
 #include <cstdint>
 
 #include <nlohmann/json.hpp>

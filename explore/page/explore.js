@@ -55,13 +55,23 @@ function colour(x, scale) {
 // ---- heatmaps ------------------------------------------------------------------------------
 const tooltip = document.getElementById('tooltip');
 
+// "min -0.66 · max 1.3 · mean 0.21", and when some values are not finite, how many the statistics
+// leave out: "min -0.66 · max 1.3 · mean 0.21 over 9 finite · 7 × -inf".
+function statsText(summary) {
+  const others = [[summary.neg_inf, '-inf'], [summary.pos_inf, 'inf'], [summary.nan, 'NaN']]
+      .filter(([n]) => n > 0).map(([n, what]) => `${n} × ${what}`).join(' · ');
+  const stats = `min ${show(summary.min)} · max ${show(summary.max)} · mean ${show(summary.mean)}`;
+  return others ? `${stats} over ${summary.finite} finite · ${others}` : stats;
+}
+
 // A figure with `summary`'s values as coloured cells; hovering a cell shows its value.
-// options: {title, role, tensor, rowLabels, colLabels, extraClass}
+// options: {title, role, tensor, rowLabels, colLabels, extraClass, colourOf (value -> CSS colour;
+// default: colour() scaled by the tensor's largest magnitude)}
 function heatmap(summary, options) {
   const fig = el('figure', { class: 'heatmap ' + (options.extraClass || '') });
   fig.dataset.tensor = options.tensor === undefined ? '' : options.tensor;
   fig.dataset.role = options.role || '';
-  const stats = `min ${show(summary.min)} · max ${show(summary.max)} · mean ${show(summary.mean)}` +
+  const stats = statsText(summary) +
                 (summary.exact ? '' : ` · shown as ${summary.grid_rows}x${summary.grid_cols} block means`);
   fig.append(el('figcaption', {}, el('span', { class: 'name', text: options.title }),
                 document.createTextNode(' ' + shapeText(summary.shape) + ' ' + summary.dtype),
@@ -82,8 +92,9 @@ function heatmap(summary, options) {
   ctx.scale(ratio, ratio);
   const values = summary.values.map(num);
   const scale = Math.max(Math.abs(num(summary.min) || 0), Math.abs(num(summary.max) || 0)) || 1;
+  const colourOf = options.colourOf || (v => colour(v, scale));
   values.forEach((v, i) => {
-    ctx.fillStyle = colour(v, scale);
+    ctx.fillStyle = colourOf(v);
     ctx.fillRect(left + (i % cols) * cell, top + Math.floor(i / cols) * cell, cell, cell);
   });
   ctx.font = '11px ui-monospace, monospace'; ctx.fillStyle = '#3e4c59'; ctx.textBaseline = 'middle';
@@ -206,11 +217,8 @@ function gradientSections(e, k) {
     const input = e.inputs[i];
     if (g === null) return el('div', { class: 'no-grad', text: `${inputTitle(e, i)}: no gradient (it does not require one)` });
     const fig = tensorFigure(g, 'd' + tensorName(input.tensor), 'grad-out', 'grad-out');
-    const uses = usesOf.get(input.tensor) || [];
-    if (uses.length > 1 || e.inputs.filter(x => x.tensor === input.tensor).length > 1) {
-      fig.querySelector('figcaption').append(el('span', { class: 'stats',
-        text: `one contribution: ${tensorName(input.tensor)} is read ${uses.length} times (entries ` +
-              `${uses.map(p => '#' + p).join(', ')}); its gradient is their sum` }));
+    if (step.contributions[i] !== null) {  // counted by the recording: only the readers backward runs
+      fig.querySelector('figcaption').append(el('span', { class: 'stats', text: step.contributions[i] }));
     }
     return fig;
   });
@@ -292,6 +300,12 @@ function buildAttention() {
   if (!rec.attention || rec.attention.length === 0) return;
   document.getElementById('attention-pane').hidden = false;
   const box = document.getElementById('attention');
+  // The report's colour map (report/page/heatmap.js), 0 white to 1 dark blue, and its numbering: head 0 first.
+  const scale = el('div', { class: 'scale' }, 'weight 0');
+  drawHeatmapScale(scale.appendChild(el('canvas', { width: 160, height: 12 })));
+  scale.append('1');
+  box.append(scale);
+  const weightColour = v => (Number.isFinite(v) ? heatmapColour(v) : colour(v, 1));
   const layers = new Map();
   for (const a of rec.attention) {
     if (!layers.has(a.layer)) {
@@ -299,7 +313,7 @@ function buildAttention() {
       box.append(el('div', { class: 'attention-layer' }, el('h3', { text: a.layer }), row));
       layers.set(a.layer, row);
     }
-    layers.get(a.layer).append(heatmap(a.weights, { title: `head ${a.head}`, role: 'attention',
+    layers.get(a.layer).append(heatmap(a.weights, { title: `head ${a.head}`, role: 'attention', colourOf: weightColour,
                                                     rowLabels: a.queries, colLabels: a.keys }));
   }
 }

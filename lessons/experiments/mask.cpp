@@ -54,7 +54,7 @@ ExperimentResult mask_experiment(const ExperimentOptions& options) {
 
   ExperimentResult r;
   r.table.columns = {"fill", "masked weight", "pad-query weight", "output change", "hidden-value grad"};
-  Panel leaks{"What leaks through the mask", "fill value of masked scores", "largest leak", false, false, {},
+  Panel leaks{"What leaks through the mask", "fill value of masked scores", "largest leak (log scale)", false, true, {},
               {{"weight on a masked key", {}, {}}, {"output change", {}, {}}, {"gradient to a hidden value", {}, {}}}};
   const Run reference = attend(q, k, v, -INFINITY);
   for (size_t f = 0; f < fills.size(); ++f) {

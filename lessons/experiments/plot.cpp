@@ -1,5 +1,8 @@
 #include "lessons/experiments/plot.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -16,10 +19,18 @@ std::string quoted(const std::string& text) {  // a gnuplot single-quoted string
   return out + "'";
 }
 
+bool has_zero(const Panel& panel) {
+  return std::ranges::any_of(panel.series, [](const Series& series) { return std::ranges::count(series.y, 0.0) > 0; });
+}
+
 void write_panel(std::string& s, const Panel& panel, size_t p) {
   s += "unset logscale\nset grid\nset key top left box opaque\n";
+  s += "set ytics autofreq\nset autoscale y\nset format y '% h'\n";  // undo the last panel's zero floor
   if (panel.log_x) s += "set logscale x 2\n";
   if (panel.log_y) s += "set logscale y 10\n";
+  if (panel.log_y && has_zero(panel))
+    s += fmt::format("set yrange [{0:.9g}:*]\nset format y '%g'\nset ytics add ('0' {0:.9g})\n",
+                     log_axis_floor(panel));
   s += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", quoted(panel.title), quoted(panel.xlabel),
                    quoted(panel.ylabel));
   if (panel.x_labels.empty()) {
@@ -39,15 +50,27 @@ void write_panel(std::string& s, const Panel& panel, size_t p) {
 
 }  // namespace
 
+double log_axis_floor(const Panel& panel) {
+  double smallest = INFINITY;
+  for (const Series& series : panel.series)
+    for (double y : series.y)
+      if (y > 0) smallest = std::min(smallest, y);
+  return std::isfinite(smallest) ? std::pow(10.0, std::floor(std::log10(smallest)) - 1) : 0.1;
+}
+
 std::string gnuplot_script(const Figure& figure) {
   std::string s;
-  for (size_t p = 0; p < figure.panels.size(); ++p)
-    for (size_t k = 0; k < figure.panels[p].series.size(); ++k) {
-      const Series& series = figure.panels[p].series[k];
+  for (size_t p = 0; p < figure.panels.size(); ++p) {
+    const Panel& panel = figure.panels[p];
+    const double zero = panel.log_y ? log_axis_floor(panel) : 0;  // where 0 is drawn
+    for (size_t k = 0; k < panel.series.size(); ++k) {
+      const Series& series = panel.series[k];
       s += fmt::format("$d{}_{} << EOD\n", p, k);
-      for (size_t i = 0; i < series.x.size(); ++i) s += fmt::format("{:.9g} {:.9g}\n", series.x[i], series.y[i]);
+      for (size_t i = 0; i < series.x.size(); ++i)
+        s += fmt::format("{:.9g} {:.9g}\n", series.x[i], series.y[i] == 0 ? zero : series.y[i]);
       s += "EOD\n";
     }
+  }
   s += fmt::format("set terminal svg size {},420 noenhanced font 'sans,11' background rgb 'white'\n",
                    460 * figure.panels.size());
   s += fmt::format("set multiplot layout 1,{} title {}\n", figure.panels.size(), quoted(figure.title));

@@ -13,6 +13,8 @@ struct Series {
   std::vector<double> x, y;
 };
 
+// On a log y axis an exact 0 (a leak that is exactly none) is drawn at the axis floor, a decade
+// below the smallest positive value, whose tick is labelled "0".
 struct Panel {
   std::string title, xlabel, ylabel;
   bool log_x = false, log_y = false;
@@ -26,6 +28,7 @@ struct Figure {
 };
 
 std::string gnuplot_script(const Figure& figure);  // the SVG goes to gnuplot's stdout
+double log_axis_floor(const Panel& panel);        // where a log_y panel draws 0 (above)
 // Throws tg::Error("experiment", ...) when gnuplot is missing (naming the package) or fails.
 void write_svg(const Figure& figure, const std::filesystem::path& svg);
 

@@ -175,10 +175,10 @@ function drawAttention() {
         const canvas = figure.appendChild(document.createElement('canvas'));
         canvas.className = 'heatmap';
         canvas.setAttribute('role', 'img');
-        canvas.setAttribute('aria-label', `${run.name}, layer ${layer + 1}, head ${head + 1}`);
+        canvas.setAttribute('aria-label', `${run.name}, layer ${layer}, head ${head}`);  // numbered from 0, as the explorer
         const map = weights.slice(head * T * T, (head + 1) * T * T);
         drawHeatmap(canvas, tokens, map, tooltip);
-        figure.appendChild(document.createElement('figcaption')).textContent = `layer ${layer + 1}, head ${head + 1}`;
+        figure.appendChild(document.createElement('figcaption')).textContent = `layer ${layer}, head ${head}`;
         window.tapegradReport.heatmaps.push({ run: r, layer, head, tokens, canvas });
       }
     });

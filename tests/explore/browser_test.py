@@ -95,6 +95,13 @@ return {title: title ? title.innerText : null, position: detail.dataset.position
         status: document.getElementById('bw-status').innerText, figures: readFigures('#detail')};
 """
 
+# The colour of a heatmap's bottom-right cell, and the report's colour (heatmapColour) for `weight`.
+LAST_CELL_COLOUR = """
+const canvas = arguments[0].querySelector('canvas');
+const [r, g, b] = canvas.getContext('2d').getImageData(canvas.width - 2, canvas.height - 2, 1, 1).data;
+return [`rgb(${r},${g},${b})`, heatmapColour(arguments[1])];
+"""
+
 # A click from a script, then READ_PAGE: one WebDriver round trip, where a mouse click through
 # WebDriver takes about 0.1 s and reading the page a dozen more calls.
 CLICK_AND_READ = """
@@ -123,6 +130,12 @@ def check_figures(figures, rec, context):
         assert stats, f"{context}: no statistics in '{f['stats']}'"
         for shown, key in zip(stats.groups(), ("min", "max", "mean")):
             assert same(shown, value[key]), f"{context}: tensor {f['tensor']} {key} shown {shown}, recorded {value[key]}"
+        left_out = [f"{value[key]} × {what}" for key, what in (("neg_inf", "-inf"), ("pos_inf", "inf"), ("nan", "NaN"))
+                    if value[key]]
+        if left_out:  # the values min, max and mean leave out are counted (a masked score's -inf)
+            expected = f"over {value['finite']} finite · " + " · ".join(left_out)
+            assert f["stats"].endswith(expected) or f" {expected} · shown as" in f["stats"], \
+                f"{context}: tensor {f['tensor']} stats '{f['stats']}' do not say '{expected}'"
         if value["grid_rows"] and value["grid_cols"]:
             for hovered, expected in ((f["first"], value["values"][0]), (f["last"], value["values"][-1])):
                 assert hovered, f"{context}: hovering tensor {f['tensor']} showed nothing"
@@ -178,6 +191,16 @@ def check_page(driver, page, rec, screenshot, click_graph):
 
     heads = driver.find_elements(By.CSS_SELECTOR, "#attention figure.heatmap")
     assert len(heads) == len(rec.get("attention", [])), f"{page.name}: {len(heads)} attention maps"
+    # numbered from 0 and coloured as the report numbers and colours them (report/page/heatmap.js)
+    names = [h.find_element(By.CSS_SELECTOR, "figcaption .name").text for h in heads]
+    assert names == [f"head {a['head']}" for a in rec.get("attention", [])], f"{page.name}: heads {names}"
+    assert not heads or min(a["head"] for a in rec["attention"]) == 0, f"{page.name}: no head 0"
+    for head, a in zip(heads, rec.get("attention", [])):
+        weight = a["weights"]["values"][-1]
+        if isinstance(weight, str):  # NaN (the NaN lesson's broken mask) has a colour of its own
+            continue
+        drawn, expected = driver.execute_script(LAST_CELL_COLOUR, head, weight)
+        assert drawn == expected, f"{page.name}: {names[0]}'s last cell drawn {drawn}, the report's colour {expected}"
     if heads:
         driver.execute_script("arguments[0].scrollIntoView()", heads[0])
         driver.save_screenshot(str(screenshot.with_name(screenshot.stem + "-attention.png")))

@@ -7,9 +7,11 @@
 #include "apps/attention_example.h"
 #include "core/tape_capture.h"
 #include "explore/attention_maps.h"
+#include "explore/lesson_log.h"
 #include "explore/page.h"
 #include "explore/recording.h"
 #include "explore/tensor_summary.h"
+#include "lessons/lesson.h"
 #include "test_util.h"
 #include "train/train_test_util.h"
 
@@ -54,6 +56,29 @@ TEST_CASE("explore summary: non-finite values as strings, statistics over the fi
   CHECK(s["max"] == 3);
   CHECK(s["mean"] == 2);
   CHECK(explore::summarize(tensor({-INFINITY}))["min"].is_null());
+}
+
+TEST_CASE("explore summary: counts the values min, max and mean leave out") {
+  const json s = explore::summarize(tensor({1, -INFINITY, 3, NAN, -INFINITY, INFINITY}));
+  CHECK(s["finite"] == 2);
+  CHECK(s["neg_inf"] == 2);
+  CHECK(s["pos_inf"] == 1);
+  CHECK(s["nan"] == 1);
+  // The attention lesson's masked scores: 7 of the 16 are -inf (causal and padding), 9 are kept.
+  TapeCapture capture;
+  explore::LessonPageLog log(capture);
+  lessons::run_lesson(*lessons::find_lesson("attention_head"), log);
+  const json rec = log.recording();
+  int found = 0;
+  for (const auto& [id, t] : rec["tensors"].items()) {
+    if (t["name"] != "masked") continue;
+    ++found;
+    CHECK(t["value"]["finite"] == 9);
+    CHECK(t["value"]["neg_inf"] == 7);
+    CHECK(t["value"]["pos_inf"] == 0);
+    CHECK(t["value"]["nan"] == 0);
+  }
+  CHECK(found == 1);
 }
 
 namespace {

@@ -3,7 +3,10 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "lessons/experiments/experiment.h"
+#include "lessons/experiments/plot.h"
 #include "tapegrad.h"
 #include "train/train_test_util.h"
 
@@ -53,6 +56,28 @@ TEST_CASE("experiment mask: -inf leaks nothing, a finite fill leaks into the all
   CHECK(r.table.at(3, "masked weight") < 1e-3);           // -10: about exp(-10)
   CHECK(r.table.at(4, "masked weight") > 0.01);
   CHECK(r.table.at(4, "hidden-value grad") > 0.01);
+}
+
+TEST_CASE("experiment mask: a log axis, the -10 leak above the exact zeros, drawn at a floor labelled 0") {
+  const lessons::ExperimentResult r = lessons::mask_experiment({});
+  REQUIRE(r.figure.panels.size() == 1);
+  const lessons::Panel& leaks = r.figure.panels[0];
+  CHECK(leaks.log_y);
+  const double floor = lessons::log_axis_floor(leaks);
+  const double leak = r.table.at(3, "masked weight");  // -10: about 3.5e-5
+  CHECK(floor > 0);
+  CHECK(floor < leak);
+  CHECK(floor > leak / 100);  // one decade below the smallest positive value, not far below
+  const std::string script = lessons::gnuplot_script(r.figure);
+  CHECK(script.find("set logscale y 10\n") != std::string::npos);
+  CHECK(script.find(fmt::format("set ytics add ('0' {:.9g})", floor)) != std::string::npos);
+  CHECK(script.find(fmt::format("set yrange [{:.9g}:*]", floor)) != std::string::npos);
+  // the weights' series: -inf, -1e9, -1e4 at the floor, -10 at its leak
+  const std::string weights = script.substr(script.find("$d0_0 << EOD\n"));
+  CHECK(weights.find(fmt::format("0 {0:.9g}\n1 {0:.9g}\n2 {0:.9g}\n3 {1:.9g}\n", floor, leak)) != std::string::npos);
+  // a log panel without zeros keeps gnuplot's own range
+  const lessons::Figure loss{"loss", {{"", "", "", false, true, {}, {{"a", {1, 2}, {2.5, 0.5}}}}}};
+  CHECK(lessons::gnuplot_script(loss).find("yrange [") == std::string::npos);
 }
 
 TEST_CASE("experiments init and heads: one row per variant after a few steps, N(0,1) starts with a larger loss") {

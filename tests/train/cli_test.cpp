@@ -182,7 +182,7 @@ TEST_CASE("cli: trace prints the forward tape with values, backward entry by ent
         "the constant 0.5: no gradient",                         // and in backward
         "rule: dx_i = out_i * (grad_i - sum_k grad_k out_k)",    // softmax's backward rule
         "out is used 2 times: its gradient is the sum of the 2 contributions",  // mul(out, out)
-        "dout (their sum, flows in)", "dout (flows out: 1 of the 2 contributions that add up to dout)"}) {
+        "dout (their sum, flows in)", "dout (flows out: 1 of the 2 contributions that add up to the gradient, from entries #"}) {
     CAPTURE(expected);
     CHECK(r.out.find(expected) != std::string::npos);
   }

@@ -141,10 +141,10 @@ def check_heatmaps(heatmaps, run_index, run_dir, layers, heads, tokens):
     check(sorted((h["layer"], h["head"]) for h in maps) == [(l, h) for l in range(layers) for h in range(heads)],
           f"{run_dir}: expected one heatmap per layer x head ({layers} x {heads}), got {len(maps)}")
     for h in maps:
-        where = f"{run_dir} layer {h['layer'] + 1} head {h['head'] + 1}"
+        where = f"{run_dir} layer {h['layer']} head {h['head']}"
         if tokens is not None:
             check(h["tokens"] == tokens, f"{where}: tokens {h['tokens']}, expected {tokens}")
-        check(h["label"] == f"{run_dir}, layer {h['layer'] + 1}, head {h['head'] + 1}", f"{where}: label {h['label']}")
+        check(h["label"] == f"{run_dir}, layer {h['layer']}, head {h['head']}", f"{where}: label {h['label']}")  # from 0
         check(h["coloured"] > 0, f"{where}: nothing drawn")
 
 
