@@ -71,7 +71,9 @@ TEST_CASE("checkpoint activations: encoder and gpt models, fused or composed, gi
   data::Batch batch;
   batch.inputs = tensor_i64({3, 4, 5, 6, 7, 2, 8, 9, 0, 0, 5, 5, 6, 7, 8, 9, 10, 11, 1, 2}, {2, 10});
   batch.targets = tensor_i64({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {2, 10});
-  for (const auto& [arch, composed] : {std::pair{"encoder", false}, {"gpt", false}, {"gpt", true}}) {
+  for (const auto& path : {std::pair{"encoder", false}, {"gpt", false}, {"gpt", true}}) {
+    const char* arch = path.first;  // not a structured binding: CAPTURE's lambda cannot take one (clang)
+    const bool composed = path.second;
     CAPTURE(arch);
     CAPTURE(composed);
     const bool gpt = std::string(arch) == "gpt";
