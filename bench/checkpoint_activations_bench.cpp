@@ -17,11 +17,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "bench/int_list.h"
 #include "core/allocator.h"
 #include "core/cuda/cuda_runtime.h"
 #include "core/factories.h"
@@ -54,11 +54,8 @@ Args parse(int argc, char** argv) {
     else if (flag == "--rounds") a.rounds = std::stoi(value);
     else if (flag == "--batch") a.batch = std::stoll(value);
     else if (flag == "--device") a.device = value;
-    else if (flag == "--blocks") {
-      a.blocks.clear();
-      std::stringstream s(value);
-      for (std::string item; std::getline(s, item, ',');) a.blocks.push_back(std::stoll(item));
-    } else {
+    else if (flag == "--blocks") a.blocks = tg::bench::parse_int_list(value);
+    else {
       throw std::runtime_error("unknown flag " + flag + " (--threads, --steps, --rounds, --batch, --blocks, --device)");
     }
   }

@@ -15,10 +15,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/int_list.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
 #include "train/kv_cache.h"
@@ -42,11 +42,8 @@ Args parse(int argc, char** argv) {
     const std::string value = argv[++i];
     if (flag == "--threads") a.threads = std::stoi(value);
     else if (flag == "--tokens") a.tokens = std::stoll(value);
-    else if (flag == "--lengths") {
-      a.lengths.clear();
-      std::stringstream s(value);
-      for (std::string item; std::getline(s, item, ',');) a.lengths.push_back(std::stoll(item));
-    } else {
+    else if (flag == "--lengths") a.lengths = tg::bench::parse_int_list(value);
+    else {
       throw std::runtime_error("unknown flag " + flag + " (--threads, --tokens, --lengths)");
     }
   }
