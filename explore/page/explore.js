@@ -259,9 +259,24 @@ function select(position, fromList) {
   const row = listRows.get(position), node = graphNodes.entry.get(position);
   row.classList.add('selected');
   node?.classList.add('selected');
-  if (fromList) node?.scrollIntoView({ block: 'center', inline: 'center' });
-  else row.scrollIntoView({ block: 'nearest' });
+  reveal(document.getElementById('list-pane'), row, false);
+  if (fromList && node) reveal(document.getElementById('graph-pane'), node, true);
   showDetail(position);
+}
+
+// Scrolls `pane`, and only it (scrollIntoView would scroll the window too and take the controls
+// off the screen), so that `target` is in view: centred, or moved only as far as it must. The
+// pane's visible part is the part inside the window.
+function reveal(pane, target, centre) {
+  const box = pane.getBoundingClientRect(), t = target.getBoundingClientRect();
+  const p = { left: Math.max(box.left, 0), right: Math.min(box.right, window.innerWidth),
+              top: Math.max(box.top, 0), bottom: Math.min(box.bottom, window.innerHeight) };
+  const offset = (start, end, paneStart, paneEnd) => {
+    if (centre) return (start + end) / 2 - (paneStart + paneEnd) / 2;
+    if (start < paneStart) return start - paneStart;
+    return end > paneEnd ? Math.min(end - paneEnd, start - paneStart) : 0;
+  };
+  pane.scrollBy(offset(t.left, t.right, p.left, p.right), offset(t.top, t.bottom, p.top, p.bottom));
 }
 
 // ---- backward ------------------------------------------------------------------------------
