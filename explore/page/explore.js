@@ -14,7 +14,9 @@ for (const e of rec.entries) {
 }
 const stepOf = new Map(rec.backward.map((s, k) => [s.position, k]));  // position -> backward step index
 
-const state = { selected: null, steps: 0 };  // steps: how many backward entries have run
+// steps: how many backward entries have run; sharedScale: the detail pane colours all its tensors
+// on one scale, detailScale (else each on its own).
+const state = { selected: null, steps: 0, sharedScale: false, detailScale: null };
 
 // ---- values ------------------------------------------------------------------------------
 const num = v => (typeof v === 'string' ? Number(v) : v);
@@ -44,8 +46,8 @@ function el(tag, attrs = {}, ...children) {
 // Diverging colours around 0, scaled by the largest magnitude: blue < 0 < red; -inf (a masked
 // score) dark grey, NaN magenta.
 function colour(x, scale) {
-  if (Number.isNaN(x)) return '#d81b60';
-  if (!Number.isFinite(x)) return x < 0 ? '#52606d' : '#7b1fa2';
+  if (Number.isNaN(x)) return 'rgb(216,27,96)';
+  if (!Number.isFinite(x)) return x < 0 ? 'rgb(82,96,109)' : 'rgb(123,31,162)';
   const t = Math.max(-1, Math.min(1, x / scale));
   const [r, g, b] = t >= 0 ? [178, 24, 43] : [33, 102, 172];
   const a = Math.abs(t);
@@ -64,9 +66,44 @@ function statsText(summary) {
   return others ? `${stats} over ${summary.finite} finite · ${others}` : stats;
 }
 
-// A figure with `summary`'s values as coloured cells; hovering a cell shows its value.
-// options: {title, role, tensor, rowLabels, colLabels, extraClass, colourOf (value -> CSS colour;
-// default: colour() scaled by the tensor's largest magnitude)}
+// A value printed in a cell: 3 significant digits, an exponent outside [0.001, 10000).
+function short(v) {
+  const x = num(v);
+  if (!Number.isFinite(x) || x === 0) return show(v);
+  const a = Math.abs(x);
+  return a >= 1e-3 && a < 1e4 ? String(Number(x.toPrecision(3))) : x.toExponential(2).replace('e+', 'e');
+}
+
+// The largest finite magnitude of the summaries (1 when all are zero): the colour scale's end.
+function magnitude(summaries) {
+  const ends = summaries.flatMap(s => [s.min, s.max]).map(v => Math.abs(num(v) || 0));
+  return Math.max(0, ...ends) || 1;
+}
+
+// "−2.5 [blue..white..red] 2.5": what colour() gives from -scale to scale.
+function colourBar(scale) {
+  const bar = el('canvas', { width: 100, height: 8 });
+  const ctx = bar.getContext('2d');
+  for (let x = 0; x < 100; x++) { ctx.fillStyle = colour((x / 99 * 2 - 1) * scale, scale); ctx.fillRect(x, 0, 1, 8); }
+  const box = el('span', { class: 'colour-bar' }, el('span', { text: short(-scale) }), bar, el('span', { text: short(scale) }));
+  box.dataset.min = -scale;
+  box.dataset.max = scale;
+  return box;
+}
+
+// A slice (the last two dimensions) of at most kPrinted x kPrinted values is small enough to
+// print its values in the cells.
+const kPrinted = 8;
+function printable(summary) {
+  const sliceRows = summary.shape.length >= 2 ? summary.shape[summary.shape.length - 2] : 1;
+  return summary.exact && summary.cols <= kPrinted && sliceRows <= kPrinted ? sliceRows : 0;
+}
+
+// A figure with `summary`'s values as coloured cells, printed in them when printable(), with
+// grid lines between the cells and heavier ones between 2-D slices; hovering a cell shows its
+// value. options: {title, role, tensor, rowLabels, colLabels, extraClass, scale (the colour
+// scale's end; default: the tensor's largest magnitude), colourOf (value -> CSS colour; default:
+// colour() with that scale, shown on a colour bar)}
 function heatmap(summary, options) {
   const fig = el('figure', { class: 'heatmap ' + (options.extraClass || '') });
   fig.dataset.tensor = options.tensor === undefined ? '' : options.tensor;
@@ -78,34 +115,39 @@ function heatmap(summary, options) {
                 el('span', { class: 'stats', text: stats })));
   const rows = summary.grid_rows, cols = summary.grid_cols;
   if (rows === 0 || cols === 0) return fig;
-  const cell = Math.max(3, Math.min(26, Math.floor(440 / cols), Math.floor(360 / rows) || 3));
+  const sliceRows = printable(summary);
+  const square = Math.max(3, Math.min(26, Math.floor(440 / cols), Math.floor(360 / rows) || 3));
+  const [cellW, cellH] = sliceRows ? [50, 20] : [square, square];
   const ctx0 = document.createElement('canvas').getContext('2d');
   ctx0.font = '11px ui-monospace, monospace';
   const labelWidth = labels => (labels ? Math.ceil(Math.max(...labels.map(l => ctx0.measureText(l).width))) + 6 : 0);
   const left = labelWidth(options.rowLabels), top = Math.round(labelWidth(options.colLabels) * 0.75);
   const canvas = el('canvas');
   const ratio = window.devicePixelRatio || 1;
-  const width = left + cols * cell, height = top + rows * cell;
+  const width = left + cols * cellW, height = top + rows * cellH;
   canvas.width = width * ratio; canvas.height = height * ratio;
   canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
+  Object.assign(canvas.dataset, { left, top, cellWidth: cellW, cellHeight: cellH });  // where the cells are
   const ctx = canvas.getContext('2d');
   ctx.scale(ratio, ratio);
   const values = summary.values.map(num);
-  const scale = Math.max(Math.abs(num(summary.min) || 0), Math.abs(num(summary.max) || 0)) || 1;
+  const scale = options.scale || magnitude([summary]);
   const colourOf = options.colourOf || (v => colour(v, scale));
   values.forEach((v, i) => {
     ctx.fillStyle = colourOf(v);
-    ctx.fillRect(left + (i % cols) * cell, top + Math.floor(i / cols) * cell, cell, cell);
+    ctx.fillRect(left + (i % cols) * cellW, top + Math.floor(i / cols) * cellH, cellW, cellH);
   });
+  drawGrid(ctx, left, top, cellW, cellH, rows, cols, sliceRows || rows);
+  if (sliceRows) printValues(ctx, canvas, values, left, top, cellW, cellH, cols, colourOf);
   ctx.font = '11px ui-monospace, monospace'; ctx.fillStyle = '#3e4c59'; ctx.textBaseline = 'middle';
-  (options.rowLabels || []).forEach((l, r) => { ctx.textAlign = 'right'; ctx.fillText(l, left - 4, top + (r + 0.5) * cell); });
+  (options.rowLabels || []).forEach((l, r) => { ctx.textAlign = 'right'; ctx.fillText(l, left - 4, top + (r + 0.5) * cellH); });
   (options.colLabels || []).forEach((l, c) => {
-    ctx.save(); ctx.translate(left + (c + 0.5) * cell, top - 4); ctx.rotate(-Math.PI / 4);
+    ctx.save(); ctx.translate(left + (c + 0.5) * cellW, top - 4); ctx.rotate(-Math.PI / 4);
     ctx.textAlign = 'left'; ctx.fillText(l, 0, 0); ctx.restore();
   });
   canvas.addEventListener('mousemove', event => {
     const box = canvas.getBoundingClientRect();
-    const c = Math.floor((event.clientX - box.left - left) / cell), r = Math.floor((event.clientY - box.top - top) / cell);
+    const c = Math.floor((event.clientX - box.left - left) / cellW), r = Math.floor((event.clientY - box.top - top) / cellH);
     if (r < 0 || c < 0 || r >= rows || c >= cols) { tooltip.hidden = true; return; }
     tooltip.textContent = cellText(summary, r, c, values[r * cols + c], options);
     tooltip.hidden = false;
@@ -113,7 +155,40 @@ function heatmap(summary, options) {
   });
   canvas.addEventListener('mouseleave', () => { tooltip.hidden = true; });
   fig.append(canvas);
+  if (!options.colourOf) fig.append(colourBar(scale));  // after the cells: the figure's first canvas is theirs
   return fig;
+}
+
+// Light lines between cells large enough to take them (a zero cell is white: the lines keep it
+// from vanishing into the page), dark ones between 2-D slices, and a frame.
+function drawGrid(ctx, left, top, cellW, cellH, rows, cols, sliceRows) {
+  const line = (x0, y0, x1, y1) => { ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke(); };
+  const right = left + cols * cellW, bottom = top + rows * cellH;
+  ctx.lineWidth = 1;
+  if (cellW >= 6 && cellH >= 6) {
+    ctx.strokeStyle = '#cbd2d9';
+    for (let c = 1; c < cols; c++) line(left + c * cellW + 0.5, top, left + c * cellW + 0.5, bottom);
+    for (let r = 1; r < rows; r++) line(left, top + r * cellH + 0.5, right, top + r * cellH + 0.5);
+  }
+  ctx.strokeStyle = '#52606d';
+  for (let r = sliceRows; r < rows; r += sliceRows) line(left, top + r * cellH + 0.5, right, top + r * cellH + 0.5);
+  ctx.strokeRect(left + 0.5, top + 0.5, cols * cellW - 1, rows * cellH - 1);
+}
+
+// Each value printed in its cell (white on a dark cell), and as the canvas' fallback content: a
+// table that screen readers (and the tests) read.
+function printValues(ctx, canvas, values, left, top, cellW, cellH, cols, colourOf) {
+  ctx.font = '10px ui-monospace, monospace'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+  const table = el('table');
+  values.forEach((v, i) => {
+    const r = Math.floor(i / cols), c = i % cols;
+    const [red, green, blue] = colourOf(v).match(/\d+/g).map(Number);
+    ctx.fillStyle = red * 0.3 + green * 0.59 + blue * 0.11 < 130 ? 'white' : '#1f2933';
+    ctx.fillText(short(v), left + (c + 0.5) * cellW, top + (r + 0.5) * cellH + 0.5);
+    if (c === 0) table.append(el('tr'));
+    table.lastChild.append(el('td', { text: short(v) }));
+  });
+  canvas.append(table);
 }
 
 // "[2, 1] = 0.25" for a value shown exactly; "rows 0-3, cols 4-7: mean 0.25" for a block.
@@ -124,8 +199,9 @@ function cellText(summary, r, c, v, options) {
   return `rows ${span(r, summary.rows, summary.grid_rows)}, cols ${span(c, summary.cols, summary.grid_cols)}: mean ${show(v)}`;
 }
 
+// In the detail pane, coloured by the step's shared scale when the reader chose one.
 function tensorFigure(id, title, role, extraClass) {
-  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass });
+  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass, scale: state.detailScale });
 }
 
 // ---- the list and the graph ----------------------------------------------------------------
@@ -231,6 +307,11 @@ function showDetail(position) {
   const detail = document.getElementById('detail');
   detail.replaceChildren();
   detail.dataset.position = position;
+  const k = stepOf.get(position), stepped = k !== undefined && k < state.steps;
+  const shown = [...e.inputs.map(i => i.tensor), ...e.outputs, ...e.saved.map(s => s.tensor),
+                 ...(stepped ? [...rec.backward[k].grads_in, ...rec.backward[k].grads_out] : [])];
+  state.detailScale = state.sharedScale
+      ? magnitude(shown.filter(id => id !== null).map(id => rec.tensors[id].value)) : null;
   detail.append(el('h2', { class: 'entry-title', text: `#${e.position} ${e.op}` }));
   detail.append(docSection(e));
   if (e.attributes.length) {
@@ -238,8 +319,7 @@ function showDetail(position) {
     e.attributes.forEach(([k, v]) => table.append(el('tr', {}, el('td', { text: k }), el('td', { text: v }))));
     detail.append(el('h3', { text: 'Attributes' }), table);
   }
-  const k = stepOf.get(position);
-  if (k !== undefined && k < state.steps) detail.append(...gradientSections(e, k));
+  if (stepped) detail.append(...gradientSections(e, k));
   else if (k === undefined) detail.append(el('p', { class: 'note', text: 'Backward does not reach this entry.' }));
   detail.append(tensorsSection('Inputs', e.inputs.map((input, i) => (input.tensor === null
       ? el('div', { class: 'no-grad', text: inputTitle(e, i) }) : tensorFigure(input.tensor, inputTitle(e, i), 'input')))));
@@ -359,6 +439,10 @@ document.getElementById('bw-reset').addEventListener('click', () => goTo(0));
 document.getElementById('bw-back').addEventListener('click', () => goTo(state.steps - 1));
 document.getElementById('bw-step').addEventListener('click', () => goTo(state.steps + 1));
 document.getElementById('bw-end').addEventListener('click', () => goTo(rec.backward.length));
+document.getElementById('shared-scale').addEventListener('change', event => {
+  state.sharedScale = event.target.checked;
+  if (state.selected !== null) showDetail(state.selected);
+});
 document.addEventListener('keydown', event => {  // the arrow keys step backward too
   if (event.key === 'ArrowRight') goTo(state.steps + 1);
   else if (event.key === 'ArrowLeft') goTo(state.steps - 1);

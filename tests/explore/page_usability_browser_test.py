@@ -4,12 +4,17 @@
 
 - stepping_keeps_the_controls: stepping backward never scrolls the window (the buttons and the
   status stay on the screen), and the tape list scrolls itself to keep the current entry in view.
+- small_tensors_print_their_values: a slice of at most 8x8 values has them printed in its cells
+  (3 significant digits), grid lines between the cells, and a colour bar with its scale's range;
+  the "one colour scale" choice colours every tensor of the entry on one scale.
 
 It writes the lesson pages it reads into WORK_DIR and saves screenshots there. Chromium failing
 to start is a failure, not a skip.
 
 usage: page_usability_browser_test.py TAPEGRAD WORK_DIR
 """
+import json
+import math
 import pathlib
 import sys
 import tempfile
@@ -28,7 +33,67 @@ return {row: [r.top, r.bottom], pane: [Math.max(p.top, 0), Math.min(p.bottom, wi
 """
 
 
-def stepping_keeps_the_controls(driver, pages, work):
+# The detail pane's heatmaps: the tensor, the values printed (the canvas' fallback table), the
+# colour bar's range, the first cell's colour as drawn and as the page's colour map gives it for
+# that range, how many colours the first cell's middle holds (one when nothing is printed there),
+# and the colour between the first two cells (a grid line).
+READ_DETAIL_FIGURES = """
+return [...document.querySelectorAll('#detail figure.heatmap')].map(f => {
+  const canvas = f.querySelector('canvas'), bar = f.querySelector('.colour-bar'), d = canvas.dataset;
+  const ratio = window.devicePixelRatio || 1, ctx = canvas.getContext('2d');
+  const [left, top, w, h] = [d.left, d.top, d.cellWidth, d.cellHeight].map(Number);
+  const pixel = (x, y) => `rgb(${ctx.getImageData(Math.round((left + x) * ratio), Math.round((top + y) * ratio), 1, 1)
+                                  .data.slice(0, 3).join(',')})`;
+  const middle = new Set();
+  for (let x = Math.round(w * 0.2); x < w * 0.8; x++) for (let y = Math.round(h * 0.3); y < h * 0.7; y++) middle.add(pixel(x, y));
+  const first = Number(rec.tensors[f.dataset.tensor].value.values[0]);
+  return {tensor: f.dataset.tensor, printed: [...canvas.querySelectorAll('td')].map(td => td.textContent),
+          range: bar && [Number(bar.dataset.min), Number(bar.dataset.max)], barText: bar && bar.textContent,
+          drawn: pixel(3, 3), mapped: bar && colour(first, Number(bar.dataset.max)), middleColours: middle.size,
+          gridLine: w > 6 ? pixel(w, 3) : null};
+});
+"""
+
+
+def printed_as(shown, value):
+    """A value printed with 3 significant digits against the recorded one."""
+    value = float(value)
+    if not math.isfinite(value):
+        return shown == {math.inf: "inf", -math.inf: "-inf"}.get(value, "NaN")
+    return abs(float(shown) - value) <= 5e-3 * abs(value) + 1e-12
+
+
+def small_tensors_print_their_values(driver, pages, recordings, work):
+    """The attention head's first entry, matmul(x, Wq): 4x4 tensors with their own ranges."""
+    driver.set_window_size(1500, 1000)
+    driver.get(pages["attention_head"].as_uri())
+    rec = recordings["attention_head"]
+    figures = driver.execute_script(READ_DETAIL_FIGURES)
+    assert len(figures) >= 3, f"the first entry shows {len(figures)} heatmaps"
+    for f in figures:
+        value = rec["tensors"][f["tensor"]]["value"]
+        assert value["shape"] == [4, 4], f"tensor {f['tensor']}: expected a 4x4 tensor, got {value['shape']}"
+        assert len(f["printed"]) == 16 and all(printed_as(p, v) for p, v in zip(f["printed"], value["values"])), \
+            f"tensor {f['tensor']}: printed {f['printed']}, recorded {value['values']}"
+        assert f["middleColours"] > 2, f"tensor {f['tensor']}: nothing printed in the first cell"
+        assert f["gridLine"] == "rgb(203,210,217)", f"tensor {f['tensor']}: no grid line between the cells ({f['gridLine']})"
+        end = max(abs(float(value["min"])), abs(float(value["max"])))
+        assert f["range"] and math.isclose(f["range"][1], end) and math.isclose(f["range"][0], -end), \
+            f"tensor {f['tensor']}: colour bar {f['range']}, the tensor's largest magnitude {end}"
+        assert f["drawn"] == f["mapped"], f"tensor {f['tensor']}: first cell {f['drawn']}, its scale gives {f['mapped']}"
+    assert len({tuple(f["range"]) for f in figures}) > 1, "the tensors' own ranges are all equal: nothing to share"
+    driver.save_screenshot(str(work / "values-own-scale.png"))
+
+    driver.find_element(By.ID, "shared-scale").click()
+    shared = driver.execute_script(READ_DETAIL_FIGURES)
+    end = max(max(abs(float(rec["tensors"][f["tensor"]]["value"][k])) for k in ("min", "max")) for f in shared)
+    for f in shared:
+        assert f["range"] and math.isclose(f["range"][1], end), f"tensor {f['tensor']}: shared range {f['range']}, expected {end}"
+        assert f["drawn"] == f["mapped"], f"tensor {f['tensor']}: first cell {f['drawn']}, the shared scale gives {f['mapped']}"
+    driver.save_screenshot(str(work / "values-shared-scale.png"))
+
+
+def stepping_keeps_the_controls(driver, pages, recordings, work):
     """Steps the encoder layer's 27 backward entries in a window too short for its 52-entry tape."""
     driver.set_window_size(1200, 700)
     driver.get(pages["encoder_layer"].as_uri())
@@ -48,21 +113,22 @@ def stepping_keeps_the_controls(driver, pages, work):
     driver.save_screenshot(str(work / "stepping.png"))
 
 
-CHECKS = [stepping_keeps_the_controls]
+CHECKS = [stepping_keeps_the_controls, small_tensors_print_their_values]
 
 
 def main(binary, work):
     work = pathlib.Path(work)
     work.mkdir(parents=True, exist_ok=True)
-    pages = {}
+    pages, recordings = {}, {}
     for lesson in ("attention_head", "encoder_layer"):
-        pages[lesson] = work / f"{lesson}.html"
-        tapegrad(binary, "explore", "--lesson", lesson, "--out", str(pages[lesson]))
+        pages[lesson], dump = work / f"{lesson}.html", work / f"{lesson}.json"
+        tapegrad(binary, "explore", "--lesson", lesson, "--out", str(pages[lesson]), "--json", str(dump))
+        recordings[lesson] = json.loads(dump.read_text())
     with tempfile.TemporaryDirectory() as profile:
         driver = browser(profile)
         try:
             for check in CHECKS:
-                check(driver, pages, work)
+                check(driver, pages, recordings, work)
                 print(f"{check.__name__}: holds")
         finally:
             driver.quit()
