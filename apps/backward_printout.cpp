@@ -16,8 +16,14 @@ void print_value(std::FILE* out, const std::string& what, const Tensor& t) {
   fmt::print(out, "    {} =\n      {}\n", what, indented);
 }
 
+std::string gradient_label(const std::string& name) {
+  return name.find(' ') == std::string::npos ? "dL/d" + name : "dL/d(" + name + ")";
+}
+
 void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label) {
   const explore::GradientReaders readers = explore::gradient_readers(loss);  // before backward frees the graph
+  fmt::print(out, "dL/dx: the gradient of L = {} with respect to x; in a rule, out is the entry's output\n",
+             loss.name().empty() ? "the loss" : loss.name());
 
   BackwardStepper stepper(loss);
   while (!stepper.done()) {
@@ -38,7 +44,7 @@ void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label
           print_value(out, from, c.grad);
         }
       }
-      print_value(out, "d" + name + (parts.size() > 1 ? " (their sum, flows in)" : " (flows in)"), g);
+      print_value(out, gradient_label(name) + (parts.size() > 1 ? " (their sum, flows in)" : " (flows in)"), g);
     }
     for (size_t i = 0; i < e.inputs.size(); ++i) {
       const EntryInput& in = e.inputs[i];
@@ -50,7 +56,8 @@ void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label
         continue;
       }
       const std::string contribution = explore::contribution_text(readers, in.record.id);
-      print_value(out, "d" + name + (contribution.empty() ? " (flows out)" : " (flows out: " + contribution + ")"), g);
+      const std::string flow = contribution.empty() ? " (flows out)" : " (flows out: " + contribution + ")";
+      print_value(out, gradient_label(name) + flow, g);
     }
   }
 }

@@ -71,7 +71,7 @@ void run_trace(const TraceArgs& args, Io& io) {
                   "gradients of its inputs\n");
   print_backward(out, loss, label);
   fmt::print(out, "\nThe parameters' accumulated gradients:\n");
-  for (const Tensor* w : {&Wq, &Wk, &Wv}) print_value(out, "d" + w->name(), w->grad());
+  for (const Tensor* w : {&Wq, &Wk, &Wv}) print_value(out, gradient_label(w->name()), w->grad());
   fmt::print(out, "\nWrote the tape as Graphviz DOT to {} (render it: dot -Tsvg {} -o attention.svg)\n", args.dot,
              args.dot);
 }

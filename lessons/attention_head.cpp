@@ -103,12 +103,12 @@ void attention_head_lesson(LessonLog& log) {
 
   log.say(
       "To see the gradients, take a scalar of the output, loss = mean(out^2), and run backward. Through "
-      "masked_fill no gradient reaches a masked score: its rule is dx = mask ? 0 : grad.");
+      "masked_fill no gradient reaches a masked score: its rule is dL/dx = mask ? 0 : dL/dout.");
   Tensor loss = mean(mul(out, out)).set_name("loss");
   log.backward_from(loss);
-  log.show("dWq", Wq.grad());
-  log.show("dWk", Wk.grad());
-  log.show("dWv", Wv.grad());
+  log.show("dL/dWq", Wq.grad());
+  log.show("dL/dWk", Wk.grad());
+  log.show("dL/dWv", Wv.grad());
 }
 
 }  // namespace tg::lessons

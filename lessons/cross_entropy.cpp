@@ -66,11 +66,11 @@ void cross_entropy_lesson(LessonLog& log) {
   log.fact("cross_entropy equals the composed -mean(log_softmax picked at the targets) to 1e-12",
            std::abs(loss.item() - composed.item()) < 1e-12);
 
-  log.say("Backward: d loss / d z_n = (softmax(z_n) - onehot(t_n)) / N. The probability of every wrong class is "
+  log.say("Backward: dL/dz_n = (softmax(z_n) - onehot(t_n)) / N. The probability of every wrong class is "
           "pushed down by its own size, the right class up by 1 - p: the gradient of each row sums to 0.");
   log.backward_from(loss);
   Tensor grad = logits.grad();
-  log.show("dlogits", grad);
+  log.show("dL/dlogits", grad);
   NoGradGuard side_calculation;
   Tensor expected = mul(sub(softmax(logits, -1), onehot()), 1.0 / N);
   log.show("(softmax - onehot) / N", expected);

@@ -31,9 +31,9 @@ void double_backward_lesson(LessonLog& log) {
   log.show("y = sum(tanh(w x))", y);
 
   log.say("tg::grad({y}, {x}, {}, {.create_graph = true}) runs backward with recording on. The entries it adds "
-          "to the tape are the rules themselves: tanh's dx = grad * (1 - out^2) as a mul, a sub and a mul, then "
-          "mul's dx = grad * w as one more mul. sum's rule records nothing: the gradient it expands is the seed, "
-          "a constant.");
+          "to the tape are the rules themselves (L is y here): tanh's dL/dx = dL/dout * (1 - out^2) as a mul, a sub "
+          "and a mul, then mul's dL/dx = dL/dout * w as one more mul. sum's rule records nothing: the gradient it "
+          "expands is the seed, a constant.");
   Tensor dx = grad({y}, {x}, {}, {.create_graph = true})[0].set_name("dy/dx");
   log.show("dy/dx", dx);
   Tensor t, expected_dx;

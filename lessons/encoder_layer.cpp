@@ -100,8 +100,8 @@ void encoder_layer_lesson(LessonLog& log) {
   log.say("Backward from loss = mean(y^2) through the post-LN layer. Watch the residual add: it passes the same "
           "gradient to both of its inputs.");
   log.backward_from(mean(mul(y, y)).set_name("loss"));
-  log.show("d norm1.weight", post.norm1->weight.grad());
-  log.show("d linear1.weight", post.linear1->weight.grad());
+  log.show("dL/dnorm1.weight", post.norm1->weight.grad());
+  log.show("dL/dlinear1.weight", post.linear1->weight.grad());
 }
 
 }  // namespace tg::lessons

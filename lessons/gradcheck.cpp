@@ -58,26 +58,26 @@ void gradcheck_lesson(LessonLog& log) {
   log.fact("causal attention passes gradcheck", attention_check.ok);
 
   log.say("Now an op of your own with its own backward rule. cube(x) = x^3 records one entry with Recorder and "
-          "saves x; its rule is dx = grad * 3 x^2.");
+          "saves x; its rule is dL/dx = dL/dout * 3 x^2.");
   Tensor x = randn({4}, kF64, kCPU, gen).requires_grad_().set_name("x");
   log.show("x", x);
   Tensor y = cube(x, 3).set_name("x^3");
   log.show("x^3", y);
   GradcheckResult right = gradcheck([](const std::vector<Tensor>& in) { return cube(in[0], 3); }, {x});
-  log.say("gradcheck of cube with dx = grad * 3 x^2: " + right.report);
+  log.say("gradcheck of cube with dL/dx = dL/dout * 3 x^2: " + right.report);
   log.fact("the right rule passes gradcheck", right.ok);
 
-  log.say("A classic slip: the rule written as dx = grad * 2 x^2 (the exponent of x^2 taken for the factor). "
+  log.say("A classic slip: the rule written as dL/dx = dL/dout * 2 x^2 (the exponent of x^2 taken for the factor). "
           "Forward is still right, so nothing else would notice; gradcheck does.");
   GradcheckResult wrong = gradcheck([](const std::vector<Tensor>& in) { return cube(in[0], 2); }, {x});
-  log.say("gradcheck of cube with dx = grad * 2 x^2: " + wrong.report);
+  log.say("gradcheck of cube with dL/dx = dL/dout * 2 x^2: " + wrong.report);
   log.fact("the wrong rule fails gradcheck", !wrong.ok);
   log.fact("at the worst element the analytic gradient is 2/3 of the numeric one",
            std::abs(wrong.analytic / wrong.numeric - 2.0 / 3.0) < 1e-4);
 
   log.say("Backward through the right cube, loss = sum(x^3): dx = 3 x^2.");
   log.backward_from(sum(y).set_name("loss"));
-  log.show("dx", x.grad());
+  log.show("dL/dx", x.grad());
   NoGradGuard side_calculation;
   log.fact("dx equals 3 x^2", max_abs_diff(x.grad(), mul(mul(x, x), 3.0)) < 1e-12);
 }

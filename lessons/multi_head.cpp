@@ -89,8 +89,8 @@ void multi_head_lesson(LessonLog& log) {
   log.say("Backward from loss = mean(out^2): the gradient of each head's slice flows back through cat into that "
           "head alone, and the four projection weights receive theirs.");
   log.backward_from(mean(mul(out, out)).set_name("loss"));
-  log.show("dWo", Wo.grad());
-  log.show("dWq", Wq.grad());
+  log.show("dL/dWo", Wo.grad());
+  log.show("dL/dWq", Wq.grad());
 }
 
 }  // namespace tg::lessons

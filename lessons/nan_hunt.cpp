@@ -76,7 +76,7 @@ void nan_hunt_lesson(LessonLog& log) {
   Tensor fixed_loss = sum(mul(weights, scores)).set_name("loss");
   log.fact("the fixed loss is finite", std::isfinite(fixed_loss.item()));
   log.backward_from(fixed_loss);
-  log.show("dscores", scores.grad());
+  log.show("dL/dscores", scores.grad());
   log.fact("the scores' gradient is finite and 0 at every masked key",
            all_finite(scores.grad()) && all_equal_to(masked_fill(scores.grad(), visible_keys(), 0), 0));
 }

@@ -27,6 +27,9 @@ function show(v) {
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   return String(x);
 }
+// The gradient of the loss L with respect to tensor `name`, as the terminal writes it too
+// (apps/backward_printout.h): "dL/dx", "dL/d(#10 mul)".
+const gradientLabel = name => (name.includes(' ') ? `dL/d(${name})` : `dL/d${name}`);
 const shapeText = shape => '(' + shape.join(',') + (shape.length === 1 ? ',' : '') + ')';
 // A tensor's own name; else that of the entry that made it ("#5 matmul"); else its id.
 function tensorName(id) {
@@ -247,11 +250,13 @@ function buildGraph() {
 }
 
 // ---- the entry's details -------------------------------------------------------------------
+// The op docs' TeX writes the gradient of the loss with respect to x as \dLd{x} (ops/common/op_doc.h).
+const kMacros = { '\\dLd': '\\frac{\\partial L}{\\partial #1}' };
 function formula(label, latex, text) {
   const box = el('div', { class: 'formula' }, el('span', { class: 'label', text: label }));
   const math = el('span');
   try {
-    katex.render(latex, math, { output: 'mathml', throwOnError: true, displayMode: false });
+    katex.render(latex, math, { output: 'mathml', throwOnError: true, displayMode: false, macros: kMacros });
   } catch (error) {
     math.textContent = text || latex;
   }
@@ -288,11 +293,11 @@ function inputTitle(e, k) {
 function gradientSections(e, k) {
   const step = rec.backward[k];
   const incoming = step.grads_in.map((g, i) => (g === null ? el('div', { class: 'no-grad', text: `output ${i}: no gradient` })
-      : tensorFigure(g, 'd' + tensorName(e.outputs[i]), 'grad-in', 'grad-in')));
+      : tensorFigure(g, gradientLabel(tensorName(e.outputs[i])), 'grad-in', 'grad-in')));
   const outgoing = step.grads_out.map((g, i) => {
     const input = e.inputs[i];
     if (g === null) return el('div', { class: 'no-grad', text: `${inputTitle(e, i)}: no gradient (it does not require one)` });
-    const fig = tensorFigure(g, 'd' + tensorName(input.tensor), 'grad-out', 'grad-out');
+    const fig = tensorFigure(g, gradientLabel(tensorName(input.tensor)), 'grad-out', 'grad-out');
     if (step.contributions[i] !== null) {  // counted by the recording: only the readers backward runs
       fig.querySelector('figcaption').append(el('span', { class: 'stats', text: step.contributions[i] }));
     }

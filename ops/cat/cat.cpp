@@ -39,8 +39,8 @@ TG_OP_DOC(cat) {
           .forward_tex = R"(\mathrm{out} = \left[\, t_0 \;\middle|\; t_1 \;\middle|\; \cdots )"
                          R"(\,\right]_{\text{dim}})",
           .backward = {{"tensors[i]",
-                        "dtensors[i] = narrow(grad, dim, o_i, n_i)",
-                        R"(\bar{t}_i = \overline{\mathrm{out}}[\ldots, o_i : o_i + n_i, \ldots])"}}};
+                        "dL/dtensors[i] = narrow(dL/dout, dim, o_i, n_i)",
+                        R"(\dLd{t_i} = \dLd{\mathrm{out}}[\ldots, o_i : o_i + n_i, \ldots])"}}};
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {

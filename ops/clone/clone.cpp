@@ -11,8 +11,8 @@ TG_OP_DOC(clone) {
           .forward_text = "out = x (a copy in its own storage)",
           .forward_tex = R"(\mathrm{out} = x)",
           .backward = {{"x",
-                        "dx = grad",
-                        R"(\bar{x} = \overline{\mathrm{out}})"}}};
+                        "dL/dx = dL/dout",
+                        R"(\dLd{x} = \dLd{\mathrm{out}})"}}};
 }
 
 Tensor clone(const Tensor& x) {

@@ -5,7 +5,7 @@
 //   TG_OP_DOC(exp) {
 //     return {.summary = "out = e^x",
 //             .forward_text = "out = e^x", .forward_tex = R"(\mathrm{out} = e^{x})",
-//             .backward = {{"x", "dx = grad * out", R"(\bar{x} = \overline{\mathrm{out}} \odot \mathrm{out})"}}};
+//             .backward = {{"x", "dL/dx = dL/dout * out", R"(\dLd{x} = \dLd{\mathrm{out}} \odot \mathrm{out})"}}};
 //   }
 //
 // The op registry (ops/op_registry.h) attaches it to the op's record, from which `tapegrad
@@ -17,14 +17,15 @@
 namespace tg {
 
 // Every formula is written twice, for two readers: `text` in plain text for the terminal and
-// docs/ops.md, `tex` in LaTeX for rendered math (KaTeX) in the explorer. Both use the adjoint
-// notation: the gradient of the loss with respect to the op's output is `grad` (tex:
-// \overline{\mathrm{out}}), and that with respect to input a is `da` (tex: \bar{a}):
-//   forward   text "out = a * b"        tex "\mathrm{out} = a \odot b"
-//   backward  text "da = grad * b"      tex "\bar{a} = \overline{\mathrm{out}} \odot b"
+// docs/ops.md, `tex` in LaTeX for rendered math (KaTeX) in the explorer. Both write the gradient
+// of the loss L with respect to a tensor as every output of tapegrad does: `dL/dout` for the op's
+// output and `dL/da` for its input a (tex: \dLd{a}, a macro the explorer defines as
+// \frac{\partial L}{\partial a}):
+//   forward   text "out = a * b"              tex "\mathrm{out} = a \odot b"
+//   backward  text "dL/da = dL/dout * b"      tex "\dLd{a} = \dLd{\mathrm{out}} \odot b"
 struct BackwardRuleDoc {
   std::string input;  // the input's name, as in the forward formula ("a", "weight")
-  std::string text;   // its gradient: "da = grad * b"
+  std::string text;   // its gradient: "dL/da = dL/dout * b"
   std::string tex;    // the same in LaTeX
 };
 

@@ -11,8 +11,8 @@ TG_OP_DOC(contiguous) {
           .forward_text = "out = x (row-major)",
           .forward_tex = R"(\mathrm{out} = x)",
           .backward = {{"x",
-                        "dx = grad",
-                        R"(\bar{x} = \overline{\mathrm{out}})"}}};
+                        "dL/dx = dL/dout",
+                        R"(\dLd{x} = \dLd{\mathrm{out}})"}}};
 }
 
 Tensor contiguous(const Tensor& x) {

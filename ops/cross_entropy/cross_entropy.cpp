@@ -68,10 +68,10 @@ TG_OP_DOC(cross_entropy) {
           .forward_tex = R"(\ell_n = \log \sum_c e^{x_{nc}} - (1 - \varepsilon)\, x_{n t_n} - )"
                          R"(\tfrac{\varepsilon}{C} \sum_c x_{nc})",
           .backward = {{"logits",
-                        "dlogits[n,c] = g[n] * (softmax(x[n])_c - q[n,c]), q[n,c] = (1 - eps) [c == t_n] "
-                        "+ eps / C, g = grad / count (mean), grad (sum), grad[n] (none); 0 on ignored "
+                        "dL/dlogits[n,c] = g[n] * (softmax(x[n])_c - q[n,c]), q[n,c] = (1 - eps) [c == t_n] "
+                        "+ eps / C, g = dL/dout / count (mean), dL/dout (sum), dL/dout[n] (none); 0 on ignored "
                         "rows",
-                        R"(\bar{x}_{nc} = g_n \left(\operatorname{softmax}(x_n)_c - q_{nc}\right),\quad )"
+                        R"(\dLd{x_{nc}} = g_n \left(\operatorname{softmax}(x_n)_c - q_{nc}\right),\quad )"
                         R"(q_{nc} = (1 - \varepsilon)[c = t_n] + \tfrac{\varepsilon}{C})"}}};
 }
 

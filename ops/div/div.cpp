@@ -16,11 +16,11 @@ TG_OP_DOC(div) {
           .forward_text = "out = a / b",
           .forward_tex = R"(\mathrm{out} = a \oslash b)",
           .backward = {{"a",
-                        "da = sum_to(grad / b, a.shape)",
-                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}} \oslash b))"},
+                        "dL/da = sum_to(dL/dout / b, a.shape)",
+                        R"(\dLd{a} = \operatorname{sum\_to}(\dLd{\mathrm{out}} \oslash b))"},
                        {"b",
-                        "db = sum_to(-grad * a / b^2, b.shape)",
-                        R"(\bar{b} = \operatorname{sum\_to}(-\overline{\mathrm{out}} \odot a \oslash )"
+                        "dL/db = sum_to(-dL/dout * a / b^2, b.shape)",
+                        R"(\dLd{b} = \operatorname{sum\_to}(-\dLd{\mathrm{out}} \odot a \oslash )"
                         R"(b^2))"}}};
 }
 

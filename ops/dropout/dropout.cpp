@@ -60,8 +60,8 @@ TG_OP_DOC(dropout) {
           .forward_text = "out = keep ? x / (1 - p) : 0, keep[i] = (u[i] > p), u[i] uniform in [0, 1)",
           .forward_tex = R"(\mathrm{out} = \frac{m \odot x}{1 - p},\quad m_i = [u_i > p])",
           .backward = {{"x",
-                        "dx = keep ? grad / (1 - p) : 0",
-                        R"(\bar{x} = \frac{m \odot \overline{\mathrm{out}}}{1 - p})"}}};
+                        "dL/dx = keep ? dL/dout / (1 - p) : 0",
+                        R"(\dLd{x} = \frac{m \odot \dLd{\mathrm{out}}}{1 - p})"}}};
 }
 
 Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {

@@ -36,9 +36,9 @@ TG_OP_DOC(embedding) {
           .forward_text = "out[i, c] = weight[indices[i], c]",
           .forward_tex = R"(\mathrm{out}_{i,c} = W_{\mathrm{idx}_i,\, c})",
           .backward = {{"weight",
-                        "dweight[v, c] = sum of grad[i, c] over the positions i with indices[i] == v (0 "
+                        "dL/dweight[v, c] = sum of dL/dout[i, c] over the positions i with indices[i] == v (0 "
                         "for the padding_idx row)",
-                        R"(\bar{W}_{v,c} = \sum_{i \,:\, \mathrm{idx}_i = v} \overline{\mathrm{out}}_{i,c})"}}};
+                        R"(\dLd{W_{v,c}} = \sum_{i \,:\, \mathrm{idx}_i = v} \dLd{\mathrm{out}_{i,c}})"}}};
 }
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_idx) {

@@ -22,8 +22,8 @@ TG_OP_DOC(erf) {
           .forward_tex = R"(\mathrm{out} = \operatorname{erf}(x) = \tfrac{2}{\sqrt{\pi}} )"
                          R"(\int_0^x e^{-t^2}\,dt)",
           .backward = {{"x",
-                        "dx = grad * 2/sqrt(pi) e^(-x^2)",
-                        R"(\bar{x} = \overline{\mathrm{out}} \odot \tfrac{2}{\sqrt{\pi}} e^{-x^2})"}}};
+                        "dL/dx = dL/dout * 2/sqrt(pi) e^(-x^2)",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \odot \tfrac{2}{\sqrt{\pi}} e^{-x^2})"}}};
 }
 
 Tensor erf(const Tensor& x) {

@@ -16,8 +16,8 @@ TG_OP_DOC(exp) {
           .forward_text = "out = e^x",
           .forward_tex = R"(\mathrm{out} = e^{x})",
           .backward = {{"x",
-                        "dx = grad * out",
-                        R"(\bar{x} = \overline{\mathrm{out}} \odot \mathrm{out})"}}};
+                        "dL/dx = dL/dout * out",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \odot \mathrm{out})"}}};
 }
 
 Tensor exp(const Tensor& x) {

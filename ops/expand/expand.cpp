@@ -11,8 +11,8 @@ TG_OP_DOC(expand) {
           .forward_text = "out = x broadcast to shape (stride 0 on the expanded dims)",
           .forward_tex = R"(\mathrm{out} = \operatorname{broadcast}(x, \text{shape}))",
           .backward = {{"x",
-                        "dx = sum_to(grad, x.shape)",
-                        R"(\bar{x} = \operatorname{sum\_to}(\overline{\mathrm{out}}, )"
+                        "dL/dx = sum_to(dL/dout, x.shape)",
+                        R"(\dLd{x} = \operatorname{sum\_to}(\dLd{\mathrm{out}}, )"
                         R"(\operatorname{shape}(x)))"}}};
 }
 

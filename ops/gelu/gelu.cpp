@@ -48,8 +48,8 @@ TG_OP_DOC(gelu) {
           .forward_tex = R"(\mathrm{out} = x\,\Phi(x) = \tfrac{1}{2} x \left(1 + \operatorname{erf}(x / )"
                          R"(\sqrt{2})\right))",
           .backward = {{"x",
-                        "dx = grad * (Phi(x) + x phi(x)), phi(x) = e^(-x^2/2) / sqrt(2 pi)",
-                        R"(\bar{x} = \overline{\mathrm{out}} \odot \left(\Phi(x) + )"
+                        "dL/dx = dL/dout * (Phi(x) + x phi(x)), phi(x) = e^(-x^2/2) / sqrt(2 pi)",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \odot \left(\Phi(x) + )"
                         R"(x\,\varphi(x)\right),\quad \varphi(x) = \tfrac{e^{-x^2/2}}{\sqrt{2\pi}})"}}};
 }
 

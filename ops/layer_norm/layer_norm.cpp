@@ -80,18 +80,18 @@ TG_OP_DOC(layer_norm) {
           .forward_tex = R"(\mathrm{out} = \hat{x} \odot w + b,\quad \hat{x} = \frac{x - )"
                          R"(\mu}{\sqrt{\sigma^2 + \varepsilon}})",
           .backward = {{"x",
-                        "dx = rstd * (dnorm - mean(dnorm) - norm * mean(dnorm * norm)), dnorm = grad * "
-                        "weight, means over the row",
-                        R"(\bar{x} = \frac{1}{\sqrt{\sigma^2 + \varepsilon}} \left(\bar{\hat{x}} - )"
-                        R"(\operatorname{mean}(\bar{\hat{x}}) - \hat{x} \odot )"
-                        R"(\operatorname{mean}(\bar{\hat{x}} \odot \hat{x})\right),\quad \bar{\hat{x}} = )"
-                        R"(\overline{\mathrm{out}} \odot w)"},
+                        "dL/dx = rstd * (dL/dnorm - mean(dL/dnorm) - norm * mean(dL/dnorm * norm)), "
+                        "dL/dnorm = dL/dout * weight, means over the row",
+                        R"(\dLd{x} = \frac{1}{\sqrt{\sigma^2 + \varepsilon}} \left(\dLd{\hat{x}} - )"
+                        R"(\operatorname{mean}(\dLd{\hat{x}}) - \hat{x} \odot )"
+                        R"(\operatorname{mean}(\dLd{\hat{x}} \odot \hat{x})\right),\quad \dLd{\hat{x}} = )"
+                        R"(\dLd{\mathrm{out}} \odot w)"},
                        {"weight",
-                        "dweight = sum over rows of grad * norm",
-                        R"(\bar{w} = \sum_{\text{rows}} \overline{\mathrm{out}} \odot \hat{x})"},
+                        "dL/dweight = sum over rows of dL/dout * norm",
+                        R"(\dLd{w} = \sum_{\text{rows}} \dLd{\mathrm{out}} \odot \hat{x})"},
                        {"bias",
-                        "dbias = sum over rows of grad",
-                        R"(\bar{b} = \sum_{\text{rows}} \overline{\mathrm{out}})"}}};
+                        "dL/dbias = sum over rows of dL/dout",
+                        R"(\dLd{b} = \sum_{\text{rows}} \dLd{\mathrm{out}})"}}};
 }
 
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {

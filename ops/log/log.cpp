@@ -17,8 +17,8 @@ TG_OP_DOC(log) {
           .forward_text = "out = ln(x)",
           .forward_tex = R"(\mathrm{out} = \ln x)",
           .backward = {{"x",
-                        "dx = grad / x",
-                        R"(\bar{x} = \overline{\mathrm{out}} \oslash x)"}}};
+                        "dL/dx = dL/dout / x",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \oslash x)"}}};
 }
 
 Tensor log(const Tensor& x) {

@@ -40,9 +40,9 @@ TG_OP_DOC(log_softmax) {
           .forward_text = "out_j = x_j - m - log sum_k e^(x_k - m), m = max_k x_k",
           .forward_tex = R"(\mathrm{out}_j = x_j - m - \log \sum_k e^{x_k - m},\quad m = \max_k x_k)",
           .backward = {{"x",
-                        "dx_i = grad_i - e^(out_i) * sum_k grad_k",
-                        R"(\bar{x}_i = \overline{\mathrm{out}}_i - e^{\mathrm{out}_i} \sum_k )"
-                        R"(\overline{\mathrm{out}}_k)"}}};
+                        "dL/dx_i = dL/dout_i - e^(out_i) * sum_k dL/dout_k",
+                        R"(\dLd{x_i} = \dLd{\mathrm{out}_i} - e^{\mathrm{out}_i} \sum_k )"
+                        R"(\dLd{\mathrm{out}_k})"}}};
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {

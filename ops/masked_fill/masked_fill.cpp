@@ -33,8 +33,8 @@ TG_OP_DOC(masked_fill) {
           .forward_tex = R"(\mathrm{out} = \begin{cases} v & \text{where mask} \\ x & \text{elsewhere} )"
                          R"(\end{cases})",
           .backward = {{"x",
-                        "dx = mask ? 0 : grad",
-                        R"(\bar{x} = [\lnot\,\mathrm{mask}] \odot \overline{\mathrm{out}})"}}};
+                        "dL/dx = mask ? 0 : dL/dout",
+                        R"(\dLd{x} = [\lnot\,\mathrm{mask}] \odot \dLd{\mathrm{out}})"}}};
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {

@@ -107,11 +107,11 @@ TG_OP_DOC(matmul) {
                           "broadcast)",
           .forward_tex = R"(\mathrm{out}_{ij} = \sum_k a_{ik}\, b_{kj})",
           .backward = {{"a",
-                        "da = sum_to(grad @ b^T, a.shape)",
-                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}}\, b^\top))"},
+                        "dL/da = sum_to(dL/dout @ b^T, a.shape)",
+                        R"(\dLd{a} = \operatorname{sum\_to}(\dLd{\mathrm{out}}\, b^\top))"},
                        {"b",
-                        "db = sum_to(a^T @ grad, b.shape)",
-                        R"(\bar{b} = \operatorname{sum\_to}(a^\top \overline{\mathrm{out}}))"}}};
+                        "dL/db = sum_to(a^T @ dL/dout, b.shape)",
+                        R"(\dLd{b} = \operatorname{sum\_to}(a^\top \dLd{\mathrm{out}}))"}}};
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

@@ -46,8 +46,8 @@ TG_OP_DOC(max) {
                           "elements",
           .forward_tex = R"(\mathrm{out} = \max_k x_k)",
           .backward = {{"x",
-                        "dx = zeros(x.shape) with dx[indices] = grad (the first maximum gets it all)",
-                        R"(\bar{x}_k = [k = \operatorname{argmax}_j x_j]\; \overline{\mathrm{out}})"}}};
+                        "dL/dx = zeros(x.shape) with dL/dx[indices] = dL/dout (the first maximum gets it all)",
+                        R"(\dLd{x_k} = [k = \operatorname{argmax}_j x_j]\; \dLd{\mathrm{out}})"}}};
 }
 
 MaxResult max_with_indices(const Tensor& x, int64_t dim, bool keepdim) {

@@ -16,8 +16,8 @@ TG_OP_DOC(mean) {
           .forward_text = "out = sum(x, dims) / n, n = the number of elements averaged",
           .forward_tex = R"(\mathrm{out} = \frac{1}{n} \sum_{k} x_k)",
           .backward = {{"x",
-                        "dx = expand(grad, x.shape) / n",
-                        R"(\bar{x}_k = \overline{\mathrm{out}} / n)"}}};
+                        "dL/dx = expand(dL/dout, x.shape) / n",
+                        R"(\dLd{x_k} = \dLd{\mathrm{out}} / n)"}}};
 }
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {

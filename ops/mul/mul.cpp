@@ -14,11 +14,11 @@ TG_OP_DOC(mul) {
           .forward_text = "out = a * b",
           .forward_tex = R"(\mathrm{out} = a \odot b)",
           .backward = {{"a",
-                        "da = sum_to(grad * b, a.shape)",
-                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}} \odot b))"},
+                        "dL/da = sum_to(dL/dout * b, a.shape)",
+                        R"(\dLd{a} = \operatorname{sum\_to}(\dLd{\mathrm{out}} \odot b))"},
                        {"b",
-                        "db = sum_to(grad * a, b.shape)",
-                        R"(\bar{b} = \operatorname{sum\_to}(\overline{\mathrm{out}} \odot a))"}}};
+                        "dL/db = sum_to(dL/dout * a, b.shape)",
+                        R"(\dLd{b} = \operatorname{sum\_to}(\dLd{\mathrm{out}} \odot a))"}}};
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {

@@ -12,8 +12,8 @@ TG_OP_DOC(neg) {
           .forward_text = "out = -x",
           .forward_tex = R"(\mathrm{out} = -x)",
           .backward = {{"x",
-                        "dx = -grad",
-                        R"(\bar{x} = -\overline{\mathrm{out}})"}}};
+                        "dL/dx = -dL/dout",
+                        R"(\dLd{x} = -\dLd{\mathrm{out}})"}}};
 }
 
 Tensor neg(const Tensor& x) {

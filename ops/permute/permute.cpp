@@ -10,8 +10,8 @@ TG_OP_DOC(permute) {
           .forward_text = "out = permute(x, dims): out dim i is x dim dims[i]",
           .forward_tex = R"(\mathrm{out} = \operatorname{permute}(x, \pi))",
           .backward = {{"x",
-                        "dx = permute(grad, inverse), inverse[dims[i]] = i",
-                        R"(\bar{x} = \operatorname{permute}(\overline{\mathrm{out}}, \pi^{-1}))"}}};
+                        "dL/dx = permute(dL/dout, inverse), inverse[dims[i]] = i",
+                        R"(\dLd{x} = \operatorname{permute}(\dLd{\mathrm{out}}, \pi^{-1}))"}}};
 }
 
 Tensor permute(const Tensor& x, const std::vector<int64_t>& dims) {

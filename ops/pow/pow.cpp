@@ -20,8 +20,8 @@ TG_OP_DOC(pow) {
           .forward_text = "out = x^p",
           .forward_tex = R"(\mathrm{out} = x^{p})",
           .backward = {{"x",
-                        "dx = grad * p * x^(p-1)",
-                        R"(\bar{x} = \overline{\mathrm{out}} \odot p\, x^{p-1})"}}};
+                        "dL/dx = dL/dout * p * x^(p-1)",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \odot p\, x^{p-1})"}}};
 }
 
 Tensor pow(const Tensor& x, double p) {

@@ -27,8 +27,8 @@ TG_OP_DOC(relu) {
           .forward_text = "out = max(x, 0)",
           .forward_tex = R"(\mathrm{out} = \max(x, 0))",
           .backward = {{"x",
-                        "dx = grad * (x > 0)",
-                        R"(\bar{x} = \overline{\mathrm{out}} \odot [x > 0])"}}};
+                        "dL/dx = dL/dout * (x > 0)",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \odot [x > 0])"}}};
 }
 
 Tensor relu(const Tensor& x) {

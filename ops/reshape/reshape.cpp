@@ -55,8 +55,8 @@ TG_OP_DOC(reshape) {
           .forward_text = "out = x's elements in row-major order, in a new shape",
           .forward_tex = R"(\mathrm{out} = \operatorname{reshape}(x, \text{shape}))",
           .backward = {{"x",
-                        "dx = reshape(grad, x.shape)",
-                        R"(\bar{x} = \operatorname{reshape}(\overline{\mathrm{out}}, )"
+                        "dL/dx = reshape(dL/dout, x.shape)",
+                        R"(\dLd{x} = \operatorname{reshape}(\dLd{\mathrm{out}}, )"
                         R"(\operatorname{shape}(x)))"}}};
 }
 

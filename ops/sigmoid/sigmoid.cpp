@@ -18,8 +18,8 @@ TG_OP_DOC(sigmoid) {
           .forward_text = "out = 1 / (1 + e^-x)",
           .forward_tex = R"(\mathrm{out} = \sigma(x) = \frac{1}{1 + e^{-x}})",
           .backward = {{"x",
-                        "dx = grad * out * (1 - out)",
-                        R"(\bar{x} = \overline{\mathrm{out}} \odot \mathrm{out} \odot (1 - \mathrm{out}))"}}};
+                        "dL/dx = dL/dout * out * (1 - out)",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \odot \mathrm{out} \odot (1 - \mathrm{out}))"}}};
 }
 
 Tensor sigmoid(const Tensor& x) {

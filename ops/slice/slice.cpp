@@ -59,9 +59,9 @@ TG_OP_DOC(slice) {
           .forward_text = "out = x[..., start:end:step, ...] along dim",
           .forward_tex = R"(\mathrm{out} = x[\ldots, \text{start} : \text{end} : \text{step}, \ldots])",
           .backward = {{"x",
-                        "dx = zeros(x.shape) with dx[..., start:end:step, ...] = grad",
-                        R"(\bar{x} = 0 \text{ except } \bar{x}[\ldots, \text{start} : \text{end} : )"
-                        R"(\text{step}, \ldots] = \overline{\mathrm{out}})"}}};
+                        "dL/dx = zeros(x.shape) with dL/dx[..., start:end:step, ...] = dL/dout",
+                        R"(\dLd{x} = 0 \text{ except } \dLd{x}[\ldots, \text{start} : \text{end} : )"
+                        R"(\text{step}, \ldots] = \dLd{\mathrm{out}})"}}};
 }
 
 Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step) {

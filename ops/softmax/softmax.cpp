@@ -23,9 +23,9 @@ TG_OP_DOC(softmax) {
           .forward_text = "out_j = e^(x_j - m) / sum_k e^(x_k - m), m = max_k x_k",
           .forward_tex = R"(\mathrm{out}_j = \frac{e^{x_j - m}}{\sum_k e^{x_k - m}},\quad m = \max_k x_k)",
           .backward = {{"x",
-                        "dx_i = out_i * (grad_i - sum_k grad_k out_k)",
-                        R"(\bar{x}_i = \mathrm{out}_i \left(\overline{\mathrm{out}}_i - \sum_k )"
-                        R"(\overline{\mathrm{out}}_k\, \mathrm{out}_k\right))"}}};
+                        "dL/dx_i = out_i * (dL/dout_i - sum_k dL/dout_k out_k)",
+                        R"(\dLd{x_i} = \mathrm{out}_i \left(\dLd{\mathrm{out}_i} - \sum_k )"
+                        R"(\dLd{\mathrm{out}_k}\, \mathrm{out}_k\right))"}}};
 }
 
 Tensor softmax(const Tensor& x, int64_t dim) {

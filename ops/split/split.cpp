@@ -54,9 +54,9 @@ TG_OP_DOC(split) {
           .forward_text = "piece_i = x[..., o_i : o_i + n_i, ...] along dim, o_i = n_0 + ... + n_(i-1)",
           .forward_tex = R"(\mathrm{piece}_i = x[\ldots, o_i : o_i + n_i, \ldots])",
           .backward = {{"x",
-                        "dx = cat(grad_0, grad_1, ..., dim) (zeros for a piece that got no gradient)",
-                        R"(\bar{x} = \left[\, \overline{\mathrm{piece}}_0 \;\middle|\; )"
-                        R"(\overline{\mathrm{piece}}_1 \;\middle|\; \cdots \,\right]_{\text{dim}})"}}};
+                        "dL/dx = cat(dL/dpiece_0, dL/dpiece_1, ..., dim) (zeros for a piece that got no gradient)",
+                        R"(\dLd{x} = \left[\, \dLd{\mathrm{piece}_0} \;\middle|\; )"
+                        R"(\dLd{\mathrm{piece}_1} \;\middle|\; \cdots \,\right]_{\text{dim}})"}}};
 }
 
 std::vector<Tensor> split(const Tensor& x, int64_t split_size, int64_t dim) {

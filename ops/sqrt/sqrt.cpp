@@ -17,8 +17,8 @@ TG_OP_DOC(sqrt) {
           .forward_text = "out = sqrt(x)",
           .forward_tex = R"(\mathrm{out} = \sqrt{x})",
           .backward = {{"x",
-                        "dx = grad / (2 * out)",
-                        R"(\bar{x} = \frac{\overline{\mathrm{out}}}{2\, \mathrm{out}})"}}};
+                        "dL/dx = dL/dout / (2 * out)",
+                        R"(\dLd{x} = \frac{\dLd{\mathrm{out}}}{2\, \mathrm{out}})"}}};
 }
 
 Tensor sqrt(const Tensor& x) {

@@ -30,8 +30,8 @@ TG_OP_DOC(squeeze) {
           .forward_text = "out = x without its size-1 dims (or without dim, if its size is 1)",
           .forward_tex = R"(\mathrm{out} = \operatorname{squeeze}(x))",
           .backward = {{"x",
-                        "dx = reshape(grad, x.shape)",
-                        R"(\bar{x} = \operatorname{reshape}(\overline{\mathrm{out}}, )"
+                        "dL/dx = reshape(dL/dout, x.shape)",
+                        R"(\dLd{x} = \operatorname{reshape}(\dLd{\mathrm{out}}, )"
                         R"(\operatorname{shape}(x)))"}}};
 }
 

@@ -14,12 +14,12 @@ TG_OP_DOC(sub) {
           .forward_text = "out = a - b",
           .forward_tex = R"(\mathrm{out} = a - b)",
           .backward = {{"a",
-                        "da = sum_to(grad, a.shape)",
-                        R"(\bar{a} = \operatorname{sum\_to}(\overline{\mathrm{out}}, )"
+                        "dL/da = sum_to(dL/dout, a.shape)",
+                        R"(\dLd{a} = \operatorname{sum\_to}(\dLd{\mathrm{out}}, )"
                         R"(\operatorname{shape}(a)))"},
                        {"b",
-                        "db = -sum_to(grad, b.shape)",
-                        R"(\bar{b} = -\operatorname{sum\_to}(\overline{\mathrm{out}}, )"
+                        "dL/db = -sum_to(dL/dout, b.shape)",
+                        R"(\dLd{b} = -\operatorname{sum\_to}(\dLd{\mathrm{out}}, )"
                         R"(\operatorname{shape}(b)))"}}};
 }
 

@@ -15,8 +15,8 @@ TG_OP_DOC(sum) {
           .forward_text = "out = sum of x over dims (or all)",
           .forward_tex = R"(\mathrm{out} = \sum_k x_k)",
           .backward = {{"x",
-                        "dx = expand(grad, x.shape) (the summed dims put back as size 1 first)",
-                        R"(\bar{x}_k = \overline{\mathrm{out}})"}}};
+                        "dL/dx = expand(dL/dout, x.shape) (the summed dims put back as size 1 first)",
+                        R"(\dLd{x_k} = \dLd{\mathrm{out}})"}}};
 }
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {

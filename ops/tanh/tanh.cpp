@@ -18,8 +18,8 @@ TG_OP_DOC(tanh) {
           .forward_text = "out = tanh(x)",
           .forward_tex = R"(\mathrm{out} = \tanh x)",
           .backward = {{"x",
-                        "dx = grad * (1 - out^2)",
-                        R"(\bar{x} = \overline{\mathrm{out}} \odot (1 - \mathrm{out}^2))"}}};
+                        "dL/dx = dL/dout * (1 - out^2)",
+                        R"(\dLd{x} = \dLd{\mathrm{out}} \odot (1 - \mathrm{out}^2))"}}};
 }
 
 Tensor tanh(const Tensor& x) {

@@ -11,8 +11,8 @@ TG_OP_DOC(to) {
           .forward_text = "out = x in another dtype or on another device",
           .forward_tex = R"(\mathrm{out} = x)",
           .backward = {{"x",
-                        "dx = to(grad, x.dtype or x.device)",
-                        R"(\bar{x} = \operatorname{to}(\overline{\mathrm{out}}, \operatorname{dtype}(x)))"}}};
+                        "dL/dx = to(dL/dout, x.dtype or x.device)",
+                        R"(\dLd{x} = \operatorname{to}(\dLd{\mathrm{out}}, \operatorname{dtype}(x)))"}}};
 }
 
 Tensor to(const Tensor& x, DType dtype) {

@@ -12,8 +12,8 @@ TG_OP_DOC(transpose) {
           .forward_text = "out = x with dims dim0 and dim1 swapped",
           .forward_tex = R"(\mathrm{out} = x^{\top_{d_0 d_1}})",
           .backward = {{"x",
-                        "dx = transpose(grad, dim0, dim1)",
-                        R"(\bar{x} = \overline{\mathrm{out}}^{\top_{d_0 d_1}})"}}};
+                        "dL/dx = transpose(dL/dout, dim0, dim1)",
+                        R"(\dLd{x} = \dLd{\mathrm{out}}^{\top_{d_0 d_1}})"}}};
 }
 
 Tensor transpose(const Tensor& x, int64_t dim0, int64_t dim1) {

@@ -11,8 +11,8 @@ TG_OP_DOC(unsqueeze) {
           .forward_text = "out = x with a size-1 dim inserted at dim",
           .forward_tex = R"(\mathrm{out} = \operatorname{unsqueeze}(x, \text{dim}))",
           .backward = {{"x",
-                        "dx = squeeze(grad, dim)",
-                        R"(\bar{x} = \operatorname{squeeze}(\overline{\mathrm{out}}, \text{dim}))"}}};
+                        "dL/dx = squeeze(dL/dout, dim)",
+                        R"(\dLd{x} = \operatorname{squeeze}(\dLd{\mathrm{out}}, \text{dim}))"}}};
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {

@@ -7,6 +7,9 @@
 - small_tensors_print_their_values: a slice of at most 8x8 values has them printed in its cells
   (3 significant digits), grid lines between the cells, and a colour bar with its scale's range;
   the "one colour scale" choice colours every tensor of the entry on one scale.
+- gradients_have_one_notation: every gradient the page names is dL/dx (dL/d(#10 mul) for an
+  unnamed entry's output), the backward formulas typeset it as a fraction of partials (no
+  overline, which Chromium drew as "oūt"), and the page says once what it means.
 
 It writes the lesson pages it reads into WORK_DIR and saves screenshots there. Chromium failing
 to start is a failure, not a skip.
@@ -93,6 +96,38 @@ def small_tensors_print_their_values(driver, pages, recordings, work):
     driver.save_screenshot(str(work / "values-shared-scale.png"))
 
 
+# Steps backward to the end, reading at each step the names of the gradients shown and the
+# backward formulas' MathML; then the lesson's figure names and the notation line.
+READ_GRADIENT_NAMES = """
+const names = [], formulas = [];
+for (let k = 0; k < rec.backward.length; k++) {
+  document.getElementById('bw-step').click();
+  document.querySelectorAll('#detail figure.grad-in .name, #detail figure.grad-out .name').forEach(n => names.push(n.textContent));
+  document.querySelectorAll('#detail .formula').forEach(f => {
+    if (f.querySelector('.label').textContent.startsWith('backward')) formulas.push(f.querySelector('math').outerHTML);
+  });
+}
+return {names, formulas, lesson: [...document.querySelectorAll('#lesson figure .name')].map(n => n.textContent),
+        notation: document.getElementById('notation').textContent};
+"""
+
+
+def gradients_have_one_notation(driver, pages, recordings, work):
+    """The attention head's 12 backward steps and its lesson text."""
+    driver.get(pages["attention_head"].as_uri())
+    shown = driver.execute_script(READ_GRADIENT_NAMES)
+    assert shown["names"], "no gradient shown while stepping backward"
+    assert all(n.startswith("dL/d") for n in shown["names"]), f"gradients named {shown['names']}"
+    assert "dL/d(#10 mul)" in shown["names"], f"an unnamed entry's output's gradient: {shown['names']}"
+    gradients = [n for n in shown["lesson"] if n.startswith("d")]
+    assert gradients and all(n.startswith("dL/d") for n in gradients), f"the lesson's gradients {shown['lesson']}"
+    assert shown["formulas"], "no backward formula"
+    for f in shown["formulas"]:
+        assert "∂" in f and "<mfrac>" in f, f"a backward formula without dL/dx typeset: {f}"
+        assert "‾" not in f and "¯" not in f, f"a backward formula with an overline or bar: {f}"
+    assert "dL/dx" in shown["notation"] and "gradient of the loss L" in shown["notation"], shown["notation"]
+
+
 def stepping_keeps_the_controls(driver, pages, recordings, work):
     """Steps the encoder layer's 27 backward entries in a window too short for its 52-entry tape."""
     driver.set_window_size(1200, 700)
@@ -113,7 +148,7 @@ def stepping_keeps_the_controls(driver, pages, recordings, work):
     driver.save_screenshot(str(work / "stepping.png"))
 
 
-CHECKS = [stepping_keeps_the_controls, small_tensors_print_their_values]
+CHECKS = [stepping_keeps_the_controls, small_tensors_print_their_values, gradients_have_one_notation]
 
 
 def main(binary, work):

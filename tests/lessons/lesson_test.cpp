@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -83,13 +85,13 @@ TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
 
   const std::map<std::string, std::vector<std::string>> key_steps = {
       {"attention_head", {"matmul(x (4,4) const, Wq (4,4)) -> q", "sqrt(d_k)", "masked_fill", "-inf", "softmax", "weights =",
-                          "BACKWARD from loss", "dweights (flows in)", "dWq =",
-                          "rule: da = sum_to(grad @ b^T, a.shape)", "out is used 2 times"}},
+                          "BACKWARD from loss", "dL/dweights (flows in)", "dL/dWq =",
+                          "rule: dL/da = sum_to(dL/dout @ b^T, a.shape)", "out is used 2 times"}},
       {"multi_head", {"(B,NH,T,hs)", "cat(", "W_O", "[holds] the step-by-step output equals nn::MultiHeadAttention"}},
       {"encoder_layer", {"Post-LN", "Pre-LN", "layer_norm", "eval()", "[holds] in training mode two calls"}},
       {"cross_entropy", {"cross_entropy(", "log_softmax", "softmax(z_n) - onehot", "numeric gradient ="}},
       {"gradcheck", {"gradcheck of cube", "tape #", "cube(x", "[holds] the wrong rule fails gradcheck"}},
-      {"nan_hunt", {"loss =", "anomaly: an unrecorded call of 'mul' produced NaN", "masked_fill", "dscores ="}},
+      {"nan_hunt", {"loss =", "anomaly: an unrecorded call of 'mul' produced NaN", "masked_fill", "dL/dscores ="}},
       {"forward_vs_reverse", {"J v =", "[holds] jvp's tangent is J v", "BACKWARD from u . y", "u^T J =",
                               "[holds] both describe one Jacobian"}},
       {"double_backward", {"tape #3   mul(", "sub(1 const", "-> dy/dx (4,)", "[holds] dy/dx requires grad",
@@ -105,6 +107,32 @@ TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
       CAPTURE(step);
       CHECK(r.out.find(step) != std::string::npos);
     }
+  }
+}
+
+TEST_CASE("cli: lesson writes every gradient as dL/dx and says once what that means") {
+  // A printed gradient is "    NAME (flows in)", "    NAME (flows out...)" or a lesson's shown
+  // "    dL/dWq =": every such NAME, and every rule, uses the one notation.
+  const std::regex flowing(R"(^    (.*) \(flows (in|out)|^    (.*) \(their sum)"), old_rule(R"(\bgrad\b|(^|[ (])d[a-z]+ =)");
+  for (const lessons::Lesson& lesson : lessons::lessons()) {
+    const std::string name = lesson.name;
+    CAPTURE(name);
+    const auto r = run_cli({"lesson", name});
+    REQUIRE(r.status == 0);
+    if (r.out.find("BACKWARD from") != std::string::npos)
+      CHECK(r.out.find("dL/dx: the gradient of L = ") != std::string::npos);
+    std::istringstream lines(r.out);
+    int gradients = 0;
+    for (std::string line; std::getline(lines, line);) {
+      CAPTURE(line);
+      std::smatch m;
+      if (std::regex_search(line, m, flowing)) {
+        ++gradients;
+        CHECK(std::string(m[1].matched ? m[1] : m[3]).rfind("dL/d", 0) == 0);
+      }
+      if (line.rfind("    rule: ", 0) == 0) CHECK_FALSE(std::regex_search(line.substr(10), old_rule));
+    }
+    if (r.out.find("BACKWARD from loss") != std::string::npos) CHECK(gradients > 0);
   }
 }
 

@@ -165,7 +165,7 @@ TEST_CASE("cli: gradcheck passes for every registered op, and --list prints thei
   CHECK(markdown.status == 0);
   CHECK(markdown.out == tg::ops_markdown());  // what the build writes to docs/ops.md
   CHECK(markdown.out.find("## softmax\n") != std::string::npos);
-  CHECK(markdown.out.find("    dx_i = out_i * (grad_i - sum_k grad_k out_k)\n") != std::string::npos);
+  CHECK(markdown.out.find("    dL/dx_i = out_i * (dL/dout_i - sum_k dL/dout_k out_k)\n") != std::string::npos);
   CHECK(run_cli({"gradcheck", "--markdown"}).status == 2);
   CHECK(run_cli({"gradcheck", "--list", "--markdown", "exp"}).status == 2);
 }
@@ -176,13 +176,14 @@ TEST_CASE("cli: trace prints the forward tape with values, backward entry by ent
   const auto r = run_cli({"trace", "--dot", dot});
   REQUIRE(r.status == 0);
   for (const char* expected :
-       {"FORWARD", "masked_fill", "softmax", "weights =", "BACKWARD", "dweights (flows in)", "dWq =",
+       {"FORWARD", "masked_fill", "softmax", "weights =", "BACKWARD", "dL/dweights (flows in)", "dL/dWq =",
         "causal_mask: no gradient",
         "mul(q k^T (3,3), 0.5 const) -> scores (3,3)",           // a scalar's value, names set after the op
         "the constant 0.5: no gradient",                         // and in backward
-        "rule: dx_i = out_i * (grad_i - sum_k grad_k out_k)",    // softmax's backward rule
+        "rule: dL/dx_i = out_i * (dL/dout_i - sum_k dL/dout_k out_k)",  // softmax's backward rule
         "out is used 2 times: its gradient is the sum of the 2 contributions",  // mul(out, out)
-        "dout (their sum, flows in)", "dout (flows out: 1 of the 2 contributions that add up to the gradient, from entries #"}) {
+        "dL/dout (their sum, flows in)",
+        "dL/dout (flows out: 1 of the 2 contributions that add up to the gradient, from entries #"}) {
     CAPTURE(expected);
     CHECK(r.out.find(expected) != std::string::npos);
   }

@@ -70,17 +70,18 @@ TG_OP_DOC(fused_attention) {
           .forward_tex = R"(\mathrm{out} = P\, v,\quad P = \operatorname{softmax}\!\left(\tfrac{q )"
                          R"(k^\top}{\sqrt{d_k}} + M\right))",
           .backward = {{"q",
-                        "dq = scale * dS @ k, dS = P * (dP - rowsum(dP * P)), dP = grad @ v^T (times the "
-                        "dropout mask / (1 - p) in training); P recomputed from q and k",
-                        R"(\bar{q} = \tfrac{1}{\sqrt{d_k}}\, \bar{S}\, k,\quad \bar{S} = P \odot )"
-                        R"(\left(\bar{P} - \operatorname{rowsum}(\bar{P} \odot P)\right),\quad )"
-                        R"(\bar{P} = \overline{\mathrm{out}}\, v^\top)"},
+                        "dL/dq = scale * dL/dS @ k, dL/dS = P * (dL/dP - rowsum(dL/dP * P)), "
+                        "dL/dP = dL/dout @ v^T (times the dropout mask / (1 - p) in training); P recomputed "
+                        "from q and k",
+                        R"(\dLd{q} = \tfrac{1}{\sqrt{d_k}}\, \dLd{S}\, k,\quad \dLd{S} = P \odot )"
+                        R"(\left(\dLd{P} - \operatorname{rowsum}(\dLd{P} \odot P)\right),\quad )"
+                        R"(\dLd{P} = \dLd{\mathrm{out}}\, v^\top)"},
                        {"k",
-                        "dk = scale * dS^T @ q",
-                        R"(\bar{k} = \tfrac{1}{\sqrt{d_k}}\, \bar{S}^\top q)"},
+                        "dL/dk = scale * dL/dS^T @ q",
+                        R"(\dLd{k} = \tfrac{1}{\sqrt{d_k}}\, \dLd{S}^\top q)"},
                        {"v",
-                        "dv = P^T @ grad (P times the dropout mask / (1 - p) in training)",
-                        R"(\bar{v} = P^\top \overline{\mathrm{out}})"}}};
+                        "dL/dv = P^T @ dL/dout (P times the dropout mask / (1 - p) in training)",
+                        R"(\dLd{v} = P^\top \dLd{\mathrm{out}})"}}};
 }
 
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionOptions& options) {

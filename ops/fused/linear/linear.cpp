@@ -77,14 +77,14 @@ TG_OP_DOC(linear) {
           .forward_text = "y = x @ weight^T + bias",
           .forward_tex = R"(y = x W^\top + b)",
           .backward = {{"x",
-                        "dx = grad @ weight",
-                        R"(\bar{x} = \bar{y}\, W)"},
+                        "dL/dx = dL/dout @ weight",
+                        R"(\dLd{x} = \dLd{y}\, W)"},
                        {"weight",
-                        "dweight = grad^T @ x (over all rows of x)",
-                        R"(\bar{W} = \bar{y}^\top x)"},
+                        "dL/dweight = dL/dout^T @ x (over all rows of x)",
+                        R"(\dLd{W} = \dLd{y}^\top x)"},
                        {"bias",
-                        "dbias = sum over rows of grad",
-                        R"(\bar{b} = \sum_{\text{rows}} \bar{y})"}}};
+                        "dL/dbias = sum over rows of dL/dout",
+                        R"(\dLd{b} = \sum_{\text{rows}} \dLd{y})"}}};
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {

@@ -11,8 +11,8 @@ TG_OP_DOC(relu_dropout) {
           .forward_text = "out = keep ? relu(x) / (1 - p) : 0, keep[i] = (u[i] > p) as dropout draws it",
           .forward_tex = R"(\mathrm{out} = \frac{m \odot \max(x, 0)}{1 - p})",
           .backward = {{"x",
-                        "dx = (keep and x > 0) ? grad / (1 - p) : 0",
-                        R"(\bar{x} = \frac{m \odot [x > 0] \odot \overline{\mathrm{out}}}{1 - p})"}}};
+                        "dL/dx = (keep and x > 0) ? dL/dout / (1 - p) : 0",
+                        R"(\dLd{x} = \frac{m \odot [x > 0] \odot \dLd{\mathrm{out}}}{1 - p})"}}};
 }
 
 Tensor relu_dropout(const Tensor& x, double p, bool training, Generator& gen) {
