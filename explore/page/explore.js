@@ -105,7 +105,8 @@ function printable(summary) {
 // A figure with `summary`'s values as coloured cells, printed in them when printable(), with
 // grid lines between the cells and heavier ones between 2-D slices; hovering a cell shows its
 // value. options: {title, role, tensor, rowLabels, colLabels, extraClass, scale (the colour
-// scale's end; default: the tensor's largest magnitude), colourOf (value -> CSS colour; default:
+// scale's end; default: the tensor's largest magnitude), width (the most the cells may take,
+// 440 px by default), colourOf (value -> CSS colour; default:
 // colour() with that scale, shown on a colour bar)}
 function heatmap(summary, options) {
   const fig = el('figure', { class: 'heatmap ' + (options.extraClass || '') });
@@ -118,16 +119,22 @@ function heatmap(summary, options) {
                 el('span', { class: 'stats', text: stats })));
   const rows = summary.grid_rows, cols = summary.grid_cols;
   if (rows === 0 || cols === 0) return fig;
-  const sliceRows = printable(summary);
-  const square = Math.max(3, Math.min(26, Math.floor(440 / cols), Math.floor(360 / rows) || 3));
-  const [cellW, cellH] = sliceRows ? [50, 20] : [square, square];
+  const room = options.width || 440;
+  const printedWidth = Math.min(50, Math.floor(room / cols));  // a printed value needs about 40 px
+  const sliceRows = printedWidth >= 40 ? printable(summary) : 0;
+  const square = Math.max(3, Math.min(26, Math.floor(room / cols), Math.floor(360 / rows) || 3));
+  const [cellW, cellH] = sliceRows ? [printedWidth, 20] : [square, square];
   const ctx0 = document.createElement('canvas').getContext('2d');
   ctx0.font = '11px ui-monospace, monospace';
   const labelWidth = labels => (labels ? Math.ceil(Math.max(...labels.map(l => ctx0.measureText(l).width))) + 6 : 0);
-  const left = labelWidth(options.rowLabels), top = Math.round(labelWidth(options.colLabels) * 0.75);
+  // Column labels rise at 45 degrees from above their column: they need width * sin 45 above the
+  // cells and, past the last column, to its right.
+  const rise = Math.ceil(labelWidth(options.colLabels) * Math.SQRT1_2);
+  const left = labelWidth(options.rowLabels), top = rise ? rise + 8 : 0;
+  const right = Math.max(0, Math.ceil(rise - cellW / 2));
   const canvas = el('canvas');
   const ratio = window.devicePixelRatio || 1;
-  const width = left + cols * cellW, height = top + rows * cellH;
+  const width = left + cols * cellW + right, height = top + rows * cellH;
   canvas.width = width * ratio; canvas.height = height * ratio;
   canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
   Object.assign(canvas.dataset, { left, top, cellWidth: cellW, cellHeight: cellH });  // where the cells are
@@ -202,9 +209,11 @@ function cellText(summary, r, c, v, options) {
   return `rows ${span(r, summary.rows, summary.grid_rows)}, cols ${span(c, summary.cols, summary.grid_cols)}: mean ${show(v)}`;
 }
 
-// In the detail pane, coloured by the step's shared scale when the reader chose one.
+// In the detail pane, as wide as it leaves room for (a narrow window's too), coloured by the
+// step's shared scale when the reader chose one.
 function tensorFigure(id, title, role, extraClass) {
-  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass, scale: state.detailScale });
+  const width = Math.min(440, document.getElementById('detail').clientWidth - 20);
+  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass, scale: state.detailScale, width });
 }
 
 // ---- the list and the graph ----------------------------------------------------------------

@@ -95,10 +95,13 @@ return {title: title ? title.innerText : null, position: detail.dataset.position
         status: document.getElementById('bw-status').innerText, figures: readFigures('#detail')};
 """
 
-# The colour of a heatmap's bottom-right cell, and the report's colour (heatmapColour) for `weight`.
+# The colour of a heatmap's bottom-right cell (inside its corner: the cells' geometry is on the
+# canvas, whose right margin holds the column labels), and the report's colour (heatmapColour)
+# for `weight`.
 LAST_CELL_COLOUR = """
-const canvas = arguments[0].querySelector('canvas');
-const [r, g, b] = canvas.getContext('2d').getImageData(canvas.width - 2, canvas.height - 2, 1, 1).data;
+const canvas = arguments[0].querySelector('canvas'), d = canvas.dataset, ratio = window.devicePixelRatio || 1;
+const right = Number(d.left) + arguments[2] * Number(d.cellWidth), bottom = Number(d.top) + arguments[3] * Number(d.cellHeight);
+const [r, g, b] = canvas.getContext('2d').getImageData(Math.round((right - 2) * ratio), Math.round((bottom - 2) * ratio), 1, 1).data;
 return [`rgb(${r},${g},${b})`, heatmapColour(arguments[1])];
 """
 
@@ -199,7 +202,8 @@ def check_page(driver, page, rec, screenshot, click_graph):
         weight = a["weights"]["values"][-1]
         if isinstance(weight, str):  # NaN (the NaN lesson's broken mask) has a colour of its own
             continue
-        drawn, expected = driver.execute_script(LAST_CELL_COLOUR, head, weight)
+        drawn, expected = driver.execute_script(LAST_CELL_COLOUR, head, weight, a["weights"]["grid_cols"],
+                                                a["weights"]["grid_rows"])
         assert drawn == expected, f"{page.name}: {names[0]}'s last cell drawn {drawn}, the report's colour {expected}"
     if heads:
         driver.execute_script("arguments[0].scrollIntoView()", heads[0])

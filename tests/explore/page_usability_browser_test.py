@@ -10,6 +10,9 @@
 - gradients_have_one_notation: every gradient the page names is dL/dx (dL/d(#10 mul) for an
   unnamed entry's output), the backward formulas typeset it as a fraction of partials (no
   overline, which Chromium drew as "oūt"), and the page says once what it means.
+- fits_a_projector: at 1024x768 a trained model's page does not scroll sideways, the detail pane
+  does not either (through every entry), and the attention maps' column labels ("<mask>") fit
+  inside their canvas.
 
 It writes the lesson pages it reads into WORK_DIR and saves screenshots there. Chromium failing
 to start is a failure, not a skip.
@@ -128,6 +131,51 @@ def gradients_have_one_notation(driver, pages, recordings, work):
     assert "dL/dx" in shown["notation"] and "gradient of the loss L" in shown["notation"], shown["notation"]
 
 
+# How far the window and the detail pane scroll sideways, selecting every entry in turn.
+READ_OVERFLOW = """
+const pane = document.getElementById('detail-pane'), widest = {pane: 0, window: 0};
+for (const row of document.querySelectorAll('#entry-list li')) {
+  row.click();
+  widest.pane = Math.max(widest.pane, pane.scrollWidth - pane.clientWidth);
+  widest.window = Math.max(widest.window, document.scrollingElement.scrollWidth - window.innerWidth);
+}
+return widest;
+"""
+
+# For each attention map: by how many pixels its column labels, rising at 45 degrees from above
+# their column (as the page draws them), reach past the canvas' right and top edges.
+LABELS_CLIPPED = """
+const ctx = document.createElement('canvas').getContext('2d');
+ctx.font = '11px ui-monospace, monospace';
+return [...document.querySelectorAll('#attention figure.heatmap canvas')].map((canvas, k) => {
+  const d = canvas.dataset, keys = rec.attention[k].keys, reach = l => ctx.measureText(l).width * Math.SQRT1_2;
+  const right = Math.max(...keys.map((l, c) => Number(d.left) + (c + 0.5) * Number(d.cellWidth) + reach(l)));
+  const up = Math.max(...keys.map(l => reach(l) + 4)) - Number(d.top);
+  return [right - canvas.getBoundingClientRect().width, up];
+});
+"""
+
+
+def fits_a_projector(driver, pages, recordings, work):
+    """A tiny trained run's example, whose keys include <sep> and <mask>."""
+    driver.set_window_size(1024, 768)
+    size = driver.execute_script("return [window.innerWidth, window.outerWidth]")
+    driver.set_window_size(1024 + size[1] - size[0], 768)  # the window's inside, as a projector shows it
+    driver.get(pages["run"].as_uri())
+    assert driver.execute_script("return window.innerWidth") == 1024
+    widest = driver.execute_script(READ_OVERFLOW)
+    assert widest["window"] <= 0, f"the page scrolls {widest['window']} px sideways at 1024 px"
+    assert widest["pane"] <= 0, f"the detail pane scrolls {widest['pane']} px sideways at 1024 px"
+    clipped = driver.execute_script(LABELS_CLIPPED)
+    assert clipped, "no attention maps on the run's page"
+    for k, (right, up) in enumerate(clipped):
+        assert right <= 0 and up <= 0, f"attention map {k}: its column labels reach {right} px past the right, {up} px past the top"
+    driver.execute_script("document.getElementById('attention-pane').scrollIntoView()")
+    driver.save_screenshot(str(work / "projector-attention.png"))
+    driver.execute_script("window.scrollTo(0, 0); document.querySelector('#entry-list li').click()")
+    driver.save_screenshot(str(work / "projector.png"))
+
+
 def stepping_keeps_the_controls(driver, pages, recordings, work):
     """Steps the encoder layer's 27 backward entries in a window too short for its 52-entry tape."""
     driver.set_window_size(1200, 700)
@@ -148,7 +196,7 @@ def stepping_keeps_the_controls(driver, pages, recordings, work):
     driver.save_screenshot(str(work / "stepping.png"))
 
 
-CHECKS = [stepping_keeps_the_controls, small_tensors_print_their_values, gradients_have_one_notation]
+CHECKS = [stepping_keeps_the_controls, small_tensors_print_their_values, gradients_have_one_notation, fits_a_projector]
 
 
 def main(binary, work):
@@ -159,6 +207,12 @@ def main(binary, work):
         pages[lesson], dump = work / f"{lesson}.html", work / f"{lesson}.json"
         tapegrad(binary, "explore", "--lesson", lesson, "--out", str(pages[lesson]), "--json", str(dump))
         recordings[lesson] = json.loads(dump.read_text())
+    run = work / "run"
+    tapegrad(binary, "train", "--task", "reverse", "--max-len", "6", "--steps", "2", "--val-examples", "4",
+             "--eval-every", "0", "--d-model", "16", "--heads", "2", "--ff", "32", "--layers", "1", "--out", str(run),
+             "--overwrite")
+    pages["run"] = work / "run.html"
+    tapegrad(binary, "explore", str(run), "--example", "2", "--out", str(pages["run"]))
     with tempfile.TemporaryDirectory() as profile:
         driver = browser(profile)
         try:
