@@ -11,6 +11,7 @@
 #include "core/copy.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
+#include "core/tape.h"
 #include "lessons/catalog.h"
 #include "lessons/values.h"
 #include "ops/common/attention_options.h"
@@ -71,9 +72,13 @@ void attention_head_lesson(LessonLog& log) {
   Tensor padding = padding_mask({kLength}, T).set_name("padding_mask");  // (1,T): broadcasts over the queries
   log.show("causal_mask", causal);
   log.show("padding_mask", padding);
+  const int64_t causal_fill = tape().next_position();  // the tape entry the next op records
   Tensor causal_masked = masked_fill(scores, causal, -INFINITY).set_name("causal_masked");
   Tensor masked = masked_fill(causal_masked, padding, -INFINITY).set_name("masked");
   log.show("masked", masked);
+  log.say(fmt::format("The two masks are two tape entries, #{} (causal) and #{} (padding): backward passes no "
+                      "gradient through either to a masked score.",
+                      causal_fill, causal_fill + 1));
 
   log.say(
       "softmax turns each row into weights that sum to 1. It first subtracts the row's max: exp(x - m) never "

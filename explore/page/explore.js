@@ -308,7 +308,7 @@ function gradientSections(e, k) {
     if (g === null) return el('div', { class: 'no-grad', text: `${inputTitle(e, i)}: no gradient (it does not require one)` });
     const fig = tensorFigure(g, gradientLabel(tensorName(input.tensor)), 'grad-out', 'grad-out');
     if (step.contributions[i] !== null) {  // counted by the recording: only the readers backward runs
-      fig.querySelector('figcaption').append(el('span', { class: 'stats', text: step.contributions[i] }));
+      fig.querySelector('figcaption').append(withEntryLinks(el('span', { class: 'stats' }), step.contributions[i]));
     }
     return fig;
   });
@@ -367,8 +367,8 @@ function reveal(pane, target, centre) {
               top: Math.max(box.top, 0), bottom: Math.min(box.bottom, window.innerHeight) };
   const offset = (start, end, paneStart, paneEnd) => {
     if (centre) return (start + end) / 2 - (paneStart + paneEnd) / 2;
-    if (start < paneStart) return start - paneStart;
-    return end > paneEnd ? Math.min(end - paneEnd, start - paneStart) : 0;
+    if (start < paneStart) return Math.floor(start - paneStart);  // whole pixels: a part of one is not scrolled
+    return end > paneEnd ? Math.ceil(Math.min(end - paneEnd, start - paneStart)) : 0;
   };
   pane.scrollBy(offset(t.left, t.right, p.left, p.right), offset(t.top, t.bottom, p.top, p.bottom));
 }
@@ -428,14 +428,31 @@ function buildAttention() {
 }
 
 // ---- the lesson's text -------------------------------------------------------------------
+// `node` with `text` appended, each mention of a tape entry ("#4") a link that selects it.
+function withEntryLinks(node, text) {
+  let at = 0;
+  for (const m of text.matchAll(/#(\d+)/g)) {
+    const position = Number(m[1]);
+    if (!entries.has(position)) continue;
+    node.append(text.slice(at, m.index));
+    const link = el('a', { href: '#', class: 'entry-link', text: m[0], title: `select ${m[0]} ${entries.get(position).op}` });
+    link.dataset.position = position;
+    link.addEventListener('click', event => { event.preventDefault(); select(position, true); });
+    node.append(link);
+    at = m.index + m[0].length;
+  }
+  node.append(text.slice(at));
+  return node;
+}
+
 function buildLesson() {
   if (!rec.lesson) return;
   document.getElementById('lesson-pane').hidden = false;
   const box = document.getElementById('lesson');
   for (const step of rec.lesson) {
-    if ('say' in step) box.append(el('p', { text: step.say }));
+    if ('say' in step) box.append(withEntryLinks(el('p'), step.say));
     else if ('show' in step) box.append(heatmap(step.value, { title: step.show, role: 'lesson' }));
-    else if ('fact' in step) box.append(el('p', { class: 'fact ' + (step.holds ? 'holds' : 'fails'), text: step.fact }));
+    else if ('fact' in step) box.append(withEntryLinks(el('p', { class: 'fact ' + (step.holds ? 'holds' : 'fails') }), step.fact));
     else if ('backward' in step) {
       box.append(el('p', { class: 'note', text: `Backward from ${step.backward}: step through it with the Backward buttons above.` }));
     }

@@ -10,9 +10,11 @@
 - gradients_have_one_notation: every gradient the page names is dL/dx (dL/d(#10 mul) for an
   unnamed entry's output), the backward formulas typeset it as a fraction of partials (no
   overline, which Chromium drew as "oūt"), and the page says once what it means.
-- fits_a_projector: at 1024x768 a trained model's page does not scroll sideways, the detail pane
+- fits_a_projector: at 1024x768 a lesson's and a trained model's page do not scroll sideways, the detail pane
   does not either (through every entry), and the attention maps' column labels ("<mask>") fit
   inside their canvas.
+- lesson_prose_in_view: at 1200x900 the lesson's first paragraph is on the first screen, and a
+  mention of a tape entry in it ("#6") is a link that selects that entry.
 
 It writes the lesson pages it reads into WORK_DIR and saves screenshots there. Chromium failing
 to start is a failure, not a skip.
@@ -161,11 +163,12 @@ def fits_a_projector(driver, pages, recordings, work):
     driver.set_window_size(1024, 768)
     size = driver.execute_script("return [window.innerWidth, window.outerWidth]")
     driver.set_window_size(1024 + size[1] - size[0], 768)  # the window's inside, as a projector shows it
-    driver.get(pages["run"].as_uri())
-    assert driver.execute_script("return window.innerWidth") == 1024
-    widest = driver.execute_script(READ_OVERFLOW)
-    assert widest["window"] <= 0, f"the page scrolls {widest['window']} px sideways at 1024 px"
-    assert widest["pane"] <= 0, f"the detail pane scrolls {widest['pane']} px sideways at 1024 px"
+    for name in ("attention_head", "run"):  # a lesson's page (its prose above the panes) and a run's
+        driver.get(pages[name].as_uri())
+        assert driver.execute_script("return window.innerWidth") == 1024
+        widest = driver.execute_script(READ_OVERFLOW)
+        assert widest["window"] <= 0, f"{name}: the page scrolls {widest['window']} px sideways at 1024 px"
+        assert widest["pane"] <= 0, f"{name}: the detail pane scrolls {widest['pane']} px sideways at 1024 px"
     clipped = driver.execute_script(LABELS_CLIPPED)
     assert clipped, "no attention maps on the run's page"
     for k, (right, up) in enumerate(clipped):
@@ -174,6 +177,32 @@ def fits_a_projector(driver, pages, recordings, work):
     driver.save_screenshot(str(work / "projector-attention.png"))
     driver.execute_script("window.scrollTo(0, 0); document.querySelector('#entry-list li').click()")
     driver.save_screenshot(str(work / "projector.png"))
+
+
+def lesson_prose_in_view(driver, pages, recordings, work):
+    """The attention head lesson, whose prose names its two masked_fill entries."""
+    driver.set_window_size(1200, 900)
+    driver.get(pages["attention_head"].as_uri())
+    first = driver.find_element(By.CSS_SELECTOR, "#lesson p")
+    box = driver.execute_script("const r = arguments[0].getBoundingClientRect(); "
+                                "return [r.top, r.bottom, window.innerHeight, window.scrollY]", first)
+    assert box[3] == 0 and 0 <= box[0] and box[1] <= box[2], f"the lesson's first paragraph {box[:2]} is off the first screen ({box[2]} px)"
+    assert first.text.startswith("Self-attention"), first.text
+    links = driver.find_elements(By.CSS_SELECTOR, "#lesson a.entry-link")
+    assert [link.text for link in links] == ["#6", "#7"], f"entry links {[link.text for link in links]}"
+    entries = {e["position"]: e for e in recordings["attention_head"]["entries"]}
+    for link in links:
+        driver.execute_script("const box = document.getElementById('lesson'); "
+                              "box.scrollTop += arguments[0].getBoundingClientRect().top - box.getBoundingClientRect().top - 20",
+                              link)
+        link.click()  # WebDriver's mouse: the link must be visible to take it
+        position = int(link.text[1:])
+        shown = driver.execute_script("return [document.getElementById('detail').dataset.position, "
+                                      "document.querySelector('#entry-list li.selected').dataset.position, window.scrollY]")
+        assert shown[:2] == [str(position)] * 2, f"clicking {link.text} selected {shown[:2]}"
+        assert entries[position]["op"] == "masked_fill", f"{link.text} is {entries[position]['op']}, not a mask"
+        assert shown[2] == 0, f"clicking {link.text} scrolled the window to {shown[2]}"
+    driver.save_screenshot(str(work / "lesson.png"))
 
 
 def stepping_keeps_the_controls(driver, pages, recordings, work):
@@ -189,14 +218,15 @@ def stepping_keeps_the_controls(driver, pages, recordings, work):
         shown = driver.execute_script(CURRENT_ROW_IN_LIST)
         assert shown, f"step {k}: no current row in the tape list"
         top, bottom = shown["row"]
-        assert shown["pane"][0] <= top and bottom <= shown["pane"][1], \
+        assert shown["pane"][0] - 0.5 <= top and bottom <= shown["pane"][1] + 0.5, \
             f"step {k}: the current row {shown['row']} is outside the tape list's visible box {shown['pane']}"
         list_scrolled |= shown["scrolled"] > 0
     assert list_scrolled, "the tape list never scrolled: the test did not reach a row below the fold"
     driver.save_screenshot(str(work / "stepping.png"))
 
 
-CHECKS = [stepping_keeps_the_controls, small_tensors_print_their_values, gradients_have_one_notation, fits_a_projector]
+CHECKS = [stepping_keeps_the_controls, small_tensors_print_their_values, gradients_have_one_notation, fits_a_projector,
+          lesson_prose_in_view]
 
 
 def main(binary, work):
