@@ -106,8 +106,8 @@ function printable(summary) {
 // grid lines between the cells and heavier ones between 2-D slices; hovering a cell shows its
 // value. options: {title, role, tensor, rowLabels, colLabels, extraClass, scale (the colour
 // scale's end; default: the tensor's largest magnitude), width (the most the cells may take,
-// 440 px by default), colourOf (value -> CSS colour; default:
-// colour() with that scale, shown on a colour bar)}
+// 440 px by default), colourOf (value -> CSS colour; default: colour() with that scale, shown
+// on a colour bar)}
 function heatmap(summary, options) {
   const fig = el('figure', { class: 'heatmap ' + (options.extraClass || '') });
   fig.dataset.tensor = options.tensor === undefined ? '' : options.tensor;
