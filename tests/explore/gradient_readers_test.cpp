@@ -52,6 +52,6 @@ TEST_CASE("gradient readers: the NaN lesson's page names only #4 and #6 for scor
 TEST_CASE("gradient readers: the NaN lesson's terminal says what its page says") {
   const auto r = test::run_cli({"lesson", "nan_hunt"});
   REQUIRE(r.status == 0);
-  CHECK(r.out.find("dscores (flows out: " + kNanHuntText + ")") != std::string::npos);
+  CHECK(r.out.find("dL/dscores (flows out: " + kNanHuntText + ")") != std::string::npos);
   CHECK(r.out.find("#0, ") == std::string::npos);
 }
