@@ -136,13 +136,16 @@ def name(s):
     wait = {"PASSIVE": "passive", "SPIN": "spin 300000", "DEFAULT": "default"}[wait]
     return f"omp {t} blas {blas} {wait}" if fw == "libtorch" else f"omp {t} {wait}"
 
-peak = float(os.environ.get("PEAK_GFLOPS", 174))
+peak = float(os.environ.get("PEAK_GFLOPS") or 0)  # 0: not measured (no fma_peak on this machine)
 configs = list(dict.fromkeys(r["config"] for r in runs))
 print()
 print("idle machine: median ms/step over rounds (each run: median of its steps); ratio = libtorch / tapegrad;")
-print(f"% of peak: of {peak:.0f} GFLOP/s (PEAK_GFLOPS: the 2-core peak bench/fma_peak prints; default 174)")
+print(f"% of peak: of {peak:.0f} GFLOP/s (PEAK_GFLOPS: the 2-core peak bench/fma_peak prints)" if peak else
+      "% of peak: not known (bench/fma_peak did not run and PEAK_GFLOPS is not set)")
+print("regions/step: tapegrad's OpenMP parallel regions per step opened on more than one thread")
 print(f"{'config':<7} {'thr':>3} {'tapegrad ms':>11} {'setting':<18} {'libtorch ms':>11} {'libtorch setting':<24} "
-      f"{'ratio':>6} {'tg GFLOP/s':>10} {'tg %peak':>8} {'lt GFLOP/s':>10} {'tg RSS MiB':>10} {'lt RSS MiB':>10}")
+      f"{'ratio':>6} {'tg GFLOP/s':>10} {'tg %peak':>8} {'lt GFLOP/s':>10} {'tg RSS MiB':>10} {'lt RSS MiB':>10} "
+      f"{'regions/step':>12}")
 rows = {}
 for config in configs:
     for cores in (1, 2):
@@ -153,9 +156,12 @@ for config in configs:
         flop = info[s_tg]["matmul_gflop_per_step"]
         g_tg, g_lt = flop / ms_tg * 1e3, flop / ms_lt * 1e3
         rows[(config, cores)] = ms_tg
+        pct = f"{100 * g_tg / peak:>7.1f}%" if peak else f"{'-':>8}"
+        regions = info[s_tg].get("parallel_regions_per_step")
         print(f"{config:<7} {cores:>3} {ms_tg:>11.1f} {name(s_tg):<18} {ms_lt:>11.1f} {name(s_lt):<24} "
-              f"{ms_lt / ms_tg:>6.2f} {g_tg:>10.1f} {100 * g_tg / peak:>7.1f}% {g_lt:>10.1f} "
-              f"{info[s_tg]['peak_rss_mib']:>10.0f} {info[s_lt]['peak_rss_mib']:>10.0f}")
+              f"{ms_lt / ms_tg:>6.2f} {g_tg:>10.1f} {pct} {g_lt:>10.1f} "
+              f"{info[s_tg]['peak_rss_mib']:>10.0f} {info[s_lt]['peak_rss_mib']:>10.0f} "
+              f"{'-' if regions is None else f'{regions:.0f}':>12}")
 for config in configs:
     if (config, 1) in rows and (config, 2) in rows:
         print(f"{config}: tapegrad 2 threads vs 1: {rows[(config, 1)] / rows[(config, 2)]:.2f}x faster")

@@ -1,20 +1,25 @@
 // train_step_bench: wall time of one tapegrad training step (forward + backward + AdamW +
 // zero_grad, fp32) of a small post-LN Transformer encoder, the model of train_step_common.h,
 // on a fixed batch of random tokens. Prints one JSON line (median and min ms/step, matmul
-// GFLOP/s and % of the 2-core FMA peak, peak RSS, first and last loss).
+// GFLOP/s and % of the 2-core FMA peak, peak RSS, first and last loss, and the OpenMP parallel
+// regions a step opens on more than one thread, null where the build cannot count them).
 //
 //   tapegrad_train_step_bench [--config toy|larger] [--threads N] [--steps N] [--warmup N]
 //
 // bench/libtorch/train_step_libtorch.cpp is the same model in libtorch; bench/side_by_side.sh
 // runs both, on an idle machine and beside a busy loop. Its OpenMP threads wait as every
 // tapegrad program's do (core/openmp_wait.cpp) unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.
+#include <fmt/format.h>
 #include <omp.h>
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
+#include "bench/parallel_region_count.h"
 #include "bench/train_step_common.h"
 #include "core/factories.h"
 #include "core/rng.h"
@@ -72,8 +77,12 @@ int main(int argc, char** argv) {
   std::vector<double> ms;
   double loss_first = 0, loss_last = 0;
   double cpu0 = 0;
+  std::optional<int64_t> regions0;
   for (int step = 0; step < args.warmup + args.steps; ++step) {
-    if (step == args.warmup) cpu0 = train_step_bench::process_cpu_seconds();
+    if (step == args.warmup) {
+      cpu0 = train_step_bench::process_cpu_seconds();
+      regions0 = tg::bench::parallel_regions();
+    }
     const auto t0 = std::chrono::steady_clock::now();
     tg::Tensor loss = tg::cross_entropy(model.forward(tokens), targets);
     loss.backward();
@@ -85,5 +94,9 @@ int main(int argc, char** argv) {
     if (step >= args.warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   const double cpu_ms = (train_step_bench::process_cpu_seconds() - cpu0) * 1e3 / args.steps;
-  train_step_bench::print_result("tapegrad", args, ms, cpu_ms, loss_first, loss_last, "");
+  const std::optional<int64_t> regions1 = tg::bench::parallel_regions();
+  const std::string regions_per_step =
+      regions1 ? fmt::format("{:.1f}", static_cast<double>(*regions1 - *regions0) / args.steps) : "null";
+  train_step_bench::print_result("tapegrad", args, ms, cpu_ms, loss_first, loss_last,
+                                 ", \"parallel_regions_per_step\": " + regions_per_step);
 }

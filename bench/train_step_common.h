@@ -115,11 +115,17 @@ inline const char* env_or(const char* name, const char* fallback) {
   return v ? v : fallback;
 }
 
-// The 2-core FMA peak the GFLOP/s are compared with: PEAK_GFLOPS from the environment (what
-// bench/fma_peak prints for this machine), else 174, the AVX2 machine of issue 6 (2 x 88).
-inline double peak_gflops() {
+// The 2-core FMA peak the GFLOP/s are compared with: PEAK_GFLOPS from the environment, what
+// bench/fma_peak prints for this machine (bench/side_by_side.sh measures and sets it). Without
+// it the share of peak is not known and the JSON line says null: no other machine's peak is
+// this one's.
+inline std::string pct_peak_json(double gflops) {
   const char* peak = std::getenv("PEAK_GFLOPS");
-  return peak ? std::atof(peak) : 174;
+  const double peak_gflops = peak ? std::atof(peak) : 0;
+  if (!(peak_gflops > 0)) return "null";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", 100 * gflops / peak_gflops);
+  return text;
 }
 
 // One JSON line on stdout: the script reads it, a person can too.
@@ -132,11 +138,11 @@ inline void print_result(const char* framework, const Args& a, std::vector<doubl
   const double gflops = matmul_flops(a.config) / (median * 1e-3) * 1e-9;
   std::printf(
       "{\"framework\": \"%s\", \"config\": \"%s\", \"threads\": %d, \"steps\": %d, \"median_ms\": %.2f, "
-      "\"min_ms\": %.2f, \"cpu_ms\": %.2f, \"matmul_gflop_per_step\": %.3f, \"gflops\": %.1f, \"pct_peak\": %.1f, "
+      "\"min_ms\": %.2f, \"cpu_ms\": %.2f, \"matmul_gflop_per_step\": %.3f, \"gflops\": %.1f, \"pct_peak\": %s, "
       "\"peak_rss_mib\": %.1f, \"loss_first\": %.6f, \"loss_last\": %.6f, \"omp_wait_policy\": \"%s\", "
       "\"gomp_spincount\": \"%s\"%s}\n",
       framework, a.config.name.c_str(), a.threads, a.steps, median, ms.front(), cpu_ms, matmul_flops(a.config) * 1e-9,
-      gflops, 100 * gflops / peak_gflops(), peak_rss_mib(), loss0, loss, env_or("OMP_WAIT_POLICY", "default"),
+      gflops, pct_peak_json(gflops).c_str(), peak_rss_mib(), loss0, loss, env_or("OMP_WAIT_POLICY", "default"),
       env_or("GOMP_SPINCOUNT", "default"), extra.c_str());
   std::fflush(stdout);
 }

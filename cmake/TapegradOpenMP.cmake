@@ -26,3 +26,17 @@ if(TAPEGRAD_OPENMP_STATIC)
 else()
   target_link_libraries(tapegrad_openmp INTERFACE OpenMP::OpenMP_CXX)
 endif()
+
+# tapegrad_parallel_region_count: counts the parallel regions a program opens on more than one
+# thread (bench/parallel_region_count.h), for the training-step benchmark and the tests; not part
+# of the library. An object library, so that its __wrap_GOMP_parallel is linked wherever the
+# libraries' calls are redirected to it.
+add_library(tapegrad_parallel_region_count OBJECT ${PROJECT_SOURCE_DIR}/bench/parallel_region_count.cpp)
+target_include_directories(tapegrad_parallel_region_count PUBLIC ${PROJECT_SOURCE_DIR})
+target_compile_options(tapegrad_parallel_region_count PRIVATE -Wall -Wextra $<$<BOOL:${TAPEGRAD_WERROR}>:-Werror>)
+if(TAPEGRAD_OPENMP_STATIC)
+  target_compile_definitions(tapegrad_parallel_region_count PRIVATE TAPEGRAD_COUNT_PARALLEL_REGIONS=1)
+  target_link_options(tapegrad_parallel_region_count INTERFACE "LINKER:--wrap=GOMP_parallel")
+else()
+  target_compile_definitions(tapegrad_parallel_region_count PRIVATE TAPEGRAD_COUNT_PARALLEL_REGIONS=0)
+endif()

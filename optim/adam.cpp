@@ -53,15 +53,9 @@ AdamState Adam::state(const Tensor& param) const {
 std::vector<std::string> Adam::buffer_names() const { return {"exp_avg", "exp_avg_sq"}; }
 
 void Adam::update(const ParamGroup& group, const std::vector<ParamUpdate>& updates) {
-  std::vector<ParamUpdate> on_gpu;
-  for (const ParamUpdate& u : updates) {
-    if (u.param.tensor.is_cuda()) {
-      on_gpu.push_back(u);
-      continue;
-    }
-    adam_update_cpu(u.param.tensor, u.state.buffers[0], u.state.buffers[1], u.grad, options_, *group.lr,
-                    *group.weight_decay, decoupled_, u.state.step);
-  }
+  std::vector<ParamUpdate> on_cpu, on_gpu;
+  for (const ParamUpdate& u : updates) (u.param.tensor.is_cuda() ? on_gpu : on_cpu).push_back(u);
+  if (!on_cpu.empty()) adam_update_cpu(on_cpu, options_, *group.lr, *group.weight_decay, decoupled_);
   if (!on_gpu.empty()) TG_CUDA_ONLY(adam_update_cuda(on_gpu, options_, *group.lr, *group.weight_decay, decoupled_));
 }
 

@@ -65,16 +65,16 @@ class AdamW : public Adam {
   AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options = {});
 };
 
-// Kernels: one Adam(W) update of a contiguous parameter at step t, in place (formula above),
-// every tensor on the CPU:
+// Kernels: one Adam(W) update of each of a group's contiguous parameters at its own step t, in
+// place (formula above). For each update, every tensor (n) and state buffers exp_avg, exp_avg_sq:
 //   param (n)        p = ...   (in place)
 //   exp_avg (n)      m = ...   (in place)
 //   exp_avg_sq (n)   v = ...   (in place)
 //   grad (n)         read only
-void adam_update_cpu(const Tensor& param, const Tensor& exp_avg, const Tensor& exp_avg_sq, const Tensor& grad,
-                     const AdamOptions& options, double lr, double weight_decay, bool decoupled, int64_t step);
-// The same for a group's parameters on GPUs (state buffers exp_avg, exp_avg_sq; each its own
-// step), one launch per device and dtype (optim/multi_tensor_cuda.cuh).
+// On the CPU all of them in one OpenMP parallel region (multi-tensor); on GPUs one launch per
+// device and dtype (optim/multi_tensor_cuda.cuh).
+void adam_update_cpu(const std::vector<ParamUpdate>& updates, const AdamOptions& options, double lr,
+                     double weight_decay, bool decoupled);
 void adam_update_cuda(const std::vector<ParamUpdate>& updates, const AdamOptions& options, double lr,
                       double weight_decay, bool decoupled);
 

@@ -259,41 +259,48 @@ Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int thread
   return best;
 }
 
-// c (M,N) = op(a) (M,K) @ op(b) (K,N) (+ bias), shared by `threads` threads.
+// c (M,N) = op(a) (M,K) @ op(b) (K,N) (+ bias), shared by `threads` threads in one parallel
+// region, with the side work and the sum of a depth split's partial products.
 template <class T>
 void gemm_team(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, int64_t M, int64_t N, int64_t K,
-               int threads) {
+               int threads, const GemmSideWork* side) {
   const Split s = choose_split(g, M, N, K, threads);
   const int64_t ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
   const int64_t ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
   T* partial = s.depth > 1 ? workspace<T>(kSlotPartial, (s.depth - 1) * M * N) : nullptr;  // part d at (d-1)*M*N
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int64_t part = 0; part < parts; ++part) {
-    const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
-    const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
-    if (m <= 0 || n <= 0) continue;
-    T* out = d == 0 ? c : partial + (d - 1) * M * N;
-    const T* part_bias = d == 0 && bias ? bias + j0 : nullptr;  // the first depth part adds the bias
-    if (k <= 0)
-      for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n);
-    else
-      gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, part_bias, out + i0 * N + j0, N,
-                  m, n, k);
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(dynamic, 1) nowait
+    for (int64_t part = 0; part < parts; ++part) {
+      const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
+      const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
+      if (m <= 0 || n <= 0) continue;
+      T* out = d == 0 ? c : partial + (d - 1) * M * N;
+      const T* part_bias = d == 0 && bias ? bias + j0 : nullptr;  // the first depth part adds the bias
+      if (k <= 0)
+        for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n);
+      else
+        gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, part_bias, out + i0 * N + j0,
+                    N, m, n, k);
+    }
+    if (side) side->run(side->context, omp_get_thread_num(), omp_get_num_threads());
+    if (s.depth > 1) {
+#pragma omp barrier
+#pragma omp for simd
+      for (int64_t e = 0; e < M * N; ++e)
+        for (int64_t d = 1; d < s.depth; ++d) c[e] += partial[(d - 1) * M * N + e];
+    }
   }
-  if (s.depth == 1) return;
-#pragma omp parallel for simd num_threads(threads) if (M * N >= kParallelSum)
-  for (int64_t e = 0; e < M * N; ++e)
-    for (int64_t d = 1; d < s.depth; ++d) c[e] += partial[(d - 1) * M * N + e];
 }
 
 }  // namespace
 
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias) {
-  if (batch == 0 || M == 0 || N == 0) return;
-  if (K == 0) {
+              const T* bias, const GemmSideWork* side) {
+  if (batch == 0 || M == 0 || N == 0 || K == 0) {
     for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N);
+    if (side) side->run(side->context, 0, 1);
     return;
   }
   const Plan<T> g = make_plan(a, b);
@@ -307,19 +314,23 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
     for (int64_t p = 0; p < alone; ++p)
       gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K);
   }
+  bool side_done = side == nullptr;
   for (int64_t p = alone; p < batch; ++p) {
     const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
-    if (threads > 1 && M * N * K >= kParallelWork)
-      gemm_team(g, ap, bp, bias, c + p * M * N, M, N, K, threads);
-    else
+    if (threads > 1 && M * N * K >= kParallelWork) {
+      gemm_team(g, ap, bp, bias, c + p * M * N, M, N, K, threads, side_done ? nullptr : side);
+      side_done = true;
+    } else {
       gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K);
+    }
   }
+  if (!side_done) side->run(side->context, 0, 1);
 }
 
 template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix<float>&, int64_t, int64_t,
-                              int64_t, int64_t, const float*);
+                              int64_t, int64_t, const float*, const GemmSideWork*);
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
-                               int64_t, int64_t, const double*);
+                               int64_t, int64_t, const double*, const GemmSideWork*);
 
 std::vector<std::string> gemm_cpu_kernels() {
   std::vector<std::string> names;

@@ -33,9 +33,18 @@ struct GemmMatrix {
   bool trans;
 };
 
+// Work that shares the product's OpenMP parallel region instead of opening its own (Linear's
+// bias gradient beside its weight gradient): run(context, thread, threads) is called once by each
+// thread of the team, after its parts of the product, or once as (0, 1) when the product runs on
+// one thread. It must not touch c.
+struct GemmSideWork {
+  void (*run)(const void* context, int thread, int threads);
+  const void* context;
+};
+
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias = nullptr);
+              const T* bias = nullptr, const GemmSideWork* side = nullptr);
 
 // The micro-kernel gemm_cpu runs: by default the best this CPU has (checked at run time):
 // "avx512" (AVX-512F), else "avx2" (AVX2 + FMA), else "portable" (C++ only). Tests and

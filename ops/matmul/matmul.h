@@ -25,12 +25,16 @@
 
 namespace tg {
 
+struct GemmSideWork;  // ops/matmul/gemm_cpu.h
+
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // Kernels: out (batch..., M, N) = a (..., M, K) @ b (..., K, N) (= writes). out contiguous;
 // a and b of rank >= 2 with batch dims broadcasting to out's; any strides. On the CPU a defined
-// bias (N), contiguous, is added to every row of out in the same pass (Linear's).
-void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias = {});
+// bias (N), contiguous, is added to every row of out in the same pass (Linear's), and side work
+// shares the product's parallel region (gemm_cpu.h).
+void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias = {},
+                        const GemmSideWork* side = nullptr);
 void matmul_forward_cuda(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace tg

@@ -22,11 +22,15 @@ bool stacks_rows(const GemmInput& a, const GemmInput& b, int64_t M) {
 
 }  // namespace
 
-void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias) {
+void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
+                        const GemmSideWork* side) {
   // out (batch..., M, N), a (..., M, K), b (..., K, N), bias (N) or undefined
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
-  if (out.numel() == 0) return;
+  if (out.numel() == 0) {
+    if (side) side->run(side->context, 0, 1);
+    return;
+  }
   const GemmInput ga = gemm_input(a, batch), gb = gemm_input(b, batch);
   const bool stacked = stacks_rows(ga, gb, M);
   const int64_t products = stacked ? 1 : numel(batch), rows = stacked ? numel(batch) * M : M;
@@ -34,7 +38,7 @@ void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, con
     using T = decltype(zero);
     gemm_cpu<T>(out.data<T>(), {ga.x.data<T>(), ga.offsets.data(), ga.ld, ga.trans},
                 {gb.x.data<T>(), gb.offsets.data(), gb.ld, gb.trans}, products, rows, N, K,
-                bias.defined() ? bias.data<T>() : nullptr);
+                bias.defined() ? bias.data<T>() : nullptr, side);
   });
 }
 

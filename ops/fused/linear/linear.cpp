@@ -37,36 +37,45 @@ void check_inputs(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                                       bias.defined() ? shape_str(bias.shape()) : "none"));
 }
 
-// The derivative (linear.h): dx and dweight by matmul, recorded when grad mode is on; dbias by
-// bias_grad(grad2d (rows, out)) -> (out).
-template <class BiasGrad>
-TensorList linear_backward(const BackwardContext& ctx, const BiasGrad& bias_grad) {
+// dweight (out, in) and dbias (out) from grad2d (rows, out) and x2d (rows, in), each undefined
+// where not needed (x2d is undefined when dweight is not), with tapegrad ops: recorded when grad
+// mode is on.
+TensorList weight_bias_grad_ops(const Tensor& grad2d, const Tensor& x2d, bool needs_dbias) {
+  return {x2d.defined() ? matmul(transpose(grad2d, 0, 1), x2d) : Tensor(),  // (out, rows) @ (rows, in)
+          needs_dbias ? sum(grad2d, {0}) : Tensor()};
+}
+
+// The derivative (linear.h): dx by matmul, recorded when grad mode is on; dweight and dbias by
+// weight_bias_grad(grad2d, x2d, needs dbias) -> {dweight, dbias}, as weight_bias_grad_ops.
+template <class WeightBiasGrad>
+TensorList linear_backward(const BackwardContext& ctx, const WeightBiasGrad& weight_bias_grad) {
   const Tensor& grad = ctx.grad();  // (..., out)
-  Tensor dx, dweight, dbias;
+  Tensor dx;
   if (ctx.needs_grad(0)) dx = matmul(grad, ctx.saved("weight"));  // (..., out) @ (out, in) -> x's shape
-  if (ctx.needs_grad(1) || ctx.needs_grad(2)) {
-    const Tensor grad2d = contiguous(reshape(grad, {-1, grad.size(-1)}));  // (rows, out)
-    if (ctx.needs_grad(1)) {
-      const Tensor& x = ctx.saved("x");
-      dweight = matmul(transpose(grad2d, 0, 1), reshape(x, {-1, x.size(-1)}));  // (out, rows) @ (rows, in)
-    }
-    if (ctx.needs_grad(2)) dbias = bias_grad(grad2d);
+  if (!ctx.needs_grad(1) && !ctx.needs_grad(2)) return {dx, {}, {}};
+  const Tensor grad2d = contiguous(reshape(grad, {-1, grad.size(-1)}));  // (rows, out)
+  Tensor x2d;
+  if (ctx.needs_grad(1)) {
+    const Tensor& x = ctx.saved("x");
+    x2d = reshape(x, {-1, x.size(-1)});
   }
-  return {dx, dweight, dbias};
+  const TensorList weight_bias = weight_bias_grad(grad2d, x2d, ctx.needs_grad(2));
+  return {dx, weight_bias[0], weight_bias[1]};
 }
 
 // The reference rule: every step a tapegrad op.
-TensorList reference_backward(const BackwardContext& ctx) {
-  return linear_backward(ctx, [](const Tensor& grad2d) { return sum(grad2d, {0}); });
-}
+TensorList reference_backward(const BackwardContext& ctx) { return linear_backward(ctx, weight_bias_grad_ops); }
 
-// The fast path: on the CPU dbias by the column-sum kernel.
+// The fast path: on the CPU dweight and dbias by one kernel, the bias's column sums inside the
+// product's parallel region.
 TensorList kernel_backward(const BackwardContext& ctx) {
-  return linear_backward(ctx, [](const Tensor& grad2d) {
-    if (grad2d.is_cuda()) return sum(grad2d, {0});
-    Tensor dbias = empty({grad2d.size(1)}, grad2d.dtype(), grad2d.device());
-    linear_bias_backward_cpu(dbias, grad2d, grad2d.size(0), grad2d.size(1));
-    return dbias;
+  return linear_backward(ctx, [](const Tensor& grad2d, const Tensor& x2d, bool needs_dbias) -> TensorList {
+    if (grad2d.is_cuda()) return weight_bias_grad_ops(grad2d, x2d, needs_dbias);
+    const int64_t out = grad2d.size(1);
+    Tensor dweight = x2d.defined() ? empty({out, x2d.size(1)}, grad2d.dtype(), grad2d.device()) : Tensor();
+    Tensor dbias = needs_dbias ? empty({out}, grad2d.dtype(), grad2d.device()) : Tensor();
+    linear_weight_bias_backward_cpu(dweight, dbias, grad2d, x2d);
+    return {dweight, dbias};
   });
 }
 

@@ -11,16 +11,20 @@
 // dL/dw[o, i] = sum_r grad[r, o] x[r, i], dL/db[o] = sum_r grad[r, o].
 // The products run through matmul's GEMM (weight^T and grad^T are transposed views, not
 // copies). That backward is the op's reference rule too (its matmuls are recorded when a
-// backward creates a graph), except for dbias: a sum op there, the column-sum kernel below on
-// the fast path. Forward mode: ty = linear(tx, weight) + linear(x, tweight, tbias).
+// backward creates a graph), except for dbias: a sum op there; on the CPU's fast path dweight and
+// dbias come from the kernel below, in one parallel region.
+// Forward mode: ty = linear(tx, weight) + linear(x, tweight, tbias).
 #include "core/tensor.h"
 
 namespace tg {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 
-// Kernel, on contiguous CPU tensors (the forward adds the bias inside matmul_forward_cpu):
-//   dbias (n) = sum over rows of grad (rows, n)      (= writes)
-void linear_bias_backward_cpu(const Tensor& dbias, const Tensor& grad, int64_t rows, int64_t n);
+// Kernel, on CPU tensors (the forward adds the bias inside matmul_forward_cpu), each output
+// written where defined:
+//   dweight (out, in) = grad^T @ x     grad (rows, out) contiguous, x (rows, in)
+//   dbias (out)       = sum over rows of grad
+// in one OpenMP parallel region: the bias's column sums share the product's.
+void linear_weight_bias_backward_cpu(const Tensor& dweight, const Tensor& dbias, const Tensor& grad, const Tensor& x);
 
 }  // namespace tg

@@ -6,6 +6,9 @@
 #include "core/strided_loop.h"
 #include "ops/common/vec_math.h"
 #include "ops/fused/linear/linear.h"
+#include "ops/matmul/gemm_cpu.h"
+#include "ops/matmul/matmul.h"
+#include "ops/transpose/transpose.h"
 
 namespace tg {
 
@@ -36,23 +39,35 @@ void column_sums(double* sums, const double* g, int64_t rows, int64_t ld, int64_
   column_sums_body(sums, g, rows, ld, width);
 }
 
+// dbias (n) = the column sums of grad (rows, n), the columns split among `threads` threads (thread
+// `t` sums its own, over all rows in row order: the result does not depend on the thread count).
+struct BiasGradWork {
+  Tensor dbias, grad;
+  int64_t rows, n;
+};
+
+void bias_grad_part(const void* context, int t, int threads) {
+  const auto& w = *static_cast<const BiasGradWork*>(context);
+  const int64_t j0 = w.n * t / threads, j1 = w.n * (t + 1) / threads;
+  dispatch_floating(w.dbias.dtype(), "linear", [&](auto zero) {
+    using T = decltype(zero);
+    column_sums(w.dbias.data<T>() + j0, w.grad.data<T>() + j0, w.rows, w.n, j1 - j0);
+  });
+}
+
 }  // namespace
 
-void linear_bias_backward_cpu(const Tensor& dbias, const Tensor& grad, int64_t rows, int64_t n) {
-  // dbias (n) = sum_r grad (rows, n)[r, :], both contiguous. Each thread sums its own columns
-  // over all rows, in row order: the result does not depend on the thread count.
-  dispatch_floating(dbias.dtype(), "linear", [&](auto zero) {
-    using T = decltype(zero);
-    T* db = dbias.data<T>();
-    const T* g = grad.data<T>();
-    const int threads = rows * n > kParallelGrain ? std::min<int>(omp_get_max_threads(), int(n / 16) + 1) : 1;
+void linear_weight_bias_backward_cpu(const Tensor& dweight, const Tensor& dbias, const Tensor& grad, const Tensor& x) {
+  const int64_t rows = grad.size(0), n = grad.size(1);
+  const BiasGradWork work{dbias, grad, rows, n};
+  const GemmSideWork side{bias_grad_part, &work};
+  if (dweight.defined()) {
+    matmul_forward_cpu(dweight, transpose(grad, 0, 1), x, {}, dbias.defined() ? &side : nullptr);
+    return;
+  }
+  const int threads = rows * n > kParallelGrain ? std::min<int>(omp_get_max_threads(), int(n / 16) + 1) : 1;
 #pragma omp parallel num_threads(threads)
-    {
-      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-      const int64_t j0 = n * t / nt, j1 = n * (t + 1) / nt;
-      column_sums(db + j0, g + j0, rows, n, j1 - j0);
-    }
-  });
+  bias_grad_part(&work, omp_get_thread_num(), omp_get_num_threads());
 }
 
 }  // namespace tg
