@@ -44,7 +44,6 @@ constexpr int64_t kL2Bytes = 192 << 10;     // the a block (mc, kc)
 constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
 constexpr int64_t kLineBytes = 64;          // cache line
 constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
-constexpr int64_t kParallelSum = 1 << 14;   // elements of c below which one thread adds the partial sums
 constexpr int64_t kInPlaceMaxN = 256;       // a row-major a is read in place up to this N,
 constexpr int64_t kInPlaceMaxNTrans = 32;   // a column-major one up to this N
 constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about,
