@@ -273,7 +273,10 @@ void BackwardStepper::accumulate(const EntryInput& target, const Tensor& grad, i
     if (target.leaf) return;
   } else if (target.leaf) {
     TensorImpl& leaf = *target.leaf;
-    add_to_grad(leaf.grad, leaf.hooks ? run_hooks(*leaf.hooks, grad, "a leaf") : grad);
+    if (leaf.hooks)
+      add_to_grad(leaf.grad, run_hooks(*leaf.hooks, grad, "a leaf"));
+    else
+      add_to_grad(leaf.grad, grad);  // not `hooks ? run_hooks(...) : grad`: that copies grad, and a copy is shared
     return;
   }
   add_to(grads_[target.record.id], grad);

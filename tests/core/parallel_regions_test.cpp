@@ -76,20 +76,25 @@ TEST_CASE("parallel regions: AdamW updates every parameter in one region" * doct
 
 TEST_CASE("parallel regions: linear's weight and bias gradients share the product's region" *
           doctest::skip(!counting)) {
-  // x (512, 256), weight (128, 256), bias (128): the bias's column sums run inside the region of
-  // dweight (128, 256) = grad^T (128, 512) @ x (512, 256)
+  // x (512, 256), weight (256, 256), bias (256): the bias's column sums run inside the region of
+  // dweight (256, 256) = grad^T (256, 512) @ x (512, 256). The weight is large enough that a copy of
+  // its gradient would open a region too: backward keeps the fresh gradient as weight.grad().
   manual_seed(5);
   const Tensor x = randn({512, 256});
-  const Tensor grad = randn({512, 128});
-  auto gradients = [&] {
-    manual_seed(6);
-    Tensor weight = randn({128, 256}).requires_grad_(), bias = randn({128}).requires_grad_();
+  const Tensor grad = randn({512, 256});
+  auto gradients = [&](const Tensor& weight, const Tensor& bias) {
     linear(x, weight, bias).backward(grad);
     return std::pair{weight.grad(), bias.grad()};
   };
+  auto parameters = [] {
+    manual_seed(6);
+    Tensor weight = randn({256, 256}).requires_grad_(), bias = randn({256}).requires_grad_();
+    return std::pair{weight, bias};
+  };
+  const std::pair<Tensor, Tensor> leaves2 = parameters(), leaves1 = parameters();
   std::pair<Tensor, Tensor> two, one;
-  CHECK(regions_opened_by([&] { two = gradients(); }) == 2);  // the forward's product, then the backward's
-  on_one_thread([&] { one = gradients(); });
+  CHECK(regions_opened_by([&] { two = gradients(leaves2.first, leaves2.second); }) == 2);  // forward, backward
+  on_one_thread([&] { one = gradients(leaves1.first, leaves1.second); });
   test::require_close(two.first, one.first, 1e-4, 1e-5);  // a depth split sums k in another order
   require_same_bits(two.second, one.second);                // each column summed in row order by one thread
   test::require_close(two.second, sum(grad, {0}), 1e-4, 1e-5);
