@@ -17,10 +17,12 @@ struct VecMath {
 };
 
 TG_VEC_CLONES void gelu_erf_forward_f32(float* out, const float* x, int64_t n) {
+#pragma omp simd
   for (int64_t i = 0; i < n; ++i) out[i] = gelu_math::erf_forward<float, VecMath>(x[i]);
 }
 
 TG_VEC_CLONES void gelu_erf_backward_f32(float* dx, const float* g, const float* x, int64_t n) {
+#pragma omp simd
   for (int64_t i = 0; i < n; ++i) dx[i] = gelu_math::erf_backward<float, VecMath>(g[i], x[i]);
 }
 
