@@ -33,6 +33,7 @@ endif()
 # libraries' calls are redirected to it.
 add_library(tapegrad_parallel_region_count OBJECT ${PROJECT_SOURCE_DIR}/bench/parallel_region_count.cpp)
 target_include_directories(tapegrad_parallel_region_count PUBLIC ${PROJECT_SOURCE_DIR})
+target_compile_features(tapegrad_parallel_region_count PUBLIC cxx_std_20)
 target_compile_options(tapegrad_parallel_region_count PRIVATE -Wall -Wextra $<$<BOOL:${TAPEGRAD_WERROR}>:-Werror>)
 if(TAPEGRAD_OPENMP_STATIC)
   target_compile_definitions(tapegrad_parallel_region_count PRIVATE TAPEGRAD_COUNT_PARALLEL_REGIONS=1)
