@@ -95,16 +95,17 @@ TEST_CASE("parallel regions: linear's weight and bias gradients share the produc
   std::pair<Tensor, Tensor> two, one;
   CHECK(regions_opened_by([&] { two = gradients(leaves2.first, leaves2.second); }) == 2);  // forward, backward
   on_one_thread([&] { one = gradients(leaves1.first, leaves1.second); });
-  test::require_close(two.first, one.first, 1e-4, 1e-5);  // a depth split sums k in another order
+  test::require_close(two.first, one.first, 1e-4, 1e-5);  // the product's split depends on the thread count
   require_same_bits(two.second, one.second);                // each column summed in row order by one thread
   test::require_close(two.second, sum(grad, {0}), 1e-4, 1e-5);
 }
 
 TEST_CASE("parallel regions: a product split over its depth adds the parts in the same region" *
           doctest::skip(!counting)) {
-  // (32, 8192) @ (8192, 32): a small output and a long sum, split over k
+  // (128, 2048) @ (2048, 128), the toy step's dweight shape: split over k, and its 128 x 128 partial
+  // sums large enough that they used to open a region of their own
   manual_seed(7);
-  const Tensor a = randn({32, 8192}), b = randn({8192, 32});
+  const Tensor a = randn({128, 2048}), b = randn({2048, 128});
   Tensor two, one;
   CHECK(regions_opened_by([&] { two = matmul(a, b); }) == 1);
   on_one_thread([&] { one = matmul(a, b); });

@@ -43,28 +43,28 @@ void column_sums(double* sums, const double* g, int64_t rows, int64_t ld, int64_
 // `t` sums its own, over all rows in row order: the result does not depend on the thread count).
 struct BiasGradWork {
   Tensor dbias, grad;
-  int64_t rows, n;
 };
 
 void bias_grad_part(const void* context, int t, int threads) {
   const auto& w = *static_cast<const BiasGradWork*>(context);
-  const int64_t j0 = w.n * t / threads, j1 = w.n * (t + 1) / threads;
+  const int64_t rows = w.grad.size(0), n = w.grad.size(1);
+  const int64_t j0 = n * t / threads, j1 = n * (t + 1) / threads;
   dispatch_floating(w.dbias.dtype(), "linear", [&](auto zero) {
     using T = decltype(zero);
-    column_sums(w.dbias.data<T>() + j0, w.grad.data<T>() + j0, w.rows, w.n, j1 - j0);
+    column_sums(w.dbias.data<T>() + j0, w.grad.data<T>() + j0, rows, n, j1 - j0);
   });
 }
 
 }  // namespace
 
 void linear_weight_bias_backward_cpu(const Tensor& dweight, const Tensor& dbias, const Tensor& grad, const Tensor& x) {
-  const int64_t rows = grad.size(0), n = grad.size(1);
-  const BiasGradWork work{dbias, grad, rows, n};
+  const BiasGradWork work{dbias, grad};
   const GemmSideWork side{bias_grad_part, &work};
   if (dweight.defined()) {
     matmul_forward_cpu(dweight, transpose(grad, 0, 1), x, {}, dbias.defined() ? &side : nullptr);
     return;
   }
+  const int64_t rows = grad.size(0), n = grad.size(1);
   const int threads = rows * n > kParallelGrain ? std::min<int>(omp_get_max_threads(), int(n / 16) + 1) : 1;
 #pragma omp parallel num_threads(threads)
   bias_grad_part(&work, omp_get_thread_num(), omp_get_num_threads());
