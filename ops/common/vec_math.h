@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
 #define TG_VEC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -59,18 +60,66 @@ inline float exp_vec(float x) {
 
 inline double exp_vec(double x) { return std::exp(x); }
 
-// The largest of m and x[0..n), NaN skipped, in a loop that vectorises; max_vec(x, n, -INFINITY)
-// of a row of -inf (fully masked) is -inf. OpenMP starts each lane of `reduction(max : r)` at the
-// type's lowest value, which GCC takes as -inf but clang as the lowest finite number: a result
-// at or below that one is recomputed without the reduction (rare: a fully masked row).
+// Reductions along rows in kLanes partial results: lane l takes the elements j < n / kLanes *
+// kLanes with j % kLanes == l, in order.
+inline constexpr int64_t kLanes = 16;
+
+// The sums over j < n of each f(r, j) of fs for Rows rows r at once (sums[k][r] = writes, for the
+// k-th f): each row's each sum exactly as `#pragma omp simd reduction(+ : s...)` adds it with GCC
+// on AVX-512: in the lanes, the remainder added to lane 0 in order, then the lanes added in order
+// to +0. Written out, the sums are the same whatever the vector width (AVX2 too), and the serial
+// additions of the lanes of several rows overlap: on rows of 128 those chains, not memory, set
+// layer_norm's speed. All fs run in one loop body, as in that loop, so that the compiler shares
+// their common parts and contracts products into the additions exactly as it does there.
+template <int Rows, class... F, size_t... K>
+[[gnu::always_inline]] inline void sum_rows_of(std::index_sequence<K...>, int64_t n,
+                                               float (&sums)[sizeof...(F)][Rows], F... fs) {
+  float acc[sizeof...(F)][Rows][kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+#pragma GCC unroll 4
+    for (int r = 0; r < Rows; ++r) {
+#pragma omp simd
+      for (int64_t l = 0; l < kLanes; ++l) ((acc[K][r][l] += fs(r, j + l)), ...);
+    }
+  }
+  for (int r = 0; r < Rows; ++r)  // one row at a time, as alone
+    for (int64_t k = j; k < n; ++k) ((acc[K][r][0] += fs(r, k)), ...);
+  for (float(&s)[Rows] : sums) std::fill(s, s + Rows, 0.0f);
+#pragma GCC unroll 16
+  for (int64_t l = 0; l < kLanes; ++l) {
+#pragma GCC unroll 4
+    for (int r = 0; r < Rows; ++r) ((sums[K][r] += acc[K][r][l]), ...);
+  }
+}
+
+template <int Rows, class... F>
+[[gnu::always_inline]] inline void sum_rows(int64_t n, float (&sums)[sizeof...(F)][Rows], F... fs) {
+  sum_rows_of<Rows>(std::index_sequence_for<F...>{}, n, sums, fs...);
+}
+
+// Rows a kernel takes at once, so that their sums' serial steps overlap (sum_rows). Each row's
+// arithmetic is the same as alone, so the grouping never changes a result.
+inline constexpr int kRowGroup = 4;
+
+// The largest of m and x[0..n), NaN skipped; max_vec(x, n, -INFINITY) of a row of -inf (fully
+// masked) is -inf.
 template <class T>
-inline T max_vec(const T* x, int64_t n, T m) {
-  T r = m;
-#pragma omp simd reduction(max : r)
-  for (int64_t j = 0; j < n; ++j) r = x[j] > r ? x[j] : r;
-  if (r > std::numeric_limits<T>::lowest()) return r;
-  for (int64_t j = 0; j < n; ++j) m = x[j] > m ? x[j] : m;
-  return m;
+[[gnu::always_inline]] inline T max_vec(const T* x, int64_t n, T m) {
+  T acc[kLanes];
+  std::fill(acc, acc + kLanes, m);
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+#pragma omp simd
+    for (int64_t l = 0; l < kLanes; ++l) acc[l] = x[j + l] > acc[l] ? x[j + l] : acc[l];
+  }
+  for (int64_t l = 0; j + l < n; ++l) acc[l] = x[j + l] > acc[l] ? x[j + l] : acc[l];
+#pragma GCC unroll 4
+  for (int64_t width = kLanes / 2; width > 0; width /= 2) {  // a tree: the max is the same in any order
+#pragma GCC unroll 8
+    for (int64_t l = 0; l < width; ++l) acc[l] = acc[l + width] > acc[l] ? acc[l + width] : acc[l];
+  }
+  return acc[0];
 }
 
 // erf_vec(float): erf without a libm call or a branch, for loops that must vectorise. For

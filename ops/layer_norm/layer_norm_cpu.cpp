@@ -15,48 +15,81 @@ namespace tg {
 
 namespace {
 
-// float32 rows: float arithmetic in loops the compiler vectorises (two passes, as below).
-// out = (x - mean) * rstd * w + b (= writes); returns mean and rstd. w, b may be null.
-TG_VEC_CLONES void layer_norm_row_f32(float* out, float* mean, float* rstd, const float* x, const float* w,
-                                      const float* b, int64_t C, float eps) {
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t c = 0; c < C; ++c) sum += x[c];
-  const float m = sum / static_cast<float>(C);
-  float v = 0;
-#pragma omp simd reduction(+ : v)
-  for (int64_t c = 0; c < C; ++c) v += (x[c] - m) * (x[c] - m);
-  const float r = 1 / std::sqrt(v / static_cast<float>(C) + eps);
-  if (w && b) {
+// float32 rows: float arithmetic in loops the compiler vectorises (two passes, as below),
+// kRowGroup rows at once.
+
+// out = (x - mean) * rstd * w + b (= writes), mean and rstd (= writes) for Rows rows; out, x
+// (Rows, C), mean, rstd (Rows). w, b may be null.
+template <int Rows>
+[[gnu::always_inline]] inline void layer_norm_rows(float* out, float* mean, float* rstd, const float* x,
+                                                   const float* w, const float* b, int64_t C, float eps) {
+  float sum[1][Rows], var_sum[1][Rows], m[Rows];
+  sum_rows<Rows>(C, sum, [&](int r, int64_t c) { return x[r * C + c]; });
+  for (int r = 0; r < Rows; ++r) m[r] = sum[0][r] / static_cast<float>(C);
+  sum_rows<Rows>(C, var_sum, [&](int r, int64_t c) { return (x[r * C + c] - m[r]) * (x[r * C + c] - m[r]); });
+  for (int r = 0; r < Rows; ++r) {
+    const float* xr = x + r * C;
+    float* o = out + r * C;
+    const float mr = m[r], rs = 1 / std::sqrt(var_sum[0][r] / static_cast<float>(C) + eps);
+    if (w && b) {
 #pragma omp simd
-    for (int64_t c = 0; c < C; ++c) out[c] = (x[c] - m) * r * w[c] + b[c];
-  } else {
+      for (int64_t c = 0; c < C; ++c) o[c] = (xr[c] - mr) * rs * w[c] + b[c];
+    } else {
 #pragma omp simd
-    for (int64_t c = 0; c < C; ++c) out[c] = (x[c] - m) * r * (w ? w[c] : 1.0f) + (b ? b[c] : 0.0f);
+      for (int64_t c = 0; c < C; ++c) o[c] = (xr[c] - mr) * rs * (w ? w[c] : 1.0f) + (b ? b[c] : 0.0f);
+    }
+    mean[r] = mr;
+    rstd[r] = rs;
   }
-  *mean = m;
-  *rstd = r;
 }
 
-// dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), dnorm = g * w (= writes)
-TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, const float* g, const float* x, const float* w, int64_t C,
-                                               float m, float r) {
-  float dnorm_sum = 0, dnorm_norm_sum = 0;
-  if (w) {
-#pragma omp simd reduction(+ : dnorm_sum, dnorm_norm_sum)
-    for (int64_t c = 0; c < C; ++c) dnorm_sum += g[c] * w[c], dnorm_norm_sum += g[c] * w[c] * (x[c] - m) * r;
-  } else {
-#pragma omp simd reduction(+ : dnorm_sum, dnorm_norm_sum)
-    for (int64_t c = 0; c < C; ++c) dnorm_sum += g[c], dnorm_norm_sum += g[c] * (x[c] - m) * r;
-  }
-  const float dnorm_mean = dnorm_sum / static_cast<float>(C), dnorm_norm_mean = dnorm_norm_sum / static_cast<float>(C);
-  if (w) {
+// layer_norm_rows over `rows` rows, kRowGroup at a time.
+TG_VEC_CLONES void layer_norm_rows_f32(float* out, float* mean, float* rstd, const float* x, const float* w,
+                                       const float* b, int64_t rows, int64_t C, float eps) {
+  int64_t n = 0;
+  for (; n + kRowGroup <= rows; n += kRowGroup)
+    layer_norm_rows<kRowGroup>(out + n * C, mean + n, rstd + n, x + n * C, w, b, C, eps);
+  for (; n < rows; ++n) layer_norm_rows<1>(out + n * C, mean + n, rstd + n, x + n * C, w, b, C, eps);
+}
+
+// dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), dnorm = g * w (= writes), for
+// Rows rows; dx, g, x (Rows, C), m, r (Rows). w may be null.
+template <int Rows>
+[[gnu::always_inline]] inline void layer_norm_backward_rows(float* dx, const float* g, const float* x,
+                                                            const float* w, int64_t C, const float* m,
+                                                            const float* r) {
+  float sums[2][Rows];  // sum_c dnorm, sum_c dnorm * norm
+  if (w)
+    sum_rows<Rows>(
+        C, sums, [&](int i, int64_t c) { return g[i * C + c] * w[c]; },
+        [&](int i, int64_t c) { return g[i * C + c] * w[c] * (x[i * C + c] - m[i]) * r[i]; });
+  else
+    sum_rows<Rows>(
+        C, sums, [&](int i, int64_t c) { return g[i * C + c]; },
+        [&](int i, int64_t c) { return g[i * C + c] * (x[i * C + c] - m[i]) * r[i]; });
+  for (int i = 0; i < Rows; ++i) {
+    const float *gi = g + i * C, *xi = x + i * C;
+    float* di = dx + i * C;
+    const float mi = m[i], ri = r[i];
+    const float dnorm_mean = sums[0][i] / static_cast<float>(C);
+    const float dnorm_norm_mean = sums[1][i] / static_cast<float>(C);
+    if (w) {
 #pragma omp simd
-    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] * w[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
-  } else {
+      for (int64_t c = 0; c < C; ++c) di[c] = ri * (gi[c] * w[c] - dnorm_mean - (xi[c] - mi) * ri * dnorm_norm_mean);
+    } else {
 #pragma omp simd
-    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
+      for (int64_t c = 0; c < C; ++c) di[c] = ri * (gi[c] - dnorm_mean - (xi[c] - mi) * ri * dnorm_norm_mean);
+    }
   }
+}
+
+// layer_norm_backward_rows over `rows` rows, kRowGroup at a time.
+TG_VEC_CLONES void layer_norm_backward_rows_f32(float* dx, const float* g, const float* x, const float* w,
+                                                int64_t rows, int64_t C, const float* m, const float* r) {
+  int64_t n = 0;
+  for (; n + kRowGroup <= rows; n += kRowGroup)
+    layer_norm_backward_rows<kRowGroup>(dx + n * C, g + n * C, x + n * C, w, C, m + n, r + n);
+  for (; n < rows; ++n) layer_norm_backward_rows<1>(dx + n * C, g + n * C, x + n * C, w, C, m + n, r + n);
 }
 
 // dweight_part += g * norm, dbias_part += g along one row (float32: a block's partial sums).
@@ -83,12 +116,14 @@ void backward_rows_f32(float* d, std::vector<double>& dw, std::vector<double>& d
   float* partial = sums ? partial_t.data<float>() : nullptr;
 #pragma omp parallel for if (N * C > kParallelGrain)
   for (int64_t block = 0; block < blocks; ++block)
-    for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
-      if (d) layer_norm_backward_row_f32(d + n * C, g + n * C, x + n * C, w, C, mean[n], rstd[n]);
-      if (sums)
+  {
+    const int64_t n0 = block * kBlockRows, n1 = std::min(N, n0 + kBlockRows);
+    if (d) layer_norm_backward_rows_f32(d + n0 * C, g + n0 * C, x + n0 * C, w, n1 - n0, C, mean + n0, rstd + n0);
+    if (sums)
+      for (int64_t n = n0; n < n1; ++n)
         layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, x + n * C,
                                        C, mean[n], rstd[n]);
-    }
+  }
   if (!sums) return;
   for (int64_t block = 0; block < blocks; ++block)
     for (int64_t c = 0; c < C; ++c) {
@@ -150,8 +185,9 @@ void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor&
     const float* b = bias.defined() ? bias.data<float>() : nullptr;
     float *o = out.data<float>(), *mean_p = mean.data<float>(), *rstd_p = rstd.data<float>();
 #pragma omp parallel for if (N * C > kParallelGrain)
-    for (int64_t n = 0; n < N; ++n)
-      layer_norm_row_f32(o + n * C, mean_p + n, rstd_p + n, inp + n * C, w, b, C, static_cast<float>(eps));
+    for (int64_t n = 0; n < N; n += kRowGroup)
+      layer_norm_rows_f32(o + n * C, mean_p + n, rstd_p + n, inp + n * C, w, b, std::min<int64_t>(kRowGroup, N - n),
+                          C, static_cast<float>(eps));
     return;
   }
   dispatch_floating(x.dtype(), "layer_norm", [&](auto zero) {

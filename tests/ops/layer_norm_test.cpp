@@ -1,3 +1,6 @@
+#include <bit>
+#include <cstdint>
+
 #include <omp.h>
 
 #include "cuda_parity_test_util.h"
@@ -110,6 +113,42 @@ TEST_CASE("layer_norm: float32 matches float64, non-contiguous gradient") {
   require_close(x32.grad(), x64.grad(), 1e-5, 1e-5);
   require_close(w32.grad(), w64.grad(), 1e-5, 1e-5);
   require_close(b32.grad(), b64.grad(), 1e-5, 1e-5);
+}
+
+// The float32 kernels take rows four at a time (kRowGroup, ops/common/vec_math.h): each row must
+// come out bit for bit as when it is alone, whatever its length, with and without weight and bias.
+TEST_CASE("layer_norm: float32 rows taken four at a time equal each row alone, bit for bit") {
+  constexpr int64_t kRows = 6;  // a group of four, then two alone
+  for (int64_t C : {1, 2, 15, 16, 17, 64, 100, 128}) {
+    for (bool affine : {true, false}) {
+      CAPTURE(C);
+      CAPTURE(affine);
+      const std::vector<double> xv = rand64({kRows, C}, 80 + C, -3, 3).to_vector<double>();
+      const std::vector<double> gv = rand64({kRows, C}, 90 + C).to_vector<double>();
+      const Tensor w = affine ? tensor(rand64({C}, 100 + C).to_vector<double>(), {C}, kF32) : Tensor();
+      const Tensor b = affine ? tensor(rand64({C}, 110 + C).to_vector<double>(), {C}, kF32) : Tensor();
+      Tensor x = tensor(xv, {kRows, C}, kF32);
+      x.requires_grad_();
+      Tensor y = layer_norm(x, {C}, w, b);
+      y.backward(tensor(gv, {kRows, C}, kF32));
+      const std::vector<float> ys = y.to_vector<float>(), dxs = x.grad().to_vector<float>();
+      for (int64_t r = 0; r < kRows; ++r) {
+        CAPTURE(r);
+        const auto row = [&](const std::vector<double>& v) {
+          return tensor(std::vector<double>(v.begin() + r * C, v.begin() + (r + 1) * C), {1, C}, kF32);
+        };
+        Tensor xr = row(xv);
+        xr.requires_grad_();
+        Tensor yr = layer_norm(xr, {C}, w, b);
+        yr.backward(row(gv));
+        const std::vector<float> yrs = yr.to_vector<float>(), dxrs = xr.grad().to_vector<float>();
+        for (int64_t c = 0; c < C; ++c) {
+          CHECK(std::bit_cast<uint32_t>(ys[r * C + c]) == std::bit_cast<uint32_t>(yrs[c]));
+          CHECK(std::bit_cast<uint32_t>(dxs[r * C + c]) == std::bit_cast<uint32_t>(dxrs[c]));
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("layer_norm: weight and bias gradients do not depend on the thread count") {
