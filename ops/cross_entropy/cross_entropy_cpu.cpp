@@ -10,15 +10,26 @@ namespace tg {
 
 namespace {
 
-// float32 rows: float arithmetic and exp_vec, so that the loops over the C classes vectorise.
-// Returns lse = m + log(sum_c exp(x_c - m)) of row (C) and sets *sumx = sum_c x_c.
-TG_VEC_CLONES float lse_row_f32(const float* row, int64_t C, float* sumx) {
-  const float m = max_vec(row, C, -INFINITY);  // a NaN logit reaches lse through exp
-  float sumexp = 0, sx = 0;
-#pragma omp simd reduction(+ : sumexp, sx)
-  for (int64_t c = 0; c < C; ++c) sumexp += exp_vec(row[c] - m), sx += row[c];
-  *sumx = sx;
-  return m + std::log(sumexp);
+// float32 rows: float arithmetic and exp_vec, so that the loops over the C classes vectorise;
+// kRowGroup rows at once. lse = m + log(sum_c exp(x_c - m)) and sumx = sum_c x_c of each of Rows
+// rows (= writes); x (Rows, C), lse, sumx (Rows).
+template <int Rows>
+[[gnu::always_inline]] inline void lse_rows(float* lse, float* sumx, const float* x, int64_t C) {
+  float m[Rows], sums[2][Rows];  // sum_c exp(x_c - m), sum_c x_c
+  for (int r = 0; r < Rows; ++r) m[r] = max_vec(x + r * C, C, -INFINITY);  // a NaN logit reaches lse through exp
+  sum_rows<Rows>(
+      C, sums, [&](int r, int64_t c) { return exp_vec(x[r * C + c] - m[r]); },
+      [&](int r, int64_t c) { return x[r * C + c]; });
+  for (int r = 0; r < Rows; ++r) {
+    lse[r] = m[r] + std::log(sums[0][r]);
+    sumx[r] = sums[1][r];
+  }
+}
+
+TG_VEC_CLONES void lse_rows_f32(float* lse, float* sumx, const float* x, int64_t rows, int64_t C) {
+  int64_t r = 0;
+  for (; r + kRowGroup <= rows; r += kRowGroup) lse_rows<kRowGroup>(lse + r, sumx + r, x + r * C, C);
+  for (; r < rows; ++r) lse_rows<1>(lse + r, sumx + r, x + r * C, C);
 }
 
 // drow = gn * (exp(row - lse) - smooth) (= writes); drow, row (C)
@@ -40,12 +51,13 @@ void cross_entropy_forward_cpu(const Tensor& loss, const Tensor& lse, const Tens
     float* ls = lse.data<float>();
     const float* x = logits.data<float>();
 #pragma omp parallel for if (N * C > kParallelGrain)
-    for (int64_t n = 0; n < N; ++n) {
-      const float* row = x + n * C;
-      float sumx = 0;
-      const float lse_n = lse_row_f32(row, C, &sumx);
-      ls[n] = lse_n;
-      l[n] = tgt[n] == ignore_index ? 0.0f : static_cast<float>(lse_n - (1 - eps) * row[tgt[n]] - eps / C * sumx);
+    for (int64_t n0 = 0; n0 < N; n0 += kRowGroup) {
+      const int64_t rows = std::min<int64_t>(kRowGroup, N - n0);
+      float sumx[kRowGroup];
+      lse_rows_f32(ls + n0, sumx, x + n0 * C, rows, C);
+      for (int64_t n = n0; n < n0 + rows; ++n)
+        l[n] = tgt[n] == ignore_index ? 0.0f
+                                      : static_cast<float>(ls[n] - (1 - eps) * x[n * C + tgt[n]] - eps / C * sumx[n - n0]);
     }
     return;
   }
