@@ -9,7 +9,8 @@
 // reference the gradchecks use).
 //
 // Mark each such loop `#pragma omp simd`: at -O2 (the ci preset, RelWithDebInfo) GCC's cost model
-// keeps some of them scalar otherwise (gelu's ran 14x slower that way).
+// keeps some of them scalar otherwise (gelu's ran 14x slower that way). A sum along a row goes
+// through sum_rows instead of `reduction(+ : ...)`, whose order follows the vector width.
 // Inside such loops, a select must not hide a load or a multiply in one branch: GCC keeps
 // `k ? x * s : 0` a branch (the multiply might raise an FP exception). Load before the select
 // (`v = x[i]; o = m[i] ? fill : v`), or use keep_or_zero(k, x * s), a bit mask.
@@ -60,9 +61,10 @@ inline float exp_vec(float x) {
 
 inline double exp_vec(double x) { return std::exp(x); }
 
-// Reductions along rows in kLanes partial results: lane l takes the elements j < n / kLanes *
-// kLanes with j % kLanes == l, in order.
-inline constexpr int64_t kLanes = 16;
+// Reductions along rows in kLanes<T> partial results, as many as an AVX-512 register holds: lane
+// l takes the elements j < n / kLanes * kLanes with j % kLanes == l, in order.
+template <class T>
+inline constexpr int64_t kLanes = 64 / sizeof(T);
 
 // The sums over j < n of each f(r, j) of fs for Rows rows r at once (sums[k][r] = writes, for the
 // k-th f): each row's each sum exactly as `#pragma omp simd reduction(+ : s...)` adds it with GCC
@@ -71,30 +73,31 @@ inline constexpr int64_t kLanes = 16;
 // additions of the lanes of several rows overlap: on rows of 128 those chains, not memory, set
 // layer_norm's speed. All fs run in one loop body, as in that loop, so that the compiler shares
 // their common parts and contracts products into the additions exactly as it does there.
-template <int Rows, class... F, size_t... K>
-[[gnu::always_inline]] inline void sum_rows_of(std::index_sequence<K...>, int64_t n,
-                                               float (&sums)[sizeof...(F)][Rows], F... fs) {
-  float acc[sizeof...(F)][Rows][kLanes] = {};
+template <int Rows, class T, class... F, size_t... K>
+[[gnu::always_inline]] inline void sum_rows_of(std::index_sequence<K...>, int64_t n, T (&sums)[sizeof...(F)][Rows],
+                                               F... fs) {
+  constexpr int64_t lanes = kLanes<T>;
+  T acc[sizeof...(F)][Rows][lanes] = {};
   int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes) {
+  for (; j + lanes <= n; j += lanes) {
 #pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r) {
 #pragma omp simd
-      for (int64_t l = 0; l < kLanes; ++l) ((acc[K][r][l] += fs(r, j + l)), ...);
+      for (int64_t l = 0; l < lanes; ++l) ((acc[K][r][l] += fs(r, j + l)), ...);
     }
   }
   for (int r = 0; r < Rows; ++r)  // one row at a time, as alone
     for (int64_t k = j; k < n; ++k) ((acc[K][r][0] += fs(r, k)), ...);
-  for (float(&s)[Rows] : sums) std::fill(s, s + Rows, 0.0f);
+  for (T(&s)[Rows] : sums) std::fill(s, s + Rows, T(0));
 #pragma GCC unroll 16
-  for (int64_t l = 0; l < kLanes; ++l) {
+  for (int64_t l = 0; l < lanes; ++l) {
 #pragma GCC unroll 4
     for (int r = 0; r < Rows; ++r) ((sums[K][r] += acc[K][r][l]), ...);
   }
 }
 
-template <int Rows, class... F>
-[[gnu::always_inline]] inline void sum_rows(int64_t n, float (&sums)[sizeof...(F)][Rows], F... fs) {
+template <int Rows, class T, class... F>
+[[gnu::always_inline]] inline void sum_rows(int64_t n, T (&sums)[sizeof...(F)][Rows], F... fs) {
   sum_rows_of<Rows>(std::index_sequence_for<F...>{}, n, sums, fs...);
 }
 
@@ -106,16 +109,17 @@ inline constexpr int kRowGroup = 4;
 // masked) is -inf.
 template <class T>
 [[gnu::always_inline]] inline T max_vec(const T* x, int64_t n, T m) {
-  T acc[kLanes];
-  std::fill(acc, acc + kLanes, m);
+  constexpr int64_t lanes = kLanes<T>;
+  T acc[lanes];
+  std::fill(acc, acc + lanes, m);
   int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes) {
+  for (; j + lanes <= n; j += lanes) {
 #pragma omp simd
-    for (int64_t l = 0; l < kLanes; ++l) acc[l] = x[j + l] > acc[l] ? x[j + l] : acc[l];
+    for (int64_t l = 0; l < lanes; ++l) acc[l] = x[j + l] > acc[l] ? x[j + l] : acc[l];
   }
   for (int64_t l = 0; j + l < n; ++l) acc[l] = x[j + l] > acc[l] ? x[j + l] : acc[l];
 #pragma GCC unroll 4
-  for (int64_t width = kLanes / 2; width > 0; width /= 2) {  // a tree: the max is the same in any order
+  for (int64_t width = lanes / 2; width > 0; width /= 2) {  // a tree: the max is the same in any order
 #pragma GCC unroll 8
     for (int64_t l = 0; l < width; ++l) acc[l] = acc[l + width] > acc[l] ? acc[l + width] : acc[l];
   }

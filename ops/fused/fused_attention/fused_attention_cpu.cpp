@@ -76,23 +76,20 @@ TG_INLINE_BODY T row_max_body(const T* s, int64_t cols, T m) {
 // s[c] = exp(s[c] - m) * z[c] (= writes; z == nullptr: z = 1); returns the sum of exp(s[c] - m).
 template <class T>
 TG_INLINE_BODY T exp_weights_body(T* s, const T* z, int64_t cols, T m) {
-  T sum = 0;
-  if (z) {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t c = 0; c < cols; ++c) {
+  T sum[1][1];
+  if (z)
+    sum_rows<1>(cols, sum, [&](int, int64_t c) {
       const T e = exp_vec(s[c] - m);  // masked: exp(-inf) = 0
-      sum += e;
       s[c] = e * z[c];
-    }
-  } else {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t c = 0; c < cols; ++c) {
+      return e;
+    });
+  else
+    sum_rows<1>(cols, sum, [&](int, int64_t c) {
       const T e = exp_vec(s[c] - m);
-      sum += e;
       s[c] = e;
-    }
-  }
-  return sum;
+      return e;
+    });
+  return sum[0][0];
 }
 
 // With p = exp(s - lse), the probabilities: ds = p (z dp - D) scale into s, p z into dp
@@ -119,10 +116,9 @@ TG_INLINE_BODY void weight_grads_body(T* s, T* dp, const T* z, int64_t cols, T l
 // The dot product of x and y (n), for D_i = dout_i . out_i: for float in vector lanes, for
 // double in order (the reference).
 TG_VEC_CLONES float dot(const float* x, const float* y, int64_t n) {
-  float sum = 0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t d = 0; d < n; ++d) sum += x[d] * y[d];
-  return sum;
+  float sum[1][1];
+  sum_rows<1>(n, sum, [&](int, int64_t d) { return x[d] * y[d]; });
+  return sum[0][0];
 }
 double dot(const double* x, const double* y, int64_t n) {
   double sum = 0;
