@@ -55,9 +55,13 @@ void cross_entropy_forward_cpu(const Tensor& loss, const Tensor& lse, const Tens
       const int64_t rows = std::min<int64_t>(kRowGroup, N - n0);
       float sumx[kRowGroup];
       lse_rows_f32(ls + n0, sumx, x + n0 * C, rows, C);
-      for (int64_t n = n0; n < n0 + rows; ++n)
-        l[n] = tgt[n] == ignore_index ? 0.0f
-                                      : static_cast<float>(ls[n] - (1 - eps) * x[n * C + tgt[n]] - eps / C * sumx[n - n0]);
+      for (int64_t n = n0; n < n0 + rows; ++n) {
+        if (tgt[n] == ignore_index) {
+          l[n] = 0;
+          continue;
+        }
+        l[n] = static_cast<float>(ls[n] - (1 - eps) * x[n * C + tgt[n]] - eps / C * sumx[n - n0]);
+      }
     }
     return;
   }

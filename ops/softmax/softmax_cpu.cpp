@@ -58,7 +58,7 @@ template <int Rows>
   for (int r = 0; r < Rows; ++r) {
     const int64_t o = r * n;
 #pragma omp simd
-    for (int64_t j = 0; j < n; ++j) dx[o + j] = y[o + j] * (g[o + j] - dot[0][r]);  // a fully masked row has y = 0: dx = 0
+    for (int64_t j = 0; j < n; ++j) dx[o + j] = y[o + j] * (g[o + j] - dot[0][r]);  // fully masked: y = 0, dx = 0
   }
 }
 
