@@ -73,6 +73,12 @@ inline constexpr int64_t kLanes = 64 / sizeof(T);
 // additions of the lanes of several rows overlap: on rows of 128 those chains, not memory, set
 // layer_norm's speed. All fs run in one loop body, as in that loop, so that the compiler shares
 // their common parts and contracts products into the additions exactly as it does there.
+// Tells the compiler that the loop counter k changed, at no cost: a loop whose counter it cannot
+// follow is not vectorised. At -O3 GCC would vectorise sum_rows' remainder as an in-order
+// reduction and, multiplying apart, stop contracting a product into its addition, which changes
+// the sum's last bits.
+[[gnu::always_inline]] inline void keep_scalar(int64_t& k) { asm("" : "+r"(k)); }
+
 template <int Rows, class T, class... F, size_t... K>
 [[gnu::always_inline]] inline void sum_rows_of(std::index_sequence<K...>, int64_t n, T (&sums)[sizeof...(F)][Rows],
                                                F... fs) {
@@ -86,8 +92,8 @@ template <int Rows, class T, class... F, size_t... K>
       for (int64_t l = 0; l < lanes; ++l) ((acc[K][r][l] += fs(r, j + l)), ...);
     }
   }
-  for (int r = 0; r < Rows; ++r)  // one row at a time, as alone
-    for (int64_t k = j; k < n; ++k) ((acc[K][r][0] += fs(r, k)), ...);
+  for (int r = 0; r < Rows; ++r)  // one row at a time, as alone; in scalar code (keep_scalar)
+    for (int64_t k = j; k < n; keep_scalar(++k)) ((acc[K][r][0] += fs(r, k)), ...);
   for (T(&s)[Rows] : sums) std::fill(s, s + Rows, T(0));
 #pragma GCC unroll 16
   for (int64_t l = 0; l < lanes; ++l) {
