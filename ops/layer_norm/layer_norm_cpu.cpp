@@ -52,44 +52,25 @@ TG_VEC_CLONES void layer_norm_rows_f32(float* out, float* mean, float* rstd, con
   for (; n < rows; ++n) layer_norm_rows<1>(out + n * C, mean + n, rstd + n, x + n * C, w, b, C, eps);
 }
 
-// dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), dnorm = g * w (= writes), for
-// Rows rows; dx, g, x (Rows, C), m, r (Rows). w may be null.
-template <int Rows>
-[[gnu::always_inline]] inline void layer_norm_backward_rows(float* dx, const float* g, const float* x,
-                                                            const float* w, int64_t C, const float* m,
-                                                            const float* r) {
-  float sums[2][Rows];  // sum_c dnorm, sum_c dnorm * norm
+// dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), dnorm = g * w (= writes) for
+// one row (taking four at a time is slower here); dx, g, x (C). w may be null.
+TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, const float* g, const float* x, const float* w, int64_t C,
+                                               float m, float r) {
+  float sums[2][1];  // sum_c dnorm, sum_c dnorm * norm
   if (w)
-    sum_rows<Rows>(
-        C, sums, [&](int i, int64_t c) { return g[i * C + c] * w[c]; },
-        [&](int i, int64_t c) { return g[i * C + c] * w[c] * (x[i * C + c] - m[i]) * r[i]; });
+    sum_rows<1>(
+        C, sums, [&](int, int64_t c) { return g[c] * w[c]; },
+        [&](int, int64_t c) { return g[c] * w[c] * (x[c] - m) * r; });
   else
-    sum_rows<Rows>(
-        C, sums, [&](int i, int64_t c) { return g[i * C + c]; },
-        [&](int i, int64_t c) { return g[i * C + c] * (x[i * C + c] - m[i]) * r[i]; });
-  for (int i = 0; i < Rows; ++i) {
-    const float *gi = g + i * C, *xi = x + i * C;
-    float* di = dx + i * C;
-    const float mi = m[i], ri = r[i];
-    const float dnorm_mean = sums[0][i] / static_cast<float>(C);
-    const float dnorm_norm_mean = sums[1][i] / static_cast<float>(C);
-    if (w) {
+    sum_rows<1>(C, sums, [&](int, int64_t c) { return g[c]; }, [&](int, int64_t c) { return g[c] * (x[c] - m) * r; });
+  const float dnorm_mean = sums[0][0] / static_cast<float>(C), dnorm_norm_mean = sums[1][0] / static_cast<float>(C);
+  if (w) {
 #pragma omp simd
-      for (int64_t c = 0; c < C; ++c) di[c] = ri * (gi[c] * w[c] - dnorm_mean - (xi[c] - mi) * ri * dnorm_norm_mean);
-    } else {
+    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] * w[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
+  } else {
 #pragma omp simd
-      for (int64_t c = 0; c < C; ++c) di[c] = ri * (gi[c] - dnorm_mean - (xi[c] - mi) * ri * dnorm_norm_mean);
-    }
+    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
   }
-}
-
-// layer_norm_backward_rows over `rows` rows, kRowGroup at a time.
-TG_VEC_CLONES void layer_norm_backward_rows_f32(float* dx, const float* g, const float* x, const float* w,
-                                                int64_t rows, int64_t C, const float* m, const float* r) {
-  int64_t n = 0;
-  for (; n + kRowGroup <= rows; n += kRowGroup)
-    layer_norm_backward_rows<kRowGroup>(dx + n * C, g + n * C, x + n * C, w, C, m + n, r + n);
-  for (; n < rows; ++n) layer_norm_backward_rows<1>(dx + n * C, g + n * C, x + n * C, w, C, m + n, r + n);
 }
 
 // dweight_part += g * norm, dbias_part += g along one row (float32: a block's partial sums).
@@ -116,14 +97,12 @@ void backward_rows_f32(float* d, std::vector<double>& dw, std::vector<double>& d
   float* partial = sums ? partial_t.data<float>() : nullptr;
 #pragma omp parallel for if (N * C > kParallelGrain)
   for (int64_t block = 0; block < blocks; ++block)
-  {
-    const int64_t n0 = block * kBlockRows, n1 = std::min(N, n0 + kBlockRows);
-    if (d) layer_norm_backward_rows_f32(d + n0 * C, g + n0 * C, x + n0 * C, w, n1 - n0, C, mean + n0, rstd + n0);
-    if (sums)
-      for (int64_t n = n0; n < n1; ++n)
+    for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
+      if (d) layer_norm_backward_row_f32(d + n * C, g + n * C, x + n * C, w, C, mean[n], rstd[n]);
+      if (sums)
         layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, x + n * C,
                                        C, mean[n], rstd[n]);
-  }
+    }
   if (!sums) return;
   for (int64_t block = 0; block < blocks; ++block)
     for (int64_t c = 0; c < C; ++c) {
