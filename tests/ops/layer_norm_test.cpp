@@ -115,8 +115,9 @@ TEST_CASE("layer_norm: float32 matches float64, non-contiguous gradient") {
   require_close(b32.grad(), b64.grad(), 1e-5, 1e-5);
 }
 
-// The float32 kernels take rows four at a time (kRowGroup, ops/common/vec_math.h): each row must
-// come out bit for bit as when it is alone, whatever its length, with and without weight and bias.
+// The float32 forward takes rows four at a time (kRowGroup, ops/common/vec_math.h): each row must
+// come out bit for bit as when it is alone, whatever its length, with and without weight and bias;
+// so must its gradient, whichever rows backward takes together.
 TEST_CASE("layer_norm: float32 rows taken four at a time equal each row alone, bit for bit") {
   constexpr int64_t kRows = 6;  // a group of four, then two alone
   for (int64_t C : {1, 2, 15, 16, 17, 64, 100, 128}) {
