@@ -1,6 +1,8 @@
 #include "test_util.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 
 namespace tg::test {
@@ -86,6 +88,33 @@ void require_values(const Tensor& actual, const std::vector<double>& expected, d
   REQUIRE(actual.numel() == static_cast<int64_t>(expected.size()));
   Tensor want = actual.dim() == 0 ? scalar(expected[0], kF64) : tensor(expected, actual.shape(), kF64);
   require_close(actual, want, atol, 0);
+}
+
+void require_rows_match_alone(const std::function<Tensor(const Tensor&)>& fn, const std::vector<double>& x,
+                              const std::vector<double>& g, int64_t rows, int64_t n) {
+  // The output and the input's gradient of fn on `count` rows of x and g from `first`, as bit patterns.
+  auto run = [&](int64_t first, int64_t count) {
+    const auto part = [&](const std::vector<double>& v) {
+      return tensor(std::vector<double>(v.begin() + first * n, v.begin() + (first + count) * n), {count, n}, kF32);
+    };
+    Tensor input = part(x);
+    input.requires_grad_();
+    Tensor out = fn(input);
+    out.backward(part(g));
+    std::vector<uint32_t> bits;
+    for (const Tensor& t : {out, input.grad()})
+      for (float v : t.to_vector<float>()) bits.push_back(std::bit_cast<uint32_t>(v));
+    return bits;
+  };
+  const std::vector<uint32_t> together = run(0, rows);  // outputs of all rows, then gradients
+  for (int64_t r = 0; r < rows; ++r) {
+    CAPTURE(r);
+    const std::vector<uint32_t> alone = run(r, 1);
+    for (int64_t j = 0; j < n; ++j) {
+      CHECK(together[r * n + j] == alone[j]);                // output
+      CHECK(together[(rows + r) * n + j] == alone[n + j]);  // input gradient
+    }
+  }
 }
 
 Tensor copy_keeping_strides(const Tensor& t, DType dtype, Device device) {

@@ -2,6 +2,7 @@
 // Helpers shared by the test files.
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +30,12 @@ Tensor noncontig64(const Shape& shape, uint64_t seed, double low = -1, double hi
 // and an infinity only the same infinity.
 void require_close(const Tensor& actual, const Tensor& expected, double atol = 1e-6, double rtol = 1e-5);
 void require_values(const Tensor& actual, const std::vector<double>& expected, double atol = 1e-6);
+
+// A row-wise float32 op (fn on a (rows, n) tensor) gives each row the same bits as when that row
+// is alone: runs fn forward and backward (gradient g) on x, then on each row of x alone, and
+// checks every output and input-gradient element bit for bit. x and g hold rows * n values.
+void require_rows_match_alone(const std::function<Tensor(const Tensor&)>& fn, const std::vector<double>& x,
+                              const std::vector<double>& g, int64_t rows, int64_t n);
 
 // A copy of t on `device` in `dtype` with t's shape, strides and offset (a non-contiguous t
 // stays non-contiguous, on the GPU too), requiring grad where t does (a fresh leaf).
