@@ -24,7 +24,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -66,6 +65,12 @@ inline double exp_vec(double x) { return std::exp(x); }
 template <class T>
 inline constexpr int64_t kLanes = 64 / sizeof(T);
 
+// Tells the compiler that the loop counter k changed, at no cost: a loop whose counter it cannot
+// follow is not vectorised. At -O3 GCC would vectorise sum_rows' remainder as an in-order
+// reduction and, multiplying apart, stop contracting a product into its addition, which changes
+// the sum's last bits.
+[[gnu::always_inline]] inline void keep_scalar(int64_t& k) { asm("" : "+r"(k)); }
+
 // The sums over j < n of each f(r, j) of fs for Rows rows r at once (sums[k][r] = writes, for the
 // k-th f): each row's each sum exactly as `#pragma omp simd reduction(+ : s...)` adds it with GCC
 // on AVX-512: in the lanes, the remainder added to lane 0 in order, then the lanes added in order
@@ -73,12 +78,6 @@ inline constexpr int64_t kLanes = 64 / sizeof(T);
 // additions of the lanes of several rows overlap: on rows of 128 those chains, not memory, set
 // layer_norm's speed. All fs run in one loop body, as in that loop, so that the compiler shares
 // their common parts and contracts products into the additions exactly as it does there.
-// Tells the compiler that the loop counter k changed, at no cost: a loop whose counter it cannot
-// follow is not vectorised. At -O3 GCC would vectorise sum_rows' remainder as an in-order
-// reduction and, multiplying apart, stop contracting a product into its addition, which changes
-// the sum's last bits.
-[[gnu::always_inline]] inline void keep_scalar(int64_t& k) { asm("" : "+r"(k)); }
-
 template <int Rows, class T, class... F, size_t... K>
 [[gnu::always_inline]] inline void sum_rows_of(std::index_sequence<K...>, int64_t n, T (&sums)[sizeof...(F)][Rows],
                                                F... fs) {
