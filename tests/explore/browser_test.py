@@ -19,13 +19,10 @@ import subprocess
 import sys
 import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--window-size=1500,1000"]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+import chromium_session  # noqa: E402
 
 
 def tapegrad(binary, *args):
@@ -45,12 +42,7 @@ def lesson_names(binary):
 
 
 def browser(profile):
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in CHROMIUM_FLAGS + [f"--user-data-dir={profile}"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    return chromium_session.start(profile, 1500, 1000)
 
 
 def number(v):
@@ -211,12 +203,8 @@ def check_page(driver, page, rec, screenshot, click_graph):
 
     severe = [m for m in driver.get_log("browser") if m["level"] == "SEVERE"]
     assert not severe, f"{page.name}: console errors {severe}"
-    for message in driver.get_log("performance"):
-        event = json.loads(message["message"])["message"]
-        if event["method"] == "Network.requestWillBeSent":
-            url = event["params"]["request"]["url"]
-            # chrome: and about: are the browser's own pages (its start page), never the network
-            assert url.startswith(("file:", "data:", "blob:", "chrome:", "about:")), f"{page.name}: the page requested {url}"
+    for url in chromium_session.page_requests(driver, page.as_uri()):
+        assert url.startswith(("file:", "data:", "blob:")), f"{page.name}: the page requested {url}"
 
 
 def main(binary, work):

@@ -22,9 +22,8 @@ import subprocess
 import sys
 import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import chromium_session  # noqa: E402
 
 SENTENCE = "the cat sat on the mat".split()
 TAGS = "DET NOUN VERB ADP DET NOUN".split()
@@ -52,17 +51,6 @@ def read_log(run_dir):
     return [r for r in records if r["type"] == "train"], [r for r in records if r["type"] == "eval"]
 
 
-def start_chromium(profile):
-    options = Options()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={profile}", "--window-size=1400,1000", "--hide-scrollbars"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-
-
 PAGE_STATE = """
 const report = window.tapegradReport;
 if (!report || !report.complete) return null;
@@ -85,17 +73,13 @@ return {charts, heatmaps, resources: performance.getEntriesByType('resource').ma
 
 def open_page(driver, path, screenshot):
     url = "file://" + os.path.abspath(path)
-    driver.get_log("performance")  # drop what came before
     driver.get(url)
     state = driver.execute_script(PAGE_STATE)
     check(state is not None, f"{path}: the page's script did not finish (window.tapegradReport.complete)")
     severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     check(not severe, f"{path}: console errors: {severe}")
-    requests = [json.loads(e["message"])["message"] for e in driver.get_log("performance")]
-    urls = [m["params"]["request"]["url"] for m in requests if m["method"] == "Network.requestWillBeSent"]
-    check(url in urls, f"{path}: Chrome's network log does not show the page itself being loaded")
-    after = urls[urls.index(url):] if url in urls else []  # before it: the browser's own start page
-    check(all(u == url for u in after), f"{path}: requests other than the file itself: {after}")
+    requests = chromium_session.page_requests(driver, url)
+    check(requests == [url], f"{path}: requests other than the file itself: {requests}")
     if state:
         check(state["resources"] == [], f"{path}: resources loaded: {state['resources']}")
     height = driver.execute_script("return document.documentElement.scrollHeight")
@@ -169,7 +153,7 @@ def main():
 
     profile = tempfile.mkdtemp(prefix="tapegrad_chromium_")
     try:
-        driver = start_chromium(profile)
+        driver = chromium_session.start(profile, 1400, 1000, "--hide-scrollbars")
     except Exception as e:  # no browser is a failure: the page would go untested
         sys.exit(f"FAIL: Chromium did not start: {e}")
     try:
