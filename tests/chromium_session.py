@@ -6,8 +6,8 @@
 A fresh profile opens Chromium's new-tab page, which requests the browser's own resources
 (chrome://, and on some versions chrome-untrusted://new-tab-page/one-google-bar); a test that
 counted those as the page's would fail on one Chromium and pass on another. So the profile is
-told to start on about:blank (start refuses to go on otherwise), and only the requests made for
-the page's own document are returned.
+told to start on about:blank (start refuses to go on otherwise), and page_requests leaves out the
+requests made by the browser's own pages.
 """
 import json
 import os
@@ -44,9 +44,9 @@ def start(profile, width, height, *flags):
 
 
 def page_requests(driver, url):
-    """The URLs requested, since the last call, by the document at url and the documents it made
-    (its frames, data: and blob: documents), from its own navigation on; the browser's own pages
-    are not the page's. Raises when the log does not show url being loaded."""
+    """The URLs requested since the last call, from url's own navigation on, less those made by
+    the browser's own pages (chrome:, chrome-untrusted:, devtools:). Raises when the log does not
+    show url being loaded."""
     sent = [json.loads(entry["message"])["message"]["params"] for entry in driver.get_log("performance")
             if '"Network.requestWillBeSent"' in entry["message"]]
     urls = [event["request"]["url"] for event in sent]
