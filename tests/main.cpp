@@ -16,14 +16,15 @@
 namespace {
 constexpr int kSkipReturnCode = 77;  // SKIP_RETURN_CODE in tests/CMakeLists.txt
 
-// Counts the test cases that pass the filters, as doctest reports at the end of the run.
-struct FilterCount : doctest::IReporter {
+// Counts the test cases that pass the filters, as doctest reports at the end of the run, and tells
+// test_util which case is running (gpu_available_or_skip checks its name).
+struct RunListener : doctest::IReporter {
   static inline unsigned selected = 0;
-  explicit FilterCount(const doctest::ContextOptions&) {}
+  explicit RunListener(const doctest::ContextOptions&) {}
   void test_run_end(const doctest::TestRunStats& stats) override { selected = stats.numTestCasesPassingFilters; }
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
-  void test_case_start(const doctest::TestCaseData&) override {}
+  void test_case_start(const doctest::TestCaseData& data) override { tg::test::set_running_case(data.m_name); }
   void test_case_reenter(const doctest::TestCaseData&) override {}
   void test_case_end(const doctest::CurrentTestCaseStats&) override {}
   void test_case_exception(const doctest::TestCaseException&) override {}
@@ -33,7 +34,7 @@ struct FilterCount : doctest::IReporter {
   void log_message(const doctest::MessageData&) override {}
   void test_case_skipped(const doctest::TestCaseData&) override {}
 };
-REGISTER_LISTENER("filter_count", 1, FilterCount);
+REGISTER_LISTENER("run_listener", 1, RunListener);
 
 bool single_case_run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
   doctest::Context context(argc, argv);
   int result = context.run();
   if (context.shouldExit()) return result;
-  if (single_case_run(argc, argv) && FilterCount::selected == 0) {
+  if (single_case_run(argc, argv) && RunListener::selected == 0) {
     fmt::print(stderr, "no test case matches the --test-case filter (a ';' in a test name splits it in CTest)\n");
     return 1;
   }

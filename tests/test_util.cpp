@@ -3,12 +3,21 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cctype>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace tg::test {
 
 namespace {
 int skipped = 0, ran_on_gpu = 0;
+std::string running_case;
+
+bool names_the_gpu(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name.find("gpu") != std::string::npos || name.find("cuda") != std::string::npos;
+}
 }  // namespace
 
 void require_gradcheck(const std::string& op, const GradcheckFn& fn, const std::vector<Tensor>& inputs,
@@ -163,7 +172,12 @@ void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& 
   }
 }
 
+void set_running_case(const std::string& name) { running_case = name; }
+
 bool gpu_available_or_skip() {
+  if (!names_the_gpu(running_case))
+    throw std::logic_error("test case \"" + running_case + "\" uses the GPU, so its name must say GPU or CUDA: "
+                           "the gpu-emulator preset runs only the cases so named");
   if (cuda_device_count() > 0) {
     ++ran_on_gpu;
     return true;

@@ -52,8 +52,12 @@ Tensor cuda_copy(const Tensor& t);
 void require_cuda_matches_cpu(const GradcheckFn& fn, const std::vector<Tensor>& inputs, double atol32 = 1e-5,
                               double rtol32 = 1e-5);
 
-// GPU cases: true when a GPU is present; otherwise counts the skip and returns false.
+// GPU cases: true when a GPU is present; otherwise counts the skip and returns false. A case that
+// calls it must say GPU or CUDA in its name (any case): the gpu-emulator preset runs only the cases
+// so named (CMakePresets.json), and a case named otherwise fails here, in every build.
 bool gpu_available_or_skip();
+// The name of the test case now running (tests/main.cpp's listener sets it).
+void set_running_case(const std::string& name);
 int skipped_gpu_cases();
 // How many cases found a GPU (the CUDA emulator's included) and ran.
 int gpu_cases_run();

@@ -52,7 +52,6 @@ class Reporter {
   double last_draw_ = -1;  // seconds since start_ at the last redraw
   std::chrono::steady_clock::time_point start_;
   double loss_avg_ = 0;  // running average over recent steps, for the bar
-  double ms_avg_ = 0;
   int64_t tok_total_ = 0;
   double ms_total_ = 0;
   std::optional<AppendFile> log_;

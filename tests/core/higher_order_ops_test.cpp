@@ -87,7 +87,7 @@ TEST_CASE("higher order: forward over reverse (the jvp of every op's gradient) i
     SUBCASE(c.op.c_str()) { require_check(c, check_fwd_over_rev(c.fn, c.inputs(), c.options)); }
 }
 
-TEST_CASE("higher order: every fast path matches its reference rule (f32 and f64, contiguous and strided)") {
+TEST_CASE("higher order: every fast path matches its reference rule (f32 and f64, strided too, CPU and GPU)") {
   const bool gpu = gpu_available_or_skip();
   for (const OpCase& c : op_cases())
     SUBCASE(c.op.c_str()) {

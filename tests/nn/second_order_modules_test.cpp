@@ -43,7 +43,7 @@ void require_second_order(nn::Module& module, const std::string& weight_name, co
 
 }  // namespace
 
-TEST_CASE("second order: MultiHeadAttention with every mask kind, fused and composed") {
+TEST_CASE("second order: MultiHeadAttention with every mask kind, fused and composed, on the CPU and the GPU") {
   const Tensor x = rand64({1, 3, 4}, 1);  // (B,T,E)
   const Tensor bool_mask = tensor_bool({false, true, false, false, false, true, false, false, false}, {3, 3});
   const Tensor additive = tensor({0, 0, -1e9, 0, 0, 0, -1e9, 0, 0}, {3, 3}, kF64);
@@ -73,7 +73,7 @@ TEST_CASE("second order: MultiHeadAttention with every mask kind, fused and comp
     }
 }
 
-TEST_CASE("second order: EncoderLayer and DecoderLayer, post-LN and pre-LN") {
+TEST_CASE("second order: EncoderLayer and DecoderLayer, post-LN and pre-LN, on the CPU and the GPU") {
   for (bool norm_first : {false, true}) {
     CAPTURE(norm_first);
     nn::EncoderLayer encoder(4, 2, 8, 0.0, nn::Activation::gelu, 1e-5, norm_first);
@@ -88,7 +88,7 @@ TEST_CASE("second order: EncoderLayer and DecoderLayer, post-LN and pre-LN") {
   }
 }
 
-TEST_CASE("second order: LayerNorm, and cross-entropy with label smoothing and ignore_index") {
+TEST_CASE("second order: LayerNorm and cross-entropy (label smoothing, ignore_index) on the CPU and the GPU") {
   nn::LayerNorm norm({4});
   require_second_order(norm, "weight", rand64({2, 4}, 5), [&](const Tensor& in) { return norm.forward(in); });
   nn::Linear head(4, 3);
