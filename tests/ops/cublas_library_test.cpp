@@ -20,7 +20,7 @@ bool library_mapped(const std::string& name) {
 }
 }  // namespace
 
-TEST_CASE("cublas library: not loaded at start, opened on first use with every function tapegrad calls") {
+TEST_CASE("cublas library (CUDA): not loaded at start, opened on first use with every function tapegrad calls") {
   // With no GPU no GEMM has run on one in this process, so nothing can have opened cuBLAS yet.
   if (!cuda_emulated() && cuda_device_count() == 0) CHECK_FALSE(library_mapped("libcublas"));
   const detail::CublasLibrary& cublas = detail::cublas_library();
