@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/io/untrusted_text.h"
 #include "data/text.h"
+#include "lessons/lesson.h"
 #include "train/config.h"
 
 namespace tg::cli {
@@ -185,6 +186,19 @@ CLI::Validator probability_mass() { return number_check(0, 1, true); }
 CLI::Validator token_name() {
   return CLI::Validator(
       [](std::string& text) { return text.empty() ? std::string("a token cannot be the empty string") : std::string(); },
+      "");
+}
+
+CLI::Validator lesson_edit() {
+  return CLI::Validator(
+      [](std::string& text) {
+        try {
+          lessons::parse_lesson_edit(text);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      },
       "");
 }
 

@@ -43,6 +43,7 @@ CLI::Validator device_name();                    // cpu, cuda or cuda:N (train::
 CLI::Validator open_fraction();                  // a finite number in (0, 1)
 CLI::Validator probability_mass();               // a finite number in (0, 1]
 CLI::Validator token_name();                     // a non-empty string (a vocabulary's token)
+CLI::Validator lesson_edit();  // TENSOR[INDEX]=VALUE or SETTING=VALUE (lessons::parse_lesson_edit)
 
 // A path that a command stores in JSON (a run's directory and data files in its checkpoint, a
 // run's name in report.html, explore's title) must be UTF-8, which JSON text is: checked as the

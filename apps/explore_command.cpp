@@ -46,6 +46,7 @@ struct ExploreArgs {
   std::string data;
   int64_t example = 0;
   std::string lesson;
+  std::vector<std::string> set;  // with --lesson: TENSOR[INDEX]=VALUE
   bool trace = false;
   std::string out;
   std::string json;
@@ -65,15 +66,14 @@ nlohmann::json record_trace(uint64_t seed) {
   return rec;
 }
 
-nlohmann::json record_lesson(const std::string& name) {
+nlohmann::json record_lesson(const std::string& name, const std::vector<std::string>& set) {
   const lessons::Lesson* lesson = lessons::find_lesson(name);
   if (lesson == nullptr)
     throw CLI::ValidationError("--lesson", fmt::format("no lesson is called '{}' (the lessons: {})", name,
                                                        lessons::lesson_names()));
-  TapeCapture capture;
-  explore::LessonPageLog log(capture);
-  lessons::run_lesson(*lesson, log);
-  nlohmann::json rec = log.recording();
+  std::vector<lessons::LessonEdit> edits;
+  for (const std::string& edit : set) edits.push_back(lessons::parse_lesson_edit(edit));
+  nlohmann::json rec = explore::record_lesson(*lesson, std::move(edits));
   rec["title"] = "Lesson: " + lesson->title;
   rec["description"] = lesson->summary;
   return rec;
@@ -146,6 +146,8 @@ void run_explore(const ExploreArgs& args, Io& io) {
   const int sources = !args.run.empty() + !args.lesson.empty() + args.trace;
   if (sources != 1)
     throw CLI::ValidationError("explore", "give exactly one of RUN_DIR (with --example), --lesson NAME or --trace");
+  if (!args.set.empty() && args.lesson.empty())
+    throw CLI::ValidationError("--set", "changes a lesson's inputs: give --lesson NAME too");
   if (io.parse_only) return;
   const std::filesystem::path out =
       !args.out.empty() ? std::filesystem::path(args.out)
@@ -160,8 +162,9 @@ void run_explore(const ExploreArgs& args, Io& io) {
     if (writes_into(out, run_dir) || (!args.json.empty() && writes_into(args.json, run_dir)))
       lock.emplace("explore", run_dir);
   }
-  nlohmann::json rec = args.trace ? record_trace(args.seed) : !args.lesson.empty() ? record_lesson(args.lesson)
-                                                                                     : record_run(args, out, io);
+  nlohmann::json rec = args.trace            ? record_trace(args.seed)
+                       : !args.lesson.empty() ? record_lesson(args.lesson, args.set)
+                                              : record_run(args, out, io);
   io.activity = "writing " + out.string();
   explore::write_page(out, rec);
   if (!args.json.empty()) write_file_atomically("explore", args.json, rec.dump());
@@ -183,6 +186,9 @@ void add_explore_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   sub->add_option("--data", args->data, "with RUN_DIR: explore example N of this file (as eval --data reads it) "
                                          "instead of the run's validation set");
   sub->add_option("--lesson", args->lesson, "explore a lesson instead (tapegrad lesson lists them)");
+  sub->add_option("--set", args->set, "with --lesson: change one of its inputs before it runs, TENSOR[INDEX]=VALUE "
+                                     "or SETTING=VALUE (repeatable): --set x[3]=0.5 --set d_k=2")
+      ->check(lesson_edit());
   sub->add_flag("--trace", args->trace, "explore tapegrad trace's attention head instead");
   sub->add_option("--seed", args->seed, "seeds --trace's values")->capture_default_str()->check(seed_number());
   sub->add_option("--out", args->out,

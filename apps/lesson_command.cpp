@@ -1,9 +1,11 @@
 // tapegrad lesson [NAME]: without a name, lists the lessons (lessons/lesson.h); with one, prints
 // it in the terminal: each paragraph of prose, the tape entries recorded since the previous
 // step, the tensors the lesson shows with their values, the facts it checked, and backward one
-// entry at a time with each op's backward rule and the gradients flowing in and out (as trace does). A fact that does not hold sets exit 1.
+// entry at a time with each op's backward rule and the gradients flowing in and out (as trace
+// does). A fact that does not hold sets exit 1, unless --set changed the lesson (then it is said).
 #include <map>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -88,18 +90,23 @@ void list_lessons(std::FILE* out) {
     fmt::print(out, "  {:<16} {}: {}\n", lesson.name, lesson.title, lesson.summary);
 }
 
-void run_lesson_command(const std::string& name, Io& io) {
+void run_lesson_command(const std::string& name, const std::vector<std::string>& set, Io& io) {
   const lessons::Lesson* lesson = name.empty() ? nullptr : lessons::find_lesson(name);
   if (!name.empty() && !lesson)
     throw CLI::ValidationError("name", fmt::format("no lesson named \"{}\"; the lessons are: {}", name,
                                                    lessons::lesson_names()));
+  if (!set.empty() && !lesson) throw CLI::ValidationError("--set", "changes a lesson's inputs: name the lesson too");
   if (io.parse_only) return;
   if (!lesson) return list_lessons(io.out);
   io.activity = "running the lesson " + name;
   fmt::print(io.out, "{}\n{}\n", lesson->title, std::string(lesson->title.size(), '='));
   TerminalLog log(io.out);
-  lessons::run_lesson(*lesson, log);
-  if (log.failed_facts() > 0) {
+  std::vector<lessons::LessonEdit> edits;
+  for (const std::string& edit : set) edits.push_back(lessons::parse_lesson_edit(edit));
+  lessons::run_lesson(*lesson, log, std::move(edits));
+  if (log.failed_facts() > 0 && !set.empty()) {  // what a change is for: said, not an error
+    fmt::print(io.out, "{} of the lesson's facts do not hold with these changes\n", log.failed_facts());
+  } else if (log.failed_facts() > 0) {
     fmt::print(io.err, "tapegrad: lesson {}: {} of its facts do not hold\n", name, log.failed_facts());
     io.status = 1;
   }
@@ -111,8 +118,12 @@ void add_lesson_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   CLI::App* sub = app.add_subcommand(
       "lesson", "List the lessons, or print one step by step: prose, the tape with values, backward entry by entry");
   auto name = std::make_shared<std::string>();
+  auto set = std::make_shared<std::vector<std::string>>();
   sub->add_option("name", *name, "the lesson to print (none: list them)");
-  sub->callback([name, io] { run_lesson_command(*name, *io); });
+  sub->add_option("--set", *set, "change one of its inputs or settings before it runs, TENSOR[INDEX]=VALUE or "
+                                 "SETTING=VALUE (repeatable): --set x[3]=0.5 --set d_k=2")
+      ->check(lesson_edit());
+  sub->callback([name, set, io] { run_lesson_command(*name, *set, *io); });
 }
 
 }  // namespace tg::cli

@@ -3,12 +3,16 @@
 # One library per top-level folder (core, ops, nn, optim, train): target tapegrad_<name>,
 # alias tapegrad::<name>. Its sources are the folder's *.cpp files (recursively) and, when the
 # CUDA backend is built, its *.cu files; files ending in _nocuda.cpp stand in for the CUDA
-# ones otherwise. A layer with no sources yet is an INTERFACE library.
+# ones otherwise. A layer with no sources yet is an INTERFACE library. The WebAssembly build
+# leaves out the files cmake/TapegradWasm.cmake lists.
 function(tapegrad_add_layer name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "DEPENDS")
   file(GLOB_RECURSE cpp CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
   file(GLOB_RECURSE cu CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cu)
   file(GLOB_RECURSE nocuda CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_nocuda.cpp)
+  if(EMSCRIPTEN)
+    list(FILTER cpp EXCLUDE REGEX "${TAPEGRAD_WASM_EXCLUDE}")
+  endif()
   if(TAPEGRAD_WITH_CUDA)
     list(REMOVE_ITEM cpp ${nocuda})
     if(NOT TAPEGRAD_CUDA_EMULATOR)  # the emulator adds its own copies of the .cu files below

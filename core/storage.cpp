@@ -1,6 +1,10 @@
 #include "core/storage.h"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#else
 #include <sys/sysinfo.h>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -39,11 +43,16 @@ BlockCache<CpuSystem>& cpu_cache() {
   return *cache;
 }
 
-// RAM plus swap: Linux's default overcommit heuristic refuses single requests above it too.
+// RAM plus swap: Linux's default overcommit heuristic refuses single requests above it too. In
+// the lab's WebAssembly build, the most its heap may grow to.
 size_t machine_memory_bytes() {
+#ifdef __EMSCRIPTEN__
+  return emscripten_get_heap_max();
+#else
   struct sysinfo info {};
   if (sysinfo(&info) != 0) return SIZE_MAX;
   return (static_cast<size_t>(info.totalram) + info.totalswap) * info.mem_unit;
+#endif
 }
 
 std::string human_bytes(double bytes) {

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "explore/attention_maps.h"
 #include "explore/recording.h"
@@ -34,6 +36,25 @@ nlohmann::json LessonPageLog::recording() const {
   nlohmann::json page = recording_;
   page["lesson"] = steps_;
   return page;
+}
+
+nlohmann::json record_lesson(const lessons::Lesson& lesson, std::vector<lessons::LessonEdit> edits) {
+  TapeCapture capture;
+  LessonPageLog log(capture);
+  lessons::run_lesson(lesson, log, std::move(edits));
+  nlohmann::json recording = log.recording();
+  recording["inputs"] = nlohmann::json::array();
+  for (const lessons::LessonLog::Input& input : log.inputs())
+    recording["inputs"].push_back({{"name", input.name}, {"value", summarize(input.tensor)}});
+  const auto text = [](double v) { return fmt::format("{}", v); };  // "-inf", "1e+09": JSON has no infinity
+  recording["settings"] = nlohmann::json::array();
+  for (const lessons::LessonSetting& setting : log.settings()) {
+    std::vector<std::string> allowed;
+    for (double v : setting.allowed) allowed.push_back(text(v));
+    recording["settings"].push_back(
+        {{"name", setting.name}, {"meaning", setting.meaning}, {"value", text(setting.value)}, {"allowed", allowed}});
+  }
+  return recording;
 }
 
 }  // namespace tg::explore

@@ -32,4 +32,10 @@ class LessonPageLog : public lessons::LessonLog {
   nlohmann::json recording_;
 };
 
+// The recording of `lesson` run with `edits` (lessons::run_lesson), with "inputs": [{"name",
+// "value"}], the tensors it lets a student edit, in the order it makes them (a lesson may make
+// one that its recorded loss never reads, as gradcheck's inputs), and "settings": [{"name",
+// "meaning", "value", "allowed": [values]}], its choices, each value as text ("-inf", "1e+09").
+nlohmann::json record_lesson(const lessons::Lesson& lesson, std::vector<lessons::LessonEdit> edits);
+
 }  // namespace tg::explore

@@ -75,7 +75,7 @@ nlohmann::json record(const TapeCapture& capture, const Tensor& loss) {
     for (const Tensor& in : c.inputs)
       if (in.defined() && in.is_leaf() && in.requires_grad()) leaves.push_back(in);
   }
-  nlohmann::json doc = {{"loss", loss.item()}, {"dot", tape().to_dot()}, {"entries", std::move(entries)}};
+  nlohmann::json doc = {{"loss", json_number(loss.item())}, {"dot", tape().to_dot()}, {"entries", std::move(entries)}};
 
   nlohmann::json steps = nlohmann::json::array();
   const GradientReaders readers = gradient_readers(loss);

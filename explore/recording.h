@@ -10,7 +10,7 @@
 // (the gradients of each entry's outputs) and out (the gradients its rule gives its inputs).
 //
 // JSON (a tensor's "value" is a summary, explore/tensor_summary.h; ids are Tensor::id()):
-//   "loss":     its value
+//   "loss":     its value (a non-finite one as a string, as in a summary)
 //   "dot":      the tape as Graphviz DOT (Tape::to_dot: ops are nodes "op<position>")
 //   "entries":  in execution order: {"position", "op", "attributes": [[key, value]],
 //               "inputs": [{"tensor": id or null, "requires_grad"}], "outputs": [id],

@@ -21,13 +21,17 @@ std::vector<double> values_of(const Tensor& t) {
   return {v.begin(), v.end()};
 }
 
-nlohmann::json number(double x) {
-  if (std::isnan(x)) return "NaN";
-  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
-  return std::stod(fmt::format("{:.5g}", x));  // 5 significant digits: what the page shows
+nlohmann::json number(double x) {  // 5 significant digits: what the page shows
+  return std::isfinite(x) ? nlohmann::json(std::stod(fmt::format("{:.5g}", x))) : json_number(x);
 }
 
 }  // namespace
+
+nlohmann::json json_number(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  return x;
+}
 
 nlohmann::json summarize(const Tensor& t, int64_t max_side) {
   const std::vector<double> v = values_of(t);

@@ -25,4 +25,7 @@ inline constexpr int64_t kMaxHeatmapSide = 64;
 
 nlohmann::json summarize(const Tensor& t, int64_t max_side = kMaxHeatmapSide);
 
+// x as JSON, whole: a number, or "NaN", "Infinity", "-Infinity" as above.
+nlohmann::json json_number(double x);
+
 }  // namespace tg::explore

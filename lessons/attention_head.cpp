@@ -4,6 +4,7 @@
 //   masked  = scores with -inf where key j > query i (causal) or key j is padding
 //   weights = softmax(masked)                                each row sums to 1
 //   out     = weights v                                      (T,dk)
+// Its settings: d_k, the scale on or off, the masks on or off, and their fill value.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -20,8 +21,8 @@
 namespace tg::lessons {
 
 namespace {
-constexpr int64_t T = 4, C = 4, dk = 4;  // tokens (the last one padding), input width, head size
-constexpr int64_t kLength = 3;           // real tokens
+constexpr int64_t T = 4, C = 4;  // tokens (the last one padding), input width
+constexpr int64_t kLength = 3;   // real tokens
 
 bool masked_weights_are_zero(const Tensor& weights) {  // (T,T)
   std::vector<double> w = values(weights);
@@ -34,15 +35,19 @@ bool masked_weights_are_zero(const Tensor& weights) {  // (T,T)
 
 void attention_head_lesson(LessonLog& log) {
   Generator gen(16);
+  const auto dk = static_cast<int64_t>(log.setting("d_k", 4, {1, 2, 4, 8}, "the head size: columns of Wq, Wk and Wv"));
+  const bool scaled = log.setting("scale", 1, {0, 1}, "divide the scores by sqrt(d_k) (1) or not (0)") == 1;
+  const bool masks = log.setting("masks", 1, {0, 1}, "apply the causal and padding masks (1) or none (0)") == 1;
+  const double fill = log.setting("fill", -INFINITY, {-INFINITY, -1e9, -10, 0}, "what the masks write into a score");
   log.say(fmt::format(
       "Self-attention lets every token look at the others. We take T={} tokens of width C={}; the last one is "
       "padding (the sequence has {} real tokens). Each token is projected three ways: a query (what it looks "
       "for), a key (what it offers) and a value (what it passes on).",
       T, C, kLength));
-  Tensor x = randn({T, C}, kF32, kCPU, gen).set_name("x");
-  Tensor Wq = randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_().set_name("Wq");
-  Tensor Wk = randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_().set_name("Wk");
-  Tensor Wv = randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_().set_name("Wv");
+  Tensor x = log.input("x", randn({T, C}, kF32, kCPU, gen));
+  Tensor Wq = log.input("Wq", randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_());
+  Tensor Wk = log.input("Wk", randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_());
+  Tensor Wv = log.input("Wv", randn({C, dk}, kF32, kCPU, gen, 0, 0.5).requires_grad_());
   log.show("x", x);
   log.show("Wq", Wq);
 
@@ -56,29 +61,35 @@ void attention_head_lesson(LessonLog& log) {
 
   log.say(fmt::format(
       "The score of query i for key j is the dot product q_i . k_j, all at once as q k^T. Dividing by "
-      "sqrt(d_k) = sqrt({}) = {} keeps the scores' spread near 1 whatever d_k is: a sum of d_k products of "
-      "unit-variance numbers has variance d_k (the experiment `tapegrad experiment scaling` measures it).",
-      dk, std::sqrt(double(dk))));
+      "sqrt(d_k) = sqrt({}) = {:.4g} keeps the scores' spread near 1 whatever d_k is: a sum of d_k products of "
+      "unit-variance numbers has variance d_k (the experiment `tapegrad experiment scaling` measures it).{}",
+      dk, std::sqrt(double(dk)), scaled ? "" : " Here the scale is off (scale=0): the scores are q k^T itself."));
   Tensor kt = transpose(k, 0, 1).set_name("k^T");
   Tensor qk = matmul(q, kt).set_name("q k^T");
-  Tensor scores = mul(qk, 1 / std::sqrt(double(dk))).set_name("scores");
+  Tensor scores = scaled ? mul(qk, 1 / std::sqrt(double(dk))).set_name("scores") : qk;
   log.show("scores", scores);
 
-  log.say(
-      "Masks are bool, true = masked out. The causal mask hides the future (key j > query i); the padding mask "
-      "hides the padding key from every query. masked_fill writes -inf there: exp(-inf) = 0, so a masked key "
-      "gets weight exactly 0 after softmax.");
-  Tensor causal = causal_mask(T).set_name("causal_mask");
-  Tensor padding = padding_mask({kLength}, T).set_name("padding_mask");  // (1,T): broadcasts over the queries
-  log.show("causal_mask", causal);
-  log.show("padding_mask", padding);
-  const int64_t causal_fill = tape().next_position();  // the tape entry the next op records
-  Tensor causal_masked = masked_fill(scores, causal, -INFINITY).set_name("causal_masked");
-  Tensor masked = masked_fill(causal_masked, padding, -INFINITY).set_name("masked");
-  log.show("masked", masked);
-  log.say(fmt::format("The two masks are two tape entries, #{} (causal) and #{} (padding): backward passes no "
-                      "gradient through either to a masked score.",
-                      causal_fill, causal_fill + 1));
+  Tensor masked = scores;
+  if (masks) {
+    log.say(fmt::format(
+        "Masks are bool, true = masked out. The causal mask hides the future (key j > query i); the padding mask "
+        "hides the padding key from every query. masked_fill writes {} there{}",
+        fill, fill == -INFINITY ? ": exp(-inf) = 0, so a masked key gets weight exactly 0 after softmax."
+                                : " (the lesson's own choice is -inf: compare the weights of the masked keys)."));
+    Tensor causal = causal_mask(T).set_name("causal_mask");
+    Tensor padding = padding_mask({kLength}, T).set_name("padding_mask");  // (1,T): broadcasts over the queries
+    log.show("causal_mask", causal);
+    log.show("padding_mask", padding);
+    const int64_t causal_fill = tape().next_position();  // the tape entry the next op records
+    Tensor causal_masked = masked_fill(scores, causal, fill).set_name("causal_masked");
+    masked = masked_fill(causal_masked, padding, fill).set_name("masked");
+    log.show("masked", masked);
+    log.say(fmt::format("The two masks are two tape entries, #{} (causal) and #{} (padding): backward passes no "
+                        "gradient through either to a masked score.",
+                        causal_fill, causal_fill + 1));
+  } else {
+    log.say("The masks are off (masks=0): every query sees every key, the future and the padding included.");
+  }
 
   log.say(
       "softmax turns each row into weights that sum to 1. It first subtracts the row's max: exp(x - m) never "
@@ -92,8 +103,9 @@ void attention_head_lesson(LessonLog& log) {
     Tensor naive = exp(add(scores.detach(), 100.0));
     log.fact("every row of the weights sums to 1",
              max_abs_diff(sum(weights.detach(), {1}), ones({T})) < 1e-6);
-    log.fact("masked keys get weight exactly 0 (the causal upper triangle and the padding column)",
-             masked_weights_are_zero(weights));
+    if (masks)
+      log.fact("masked keys get weight exactly 0 (the causal upper triangle and the padding column)",
+               masked_weights_are_zero(weights));
     log.fact("softmax(scores + 1000) equals softmax(scores): the max subtraction makes it stable",
              max_abs_diff(shifted, softmax(masked64, -1)) < 1e-12);
     log.fact("without it, exp(scores + 100) overflows float32 to inf", !all_finite(naive));

@@ -47,8 +47,8 @@ void cross_entropy_lesson(LessonLog& log) {
       "Cross-entropy is the negative log of the probability softmax gives the right answer, averaged over the "
       "positions. The logits are float64 here so that the numerical check below is exact to 1e-8.",
       V, N));
-  Tensor logits = randn({N, V}, kF64, kCPU, gen).requires_grad_().set_name("logits");
-  Tensor targets = tensor_i64(kTargets).set_name("targets");
+  Tensor logits = log.input("logits", randn({N, V}, kF64, kCPU, gen).requires_grad_());
+  Tensor targets = log.input("targets", tensor_i64(kTargets));
   log.show("logits", logits);
   log.show("targets", targets);
 

@@ -23,8 +23,8 @@ void double_backward_lesson(LessonLog& log) {
           "create_graph, tapegrad runs each op's reference rule (written with tapegrad ops) with recording on, so "
           "the backward pass lands on the tape too, and its result can be differentiated again. This is how a "
           "gradient penalty, a Hessian-vector product or a MAML inner step is trained.");
-  Tensor x = randn({n}, kF64, kCPU, gen).requires_grad_().set_name("x");
-  Tensor w = randn({n}, kF64, kCPU, gen).set_name("w");
+  Tensor x = log.input("x", randn({n}, kF64, kCPU, gen).requires_grad_());
+  Tensor w = log.input("w", randn({n}, kF64, kCPU, gen));
   log.show("x", x);
   log.show("w", w);
   Tensor y = sum(tanh(mul(w, x))).set_name("y");

@@ -49,7 +49,7 @@ void encoder_layer_lesson(LessonLog& log) {
       "rescaled to mean 0, variance 1, then weight and bias). Dropout (p = 0.1) follows each sub-block in "
       "training only.",
       E, FF, E));
-  Tensor x = randn({B, T, E}, kF32, kCPU, gen).set_name("x");
+  Tensor x = log.input("x", randn({B, T, E}, kF32, kCPU, gen));
   log.show("x", x);
 
   {

@@ -28,10 +28,10 @@ void forward_vs_reverse_lesson(LessonLog& log) {
           "every op that runs also computes its output's tangent from its inputs' (its forward-mode rule), so one "
           "forward pass gives J v, the Jacobian times a direction v of the inputs. Reverse mode (backward) runs "
           "the tape from the end: one pass gives u^T J, for a direction u of the outputs.");
-  Tensor W = randn({2, 3}, kF64, kCPU, gen).set_name("W");
-  Tensor x = randn({3}, kF64, kCPU, gen).requires_grad_().set_name("x");
-  Tensor v = randn({3}, kF64, kCPU, gen).set_name("v");
-  Tensor u = randn({2}, kF64, kCPU, gen).set_name("u");
+  Tensor W = log.input("W", randn({2, 3}, kF64, kCPU, gen));
+  Tensor x = log.input("x", randn({3}, kF64, kCPU, gen).requires_grad_());
+  Tensor v = log.input("v", randn({3}, kF64, kCPU, gen));
+  Tensor u = log.input("u", randn({2}, kF64, kCPU, gen));
   log.show("W", W);
   log.show("x", x);
   auto f = [&](const TensorList& in) { return tanh(matmul(W, in[0])); };

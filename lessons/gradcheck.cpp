@@ -48,9 +48,9 @@ void gradcheck_lesson(LessonLog& log) {
   log.say("Every op of tapegrad is gradchecked in its tests. Your own function, built from ops, can be checked the "
           "same way: tg::gradcheck(fn, inputs) runs fn's backward and compares it with central finite differences "
           "in float64, element by element, and names the worst element.");
-  Tensor q = randn({T, dk}, kF64, kCPU, gen).requires_grad_().set_name("q");
-  Tensor k = randn({T, dk}, kF64, kCPU, gen).requires_grad_().set_name("k");
-  Tensor v = randn({T, dk}, kF64, kCPU, gen).requires_grad_().set_name("v");
+  Tensor q = log.input("q", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
+  Tensor k = log.input("k", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
+  Tensor v = log.input("v", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
   log.show("q", q);
   GradcheckResult attention_check = gradcheck(attention, {q, k, v});
   log.say("gradcheck of causal attention softmax(mask(q k^T / sqrt(d_k))) v over q, k and v: " +
@@ -59,7 +59,7 @@ void gradcheck_lesson(LessonLog& log) {
 
   log.say("Now an op of your own with its own backward rule. cube(x) = x^3 records one entry with Recorder and "
           "saves x; its rule is dL/dx = dL/dout * 3 x^2.");
-  Tensor x = randn({4}, kF64, kCPU, gen).requires_grad_().set_name("x");
+  Tensor x = log.input("x", randn({4}, kF64, kCPU, gen).requires_grad_());
   log.show("x", x);
   Tensor y = cube(x, 3).set_name("x^3");
   log.show("x^3", y);

@@ -22,7 +22,13 @@
 // - each fact() it states is computed, not asserted by hand: the tests check that every fact
 //   of every lesson holds;
 // - backward_from() is called at most once per loss; the log runs the whole backward pass
-//   before returning, so the lesson may read gradients afterwards.
+//   before returning, so the lesson may read gradients afterwards;
+// - every tensor a student may change (its inputs and parameters) is made through input(), which
+//   names it and applies the student's edits (`tapegrad explore --lesson NAME --set x[3]=0.5`, the lab),
+//   and every choice a student may make (the scale on or off, d_k, the mask's fill) through setting();
+// - its final scalar is named "loss".
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +37,29 @@
 
 namespace tg::lessons {
 
+struct Lesson;
+
+// A student's change to a lesson: element `index` (row-major) of the input named `name` becomes
+// `value` before anything reads it, or, without an index, the setting named `name` takes `value`.
+struct LessonEdit {
+  std::string name;
+  std::optional<int64_t> index;
+  double value = 0;
+};
+
+// A choice the lesson offers (LessonLog::setting): its value in this run and the values it takes.
+struct LessonSetting {
+  std::string name, meaning;
+  double value = 0;
+  std::vector<double> allowed;
+};
+
+// "x[3]=0.5" (also "-inf", "inf", "nan") -> {"x", 3, 0.5}; "d_k=2" -> {"d_k", none, 2}; a
+// tg::Error quoting the text otherwise.
+LessonEdit parse_lesson_edit(std::string_view text);
+// "0.5", "-inf", "inf", "nan" -> the number; a tg::Error quoting the text otherwise.
+double parse_lesson_value(std::string_view text);
+
 class LessonLog {
  public:
   virtual ~LessonLog() = default;
@@ -38,6 +67,27 @@ class LessonLog {
   virtual void show(std::string_view name, const Tensor& t) = 0;   // a tensor worth looking at
   virtual void fact(std::string_view statement, bool holds) = 0;   // a claim the lesson checked
   virtual void backward_from(const Tensor& loss) = 0;              // the scalar to differentiate
+
+  // One of the lesson's inputs or parameters: `t` named `name`, with the edits for that name
+  // applied (a fresh leaf of the same shape, dtype and requires_grad when there are any); a
+  // tg::Error naming the tensor and its size for an index out of range.
+  Tensor input(std::string_view name, Tensor t);
+  struct Input {
+    std::string name;
+    Tensor tensor;
+  };
+  const std::vector<Input>& inputs() const { return inputs_; }  // in the order the lesson made them
+
+  // One of the lesson's choices: `value` unless an edit names it; a tg::Error listing `allowed`
+  // when the edit's value is not one of them. `meaning` says what it changes, for a control's label.
+  double setting(std::string_view name, double value, std::vector<double> allowed, std::string_view meaning);
+  const std::vector<LessonSetting>& settings() const { return settings_; }  // in the order the lesson asked
+
+ private:
+  friend void run_lesson(const Lesson& lesson, LessonLog& log, std::vector<LessonEdit> edits);
+  std::vector<LessonEdit> edits_;
+  std::vector<Input> inputs_;
+  std::vector<LessonSetting> settings_;
 };
 
 struct Lesson {
@@ -52,7 +102,8 @@ const Lesson* find_lesson(std::string_view name);  // null when there is none of
 std::string lesson_names();                        // "attention_head, multi_head, ..." for messages
 
 // Clears this thread's tape, runs the lesson with recording on and anomaly mode off, and
-// restores both modes afterwards (also when the lesson throws).
-void run_lesson(const Lesson& lesson, LessonLog& log);
+// restores both modes afterwards (also when the lesson throws). `edits` change its inputs and
+// settings; one naming neither is a tg::Error listing them.
+void run_lesson(const Lesson& lesson, LessonLog& log, std::vector<LessonEdit> edits = {});
 
 }  // namespace tg::lessons

@@ -37,7 +37,7 @@ void multi_head_lesson(LessonLog& log) {
       "own hs = E / NH = {} channels of the d_model E={} channels, so the cost stays that of one head of width E. "
       "The projections are nn::MultiHeadAttention's (Linear: y = x W^T, Xavier-initialised, no bias here).",
       NH, hs, E));
-  Tensor x = randn({B, T, E}, kF32, kCPU, gen).set_name("x");
+  Tensor x = log.input("x", randn({B, T, E}, kF32, kCPU, gen));
   log.show("x", x);
 
   Tensor q = matmul(x, transpose(Wq, 0, 1)).set_name("q");

@@ -42,7 +42,7 @@ void nan_hunt_lesson(LessonLog& log) {
   log.say("A training run prints loss = nan. Where did it come from? Here is the bug in three lines: a float keep "
           "mask (1 = keep) turned into an additive mask as (1 - keep) * -inf. Where keep is 1 that is 0 * -inf, "
           "which IEEE 754 defines as NaN.");
-  Tensor scores = randn({T, T}, kF32, kCPU, gen).requires_grad_().set_name("scores");
+  Tensor scores = log.input("scores", randn({T, T}, kF32, kCPU, gen).requires_grad_());
   log.show("scores", scores);
   log.show("keep", keep_mask());
   Tensor loss = attention_loss(scores);

@@ -61,7 +61,7 @@ int64_t pick_next(const std::vector<double>& logits, const GenerateOptions& o, d
   std::vector<double> p(N);  // softmax(logits / temperature) in that order
   double total = 0;
   for (int64_t i = 0; i < N; ++i) total += p[i] = std::exp((logits[order[i]] - logits[order[0]]) / o.temperature);
-  int64_t kept = o.top_k > 0 ? std::min(o.top_k, N) : N;
+  int64_t kept = o.top_k > 0 ? std::min<int64_t>(o.top_k, N) : N;
   if (o.top_p < 1) {
     double mass = 0;
     int64_t nucleus = 0;

@@ -77,7 +77,7 @@ std::vector<data::Seq2SeqPair> Seq2SeqData::training_batch(int64_t index, int64_
     cached_epoch_ = epoch;
   }
   const int64_t first = (index % per_epoch) * batch_size;
-  for (int64_t i = first; i < std::min(first + batch_size, std::ssize(train)); ++i)
+  for (int64_t i = first; i < std::min<int64_t>(first + batch_size, std::ssize(train)); ++i)
     pairs.push_back(train[cached_order_[i]]);
   return pairs;
 }

@@ -20,7 +20,8 @@ std::string quoted(const std::string& text) {  // a gnuplot single-quoted string
 }
 
 bool has_zero(const Panel& panel) {
-  return std::ranges::any_of(panel.series, [](const Series& series) { return std::ranges::count(series.y, 0.0) > 0; });
+  return std::any_of(panel.series.begin(), panel.series.end(),  // not std::ranges: libc++ 14 (lab/) lacks them
+                     [](const Series& series) { return std::count(series.y.begin(), series.y.end(), 0.0) > 0; });
 }
 
 void write_panel(std::string& s, const Panel& panel, size_t p) {

@@ -21,7 +21,6 @@
 // on one with an OpenMP region (the region's outlined body would not be cloned): parallelise in
 // the caller, which calls the clone per chunk.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -35,11 +34,17 @@
 
 namespace tg {
 
+// std::bit_cast's builtin: libc++ 14 (the WebAssembly build's library, lab/) has no std::bit_cast.
+template <class To, class From>
+constexpr To bit_cast(const From& from) noexcept {
+  return __builtin_bit_cast(To, from);
+}
+
 inline float exp_vec(float x) {
   constexpr float kLo = -87.33654f, kHi = 88.37f, kMagic = 12582912.0f;  // exp(kLo) = 2^-126; kMagic = 1.5 * 2^23
   const float shifted = x * 1.44269504f + kMagic;  // round(x / ln2) now sits in the low mantissa bits
   const float n = shifted - kMagic;
-  const int32_t i = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kMagic);  // n as an integer
+  const int32_t i = bit_cast<int32_t>(shifted) - bit_cast<int32_t>(kMagic);  // n as an integer
   const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;  // x - n ln2, ln2 = 0.693359375 - 2.12e-4
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
@@ -48,14 +53,14 @@ inline float exp_vec(float x) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  const float y = p * std::bit_cast<float>(static_cast<uint32_t>(i + 127) << 23);  // p 2^n
+  const float y = p * bit_cast<float>(static_cast<uint32_t>(i + 127) << 23);  // p 2^n
   // The special cases as bit masks, not branches or clamps, which would keep the loop scalar.
   const uint32_t zero = 0u - static_cast<uint32_t>(x < kLo);  // also -inf
   const uint32_t inf = 0u - static_cast<uint32_t>(x > kHi);
   const uint32_t nan = 0u - static_cast<uint32_t>(x != x);
-  const uint32_t bits = (std::bit_cast<uint32_t>(y) & ~(zero | inf | nan)) | (0x7f800000u & inf) |
-                        (std::bit_cast<uint32_t>(x) & nan);
-  return std::bit_cast<float>(bits);
+  const uint32_t bits = (bit_cast<uint32_t>(y) & ~(zero | inf | nan)) | (0x7f800000u & inf) |
+                        (bit_cast<uint32_t>(x) & nan);
+  return bit_cast<float>(bits);
 }
 
 inline double exp_vec(double x) { return std::exp(x); }
@@ -156,8 +161,8 @@ inline float erf_vec(float x) {
   poly = poly * t + 0.254829592f;
   const float tail = std::copysign(1.0f - poly * t * exp_vec(-x2), x);
   const uint32_t near_zero = 0u - static_cast<uint32_t>(a < 0.5f);  // a bit mask: `?:` would stay a branch
-  return std::bit_cast<float>((std::bit_cast<uint32_t>(series) & near_zero) |
-                              (std::bit_cast<uint32_t>(tail) & ~near_zero));
+  return bit_cast<float>((bit_cast<uint32_t>(series) & near_zero) |
+                              (bit_cast<uint32_t>(tail) & ~near_zero));
 }
 
 inline double erf_vec(double x) { return std::erf(x); }
@@ -174,7 +179,7 @@ void for_chunks(int64_t n, int64_t chunk, int64_t grain, F f) {
 template <class T>
 T keep_or_zero(uint8_t k, T v) {
   using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  return std::bit_cast<T>(static_cast<Bits>(std::bit_cast<Bits>(v) & (Bits{0} - Bits{k})));
+  return bit_cast<T>(static_cast<Bits>(bit_cast<Bits>(v) & (Bits{0} - Bits{k})));
 }
 
 // A bool mask read as bytes: GCC vectorises `m[i] ? a : b` over uint8_t loads, not over bool loads.

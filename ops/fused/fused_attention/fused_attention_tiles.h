@@ -154,7 +154,8 @@ template <class T>
 class TransposedTiles {
  public:
   TransposedTiles(int64_t S, int64_t width)
-      : S_(S), width_(width), tiles_(std::make_unique_for_overwrite<T[]>(tiles(S) * width * kBlockK)),
+      // new T[n], not make_unique_for_overwrite, which libc++ 14 (lab/) lacks: both leave it uninitialised
+      : S_(S), width_(width), tiles_(new T[tiles(S) * width * kBlockK]),
         source_(tiles(S)) {}
 
   // The tile of keys j0.. of the matrix whose row 0 is at x, rows ld apart.

@@ -1,0 +1,306 @@
+// tapegrad lab: the page's script (inlined into tapegrad-lab.html after the library's module).
+//
+// The library runs in the page: createTapegradModule() (lab/lab_api.cpp compiled by Emscripten)
+// gives tapegrad_lab_run, which runs a lesson with the student's edits and returns the explorer's
+// recording (explore/recording.h). The page draws that recording; every edit runs the lesson again.
+//
+// window.tapegrad, the same for the page's tests and anyone's:
+//   ready                  a Promise, resolved once the library is loaded and the first lesson ran
+//   lessons()              the lessons' names, in teaching order
+//   lesson(name)           switch to a lesson (its edits cleared) and run it; returns its inputs' names
+//   set(tensor, i, value)  change element i (row-major) of one of the lesson's inputs (run() applies it)
+//   choose(setting, value) change one of the lesson's settings (d_k, scale, masks, fill: settings())
+//   settings()             [{name, meaning, value, allowed}], values as text ("-inf")
+//   run()                  forward and backward again with every change; {loss, ms}; throws the
+//                          library's error (also shown in the page)
+//   get(tensor)            the tensor's values, a flat array of numbers ("loss": the final scalar),
+//                          to the 5 significant digits the recording keeps (explore/tensor_summary.h)
+//   grad(tensor)           its gradient dL/dtensor, likewise, or null when none reaches it
+'use strict';
+
+const page = {
+  module: null,        // the Emscripten module
+  lessons: [],         // [{name, title, summary}]
+  lesson: null,        // the current lesson's name
+  edits: new Map(),    // "tensor[index]" -> {name, index, value}; "setting" -> {name, value}
+  rec: null,           // the last recording
+  ms: 0,               // how long the last run took
+};
+
+const $ = id => document.getElementById(id);
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+// The library's JSON reply, or the Error it names.
+function call(name, ...args) {
+  const types = args.map(() => 'string');
+  const reply = JSON.parse(page.module.ccall(name, 'string', types, args));
+  if (reply !== null && typeof reply === 'object' && !Array.isArray(reply) && 'error' in reply)
+    throw new Error(reply.error);
+  return reply;
+}
+
+const number = v => (typeof v === 'string' ? Number(v) : v);  // "-Infinity" and the like
+function show(v) {
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? 'NaN' : v > 0 ? '\u221e' : '\u2212\u221e';
+  if (v === 0) return '0';
+  return Math.abs(v) >= 1e4 || Math.abs(v) < 1e-3 ? v.toExponential(2) : String(Number(v.toPrecision(4)));
+}
+const shapeText = shape => '(' + shape.join(',') + (shape.length === 1 ? ',' : '') + ')';
+
+// A tensor's values from its summary (explore/tensor_summary.h); lessons' tensors are kept exactly.
+function flat(summary) {
+  if (!summary.exact) throw new Error('the recording keeps only block means of this tensor');
+  return summary.values.map(number);
+}
+
+// The recorded tensor named `name` (a parameter, constant or computed one); undefined when the
+// recorded loss never reads it.
+function recorded(name) {
+  const kinds = ['parameter', 'constant', 'computed'];
+  return Object.values(page.rec.tensors).find(t => t.name === name && kinds.includes(t.kind));
+}
+function tensorOf(name) {
+  const found = recorded(name);
+  if (found === undefined) throw new Error(`the lesson ${page.lesson} records no tensor named '${name}'`);
+  return found;
+}
+
+function get(name) {
+  if (name === 'loss') return [number(page.rec.loss)];
+  const input = page.rec.inputs.find(i => i.name === name);
+  return flat(input ? input.value : tensorOf(name).value);
+}
+
+function grad(name) {
+  const rec = page.rec;
+  if (name === 'loss') return [1];
+  const tensor = recorded(name);
+  if (tensor === undefined) {
+    if (rec.inputs.some(i => i.name === name)) return null;  // an input the recorded loss never reads
+    throw new Error(`the lesson ${page.lesson} records no tensor named '${name}'`);
+  }
+  const id = String(tensor.id);
+  if (rec.leaf_grads[id] !== undefined) return flat(rec.tensors[rec.leaf_grads[id]].value);
+  for (const step of rec.backward) {
+    const entry = rec.entries.find(e => e.position === step.position);
+    const k = entry.outputs.map(String).indexOf(id);
+    if (k >= 0 && step.grads_in[k] !== null) return flat(rec.tensors[step.grads_in[k]].value);
+  }
+  return null;
+}
+
+// A table of the tensor's values, rows x cols as the explorer lays them out; editable cells for an input.
+function valuesTable(name, summary, editable) {
+  const values = flat(summary), table = el('table', { class: 'values' });
+  for (let r = 0; r < summary.rows; ++r) {
+    const row = el('tr');
+    for (let c = 0; c < summary.cols; ++c) {
+      const index = r * summary.cols + c, v = values[index], key = `${name}[${index}]`;
+      const cell = el('td', { class: Number.isFinite(v) ? '' : 'nonfinite', title: key });
+      if (page.edits.has(key)) cell.classList.add('edited');
+      if (editable) {
+        const input = el('input', { value: show(v).replace('\u2212', '-').replace('\u221e', 'inf'),
+                                    'aria-label': key, spellcheck: 'false' });
+        input.addEventListener('change', () => edit(name, index, input.value));
+        cell.append(input);
+      } else {
+        cell.append(show(v));
+      }
+      row.append(cell);
+    }
+    table.append(row);
+  }
+  return table;
+}
+
+function figure(name, summary, editable) {
+  return el('figure', {}, el('figcaption', {}, name + ' ', el('span', { class: 'shape' },
+    shapeText(summary.shape) + ' ' + summary.dtype)), valuesTable(name, summary, editable));
+}
+
+function drawLesson() {
+  const pane = $('lesson');
+  pane.replaceChildren();
+  for (const step of page.rec.lesson) {
+    if ('say' in step) pane.append(el('p', { class: 'say' }, step.say));
+    else if ('show' in step) pane.append(figure(step.show, step.value, false));
+    else if ('fact' in step) {
+      const why = step.holds ? '' : ' \u2014 does not hold with these numbers';
+      pane.append(el('p', { class: 'fact ' + (step.holds ? 'holds' : 'fails') }, step.fact + why));
+    }
+    else if ('backward' in step) pane.append(el('p', { class: 'backward' }, `backward from ${step.backward}`));
+  }
+}
+
+function drawSettings() {
+  $('settings').replaceChildren(...page.rec.settings.map(setting => {
+    const choice = el('select', { 'aria-label': setting.name },
+                      ...setting.allowed.map(v => el('option', { value: v }, v)));
+    choice.value = setting.value;
+    choice.addEventListener('change', () => edit(setting.name, null, choice.value));
+    return el('label', { class: 'setting' + (page.edits.has(setting.name) ? ' edited' : '') },
+              el('b', {}, setting.name), ' ', choice, el('span', { class: 'hint' }, ' ' + setting.meaning));
+  }));
+  $('settings-pane').hidden = page.rec.settings.length === 0;
+}
+
+function drawInputs() {
+  const rec = page.rec;
+  $('inputs').replaceChildren(...rec.inputs.map(input => figure(input.name, input.value, true)));
+  const grads = rec.inputs.map(input => [input.name, rec.leaf_grads[String(recorded(input.name)?.id)]])
+    .filter(([, id]) => id !== undefined);
+  $('gradients').replaceChildren(...grads.map(([name, id]) => figure('dL/d' + name, rec.tensors[id].value, false)));
+}
+
+function drawTape() {
+  const rec = page.rec, label = id => (id === null ? '\u2014' : rec.tensors[id]?.name || `tensor ${id}`);
+  $('tape').replaceChildren(...rec.entries.map(e => el('li', {}, el('span', { class: 'pos' }, `#${e.position}`),
+    `${e.op}(${e.inputs.map(i => label(i.tensor)).join(', ')}) \u2192 ${e.outputs.map(label).join(', ')}`)));
+}
+
+// The tape as a graph, laid out in the page by dagre (Debian's node-dagre-layout) each time it
+// runs, so a change that changes the tape's shape redraws it: an entry is a rounded box (#position
+// op), a tensor that no entry made (an input, a parameter, a constant) a plain one, and an edge
+// carries the tensor that flows along it.
+const kSvg = 'http://www.w3.org/2000/svg';
+function svg(tag, attrs = {}, text = null) {
+  const node = document.createElementNS(kSvg, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+function drawGraph() {
+  const rec = page.rec, g = new dagre.graphlib.Graph({ multigraph: true });
+  g.setGraph({ rankdir: 'TB', nodesep: 18, ranksep: 30, marginx: 8, marginy: 8 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const producer = new Map();
+  for (const e of rec.entries) for (const id of e.outputs) producer.set(id, e.position);
+  const label = id => rec.tensors[id]?.name || `tensor ${id}`;
+  const node = (text, kind) => ({ text, kind, width: 12 + 7 * text.length, height: 26 });
+  for (const e of rec.entries) g.setNode(`e${e.position}`, node(`#${e.position} ${e.op}`, 'entry'));
+  for (const e of rec.entries)
+    for (const input of e.inputs) {
+      if (input.tensor === null) continue;
+      const from = producer.has(input.tensor) ? `e${producer.get(input.tensor)}` : `t${input.tensor}`;
+      if (!producer.has(input.tensor)) g.setNode(from, node(label(input.tensor), 'tensor'));
+      g.setEdge(from, `e${e.position}`, {}, `${input.tensor}-${e.position}`);
+    }
+  dagre.layout(g);
+  const { width, height } = g.graph();
+  const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
+                            'aria-label': `the tape's graph: ${rec.entries.length} entries` });
+  const defs = svg('defs');
+  const marker = svg('marker', { id: 'arrow', viewBox: '0 0 8 8', refX: 8, refY: 4, markerWidth: 7, markerHeight: 7,
+                                 orient: 'auto-start-reverse' });
+  marker.append(svg('path', { d: 'M0,0 L8,4 L0,8 z', fill: '#9aa5b1' }));
+  defs.append(marker);
+  root.append(defs);
+  for (const edge of g.edges()) {
+    const points = g.edge(edge).points.map(p => `${p.x},${p.y}`).join(' ');
+    root.append(svg('polyline', { points, class: 'edge', 'marker-end': 'url(#arrow)' }));
+  }
+  for (const name of g.nodes()) {
+    const n = g.node(name), group = svg('g', { class: `node ${n.kind}`, 'data-node': name });
+    group.append(svg('rect', { x: n.x - n.width / 2, y: n.y - n.height / 2, width: n.width, height: n.height,
+                               rx: n.kind === 'entry' ? 12 : 2 }));
+    group.append(svg('text', { x: n.x, y: n.y + 4, 'text-anchor': 'middle' }, n.text));
+    root.append(group);
+  }
+  $('graph').replaceChildren(root);
+}
+
+function showError(message) {
+  $('error').hidden = message === null;
+  $('error').textContent = message === null ? '' : message;
+}
+
+function run() {
+  const started = performance.now();
+  try {
+    const request = { lesson: page.lesson, edits: [...page.edits.values()] };
+    page.rec = call('tapegrad_lab_run', JSON.stringify(request));
+  } catch (error) {
+    showError(error.message);
+    throw error;
+  }
+  page.ms = performance.now() - started;
+  showError(null);
+  drawLesson();
+  drawSettings();
+  drawInputs();
+  drawTape();
+  drawGraph();
+  $('status').textContent = `forward + backward in ${page.ms.toFixed(1)} ms, loss ${show(number(page.rec.loss))}`;
+  return { loss: number(page.rec.loss), ms: page.ms };
+}
+
+// JSON has no -inf, inf or nan: those go to the library as text, which reads them.
+function valueOf(value) {
+  if (typeof value !== 'number' || Number.isFinite(value)) return value;
+  return Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf';
+}
+function set(tensor, index, value) {
+  page.edits.set(`${tensor}[${index}]`, { name: tensor, index, value: valueOf(value) });
+}
+function choose(setting, value) {
+  page.edits.set(setting, { name: setting, value: valueOf(value) });
+}
+
+// A cell typed into or a setting chosen (index null): the text goes to the library, which checks
+// it; a change it refuses is shown and undone.
+function edit(name, index, text) {
+  const key = index === null ? name : `${name}[${index}]`, earlier = page.edits.get(key);
+  const value = text.trim().replace('\u2212', '-').replace('\u221e', 'inf').toLowerCase();
+  page.edits.set(key, index === null ? { name, value } : { name, index, value });
+  try {
+    run();
+  } catch (error) {
+    if (earlier) page.edits.set(key, earlier);
+    else page.edits.delete(key);
+  }
+}
+
+function lesson(name) {
+  if (!page.lessons.some(l => l.name === name))
+    throw new Error(`there is no lesson named '${name}': the lessons are ${page.lessons.map(l => l.name).join(', ')}`);
+  page.lesson = name;
+  page.edits.clear();
+  $('lesson-choice').value = name;
+  run();
+  return page.rec.inputs.map(i => i.name);
+}
+
+const ready = (async () => {
+  const started = performance.now();
+  page.module = await createTapegradModule();
+  page.lessons = call('tapegrad_lab_lessons');
+  $('lesson-choice').replaceChildren(...page.lessons.map(l => el('option', { value: l.name }, l.title)));
+  $('lesson-choice').addEventListener('change', event => lesson(event.target.value));
+  $('reset-edits').addEventListener('click', () => lesson(page.lesson));
+  lesson(page.lessons[0].name);
+  page.loadMs = performance.now() - started;
+  $('status').textContent = `library loaded and first lesson run in ${page.loadMs.toFixed(0)} ms`;
+})();
+
+window.tapegrad = {
+  ready,
+  lessons: () => page.lessons.map(l => l.name),
+  lesson,
+  set,
+  choose,
+  settings: () => page.rec.settings.map(s => ({ ...s })),
+  run,
+  get,
+  grad,
+  loadMs: () => page.loadMs,
+};

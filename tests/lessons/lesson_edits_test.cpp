@@ -1,0 +1,210 @@
+// A student's edits to a lesson's inputs and settings (lessons/lesson.h: LessonLog::input and
+// setting, run_lesson's edits), as `tapegrad explore --lesson NAME --set` and the lab (lab/) apply them.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "explore/lesson_log.h"
+#include "lessons/lesson.h"
+#include "lessons/values.h"
+#include "tapegrad.h"
+#include "train/train_test_util.h"
+
+namespace tg::test {
+
+namespace {
+
+using lessons::LessonEdit;
+
+nlohmann::json record(const std::string& name, std::vector<LessonEdit> edits = {}) {
+  return explore::record_lesson(*lessons::find_lesson(name), std::move(edits));
+}
+
+// The recorded values of the tensor the lesson named `name` (a parameter or constant).
+std::vector<double> recorded(const nlohmann::json& rec, const std::string& name) {
+  for (const auto& [id, t] : rec["tensors"].items())
+    if (t["name"] == name && t["kind"] != "gradient" && t["kind"] != "saved") {
+      std::vector<double> out;
+      for (const auto& v : t["value"]["values"])  // "-Infinity" and the like as strings
+        out.push_back(v.is_string() ? std::stod(v.get<std::string>()) : v.get<double>());
+      return out;
+    }
+  FAIL("no tensor named " << name);
+  return {};
+}
+
+// Keeps the tensors a lesson shows and the value of its loss, exactly.
+struct ExactLog : lessons::LessonLog {
+  std::map<std::string, std::vector<double>> shown;
+  double loss = 0;
+  void say(std::string_view) override {}
+  void show(std::string_view name, const Tensor& t) override { shown[std::string(name)] = lessons::values(t); }
+  void fact(std::string_view, bool) override {}
+  void backward_from(const Tensor& l) override {
+    loss = l.item();
+    l.backward();
+  }
+};
+
+ExactLog run_exactly(std::vector<LessonEdit> edits) {
+  ExactLog log;
+  lessons::run_lesson(*lessons::find_lesson("attention_head"), log, std::move(edits));
+  return log;
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("lesson edits: TENSOR[INDEX]=VALUE is read whole, and anything else is refused naming the text") {
+  const LessonEdit edit = lessons::parse_lesson_edit("x[3]=0.5");
+  CHECK(edit.name == "x");
+  CHECK(edit.index == 3);
+  CHECK(edit.value == 0.5);
+  CHECK(lessons::parse_lesson_edit("q k^T[12]=-2e3").name == "q k^T");
+  const LessonEdit setting = lessons::parse_lesson_edit("d_k=2");
+  CHECK(setting.name == "d_k");
+  CHECK(!setting.index);
+  CHECK(setting.value == 2);
+  CHECK(lessons::parse_lesson_edit("fill=-inf").value == -INFINITY);
+  CHECK(lessons::parse_lesson_edit("scores[0]=-inf").value == -INFINITY);
+  CHECK(lessons::parse_lesson_edit("scores[0]=inf").value == INFINITY);
+  CHECK(std::isnan(lessons::parse_lesson_edit("scores[0]=nan").value));
+  for (const std::string bad : {"x", "=1", "[0]=1", "x[0]", "x[-1]=1", "d_k=two", "x[a]=1", "x[]=1", "x[0]=",
+                                "x[0]=abc", "x[0]=1e999", "x[0]=0.5x", "x[99999999999999999999]=1"}) {
+    CAPTURE(bad);
+    const std::string message = message_of([&] { lessons::parse_lesson_edit(bad); });
+    CHECK(message.find("--set '" + bad + "'") != std::string::npos);
+    CHECK(message.find("TENSOR[INDEX]=VALUE or SETTING=VALUE") != std::string::npos);
+  }
+}
+
+TEST_CASE("lesson edits: an edit changes that element before the lesson reads it, and its own value nothing") {
+  const nlohmann::json plain = record("attention_head");
+  std::vector<std::string> inputs;
+  for (const auto& input : plain["inputs"]) inputs.push_back(input["name"]);
+  CHECK(inputs == std::vector<std::string>{"x", "Wq", "Wk", "Wv"});
+  const int64_t x_id = plain["entries"][0]["inputs"][0]["tensor"];  // matmul(x, Wq)
+  CHECK(plain["inputs"][0]["value"] == plain["tensors"][std::to_string(x_id)]["value"]);
+  std::vector<double> x = recorded(plain, "x");
+  REQUIRE(x.size() == 16);
+
+  // The element's own value again: the same loss to the bit (an edit is a copy, not a perturbation).
+  const ExactLog exact = run_exactly({});
+  CHECK(run_exactly({{"x", 3, exact.shown.at("x")[3]}}).loss == exact.loss);
+
+  const nlohmann::json edited = record("attention_head", {{"x", 3, 0.5}, {"Wq", 0, -1.25}});
+  std::vector<double> edited_x = recorded(edited, "x");
+  CHECK(edited_x[3] == 0.5);
+  edited_x[3] = x[3];
+  CHECK(edited_x == x);
+  CHECK(recorded(edited, "Wq")[0] == -1.25);
+  CHECK(edited["loss"].get<double>() != plain["loss"].get<double>());
+  // Wq stays a parameter: its gradient is still recorded.
+  CHECK(edited["leaf_grads"].size() == plain["leaf_grads"].size());
+}
+
+TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction for class ids is a clear error") {
+  CHECK(message_of([] { record("attention_head", {{"x", 16, 1}}); }) ==
+        "lesson: x[16] is out of range: x has 16 elements (indices 0 to 15)");
+  CHECK(message_of([] { record("attention_head", {{"x", -1, 1}}); }).find("x[-1] is out of range") !=
+        std::string::npos);
+  CHECK(message_of([] { record("attention_head", {{"scores", 0, 1}}); }) ==
+        "lesson: attention_head has no input or setting named 'scores': its inputs are x, Wq, Wk, Wv; its settings "
+        "d_k, scale, masks, fill");
+  CHECK(message_of([] { record("attention_head", {{"x", std::nullopt, 1}}); }) ==
+        "lesson: x is a tensor: give the element, as x[0]=1");
+  CHECK(message_of([] { record("attention_head", {{"d_k", 0, 2}}); }) ==
+        "lesson: d_k is a setting, not a tensor: write d_k=2");
+  CHECK(message_of([] { record("attention_head", {{"d_k", std::nullopt, 3}}); }) ==
+        "lesson: d_k=3: d_k takes 1, 2, 4, 8");
+  CHECK(message_of([] { record("multi_head", {{"d_k", std::nullopt, 2}}); }).find("its settings none") !=
+        std::string::npos);
+  CHECK(message_of([] { record("cross_entropy", {{"targets", 0, 2.5}}); }) ==
+        "lesson: targets[0] = 2.5: targets holds int64, so the value must be a whole number");
+  CHECK(message_of([] { record("cross_entropy", {{"targets", 0, 99}}); }).find("cross_entropy") != std::string::npos);
+}
+
+// The recorded facts of a lesson, statement -> holds.
+std::map<std::string, bool> facts(const nlohmann::json& rec) {
+  std::map<std::string, bool> out;
+  for (const auto& step : rec["lesson"])
+    if (step.contains("fact")) out[step["fact"]] = step["holds"];
+  return out;
+}
+
+std::vector<std::string> ops(const nlohmann::json& rec) {
+  std::vector<std::string> out;
+  for (const auto& e : rec["entries"]) out.push_back(e["op"]);
+  return out;
+}
+
+TEST_CASE("lesson settings: d_k, the scale, the masks and their fill change the tape, and failing facts say so") {
+  const nlohmann::json plain = record("attention_head");
+  REQUIRE(plain["settings"].size() == 4);
+  CHECK(plain["settings"][0] == nlohmann::json({{"name", "d_k"}, {"meaning", "the head size: columns of Wq, Wk and Wv"},
+                                                {"value", "4"}, {"allowed", {"1", "2", "4", "8"}}}));
+  CHECK(plain["settings"][3]["value"] == "-inf");
+  const std::string query0 = "query 0 can see only key 0, so its weight there is 1";
+  CHECK(facts(plain).at(query0));
+
+  const nlohmann::json d2 = record("attention_head", {{"d_k", std::nullopt, 2}});
+  CHECK(recorded(d2, "Wq").size() == 8);  // (C, d_k) = (4, 2)
+  CHECK(d2["settings"][0]["value"] == "2");
+
+  const std::vector<std::string> with_scale = ops(plain);
+  const std::vector<std::string> without_scale = ops(record("attention_head", {{"scale", std::nullopt, 0}}));
+  CHECK(without_scale.size() + 1 == with_scale.size());  // no mul by 1/sqrt(d_k)
+
+  const nlohmann::json unmasked = record("attention_head", {{"masks", std::nullopt, 0}});
+  const std::vector<std::string> unmasked_ops = ops(unmasked);
+  CHECK(std::count(unmasked_ops.begin(), unmasked_ops.end(), "masked_fill") == 0);
+  CHECK(std::count(with_scale.begin(), with_scale.end(), "masked_fill") == 2);
+  CHECK_FALSE(facts(unmasked).at(query0));
+
+  // A fill of 0 lets query 0 see the masked keys a little; -1e9 still hides them exactly (exp underflows).
+  CHECK_FALSE(facts(record("attention_head", {{"fill", std::nullopt, 0}})).at(query0));
+  const auto huge = facts(record("attention_head", {{"fill", std::nullopt, -1e9}}));
+  CHECK(huge.at(query0));
+  CHECK(huge.at("masked keys get weight exactly 0 (the causal upper triangle and the padding column)"));
+}
+
+TEST_CASE("cli: lesson --set prints the changed lesson and says which facts stop holding, with exit 0") {
+  const auto plain = run_cli({"lesson", "attention_head"});
+  const auto changed = run_cli({"lesson", "attention_head", "--set", "masks=0", "--set", "d_k=2"});
+  REQUIRE_MESSAGE(changed.status == 0, changed.err);
+  CHECK(changed.out.find("Here the scale") == std::string::npos);
+  CHECK(changed.out.find("The masks are off (masks=0)") != std::string::npos);
+  CHECK(changed.out.find("sqrt(d_k) = sqrt(2)") != std::string::npos);
+  CHECK(changed.out.find("of the lesson's facts do not hold with these changes") != std::string::npos);
+  CHECK(plain.out.find("do not hold") == std::string::npos);
+}
+
+TEST_CASE("cli: explore --lesson --set writes the edited lesson's recording") {
+  const TempDir temp("lesson_edits");
+  const std::filesystem::path& dir = temp.path();
+  const auto r = run_cli({"explore", "--lesson", "attention_head", "--set", "x[3]=0.5", "--set", "Wq[0]=-inf", "--set",
+                          "d_k=2", "--out", (dir / "page.html").string(), "--json", (dir / "rec.json").string()});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  std::ifstream in(dir / "rec.json");
+  const nlohmann::json rec = nlohmann::json::parse(in);
+  CHECK(recorded(rec, "x")[3] == 0.5);
+  CHECK(recorded(rec, "Wq")[0] == -INFINITY);
+  CHECK(recorded(rec, "Wq").size() == 8);
+}
+
+}  // namespace tg::test
