@@ -9,6 +9,9 @@
 #   train/run_data.cpp           OpenSSL's SHA-256 (a run's data files)
 set(TAPEGRAD_WASM_EXCLUDE
     "/(core/io/safetensors|core/io/output_directory|core/openmp_wait|data/bpe_file|train/run_data)[.]cpp$")
+# Emscripten's JavaScript optimiser, run when linking, needs Debian's acorn (node-acorn), which
+# the node on PATH may not look for.
+set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
 set(TAPEGRAD_WITH_MPI OFF)
 set(TAPEGRAD_WITH_NCCL OFF)
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/copy.h"
 #include "core/error.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
@@ -97,7 +98,7 @@ LessonEdit parse_lesson_edit(std::string_view text) {
   }
 }
 
-Tensor LessonLog::input(std::string_view name, Tensor t) {
+std::vector<double> LessonLog::edited_values(std::string_view name, const Tensor& t) const {
   std::vector<double> edited;
   for (const LessonEdit& edit : edits_) {
     if (edit.name != name) continue;
@@ -114,6 +115,11 @@ Tensor LessonLog::input(std::string_view name, Tensor t) {
                                         t.dtype() == kBool ? "0 or 1" : "a whole number"));
     edited[*edit.index] = edit.value;
   }
+  return edited;
+}
+
+Tensor LessonLog::input(std::string_view name, Tensor t) {
+  const std::vector<double> edited = edited_values(name, t);
   if (!edited.empty()) {
     const bool grad = t.requires_grad();
     t = tensor(edited, t.shape(), t.dtype());
@@ -122,6 +128,17 @@ Tensor LessonLog::input(std::string_view name, Tensor t) {
   t.set_name(std::string(name));
   inputs_.push_back({std::string(name), t});
   return t;
+}
+
+void LessonLog::parameter(std::string_view name, const Tensor& p) {
+  const std::vector<double> edited = edited_values(name, p);
+  if (!edited.empty()) {
+    NoGradGuard in_place;
+    copy_(p, tensor(edited, p.shape(), p.dtype()));
+  }
+  Tensor named = p;
+  named.set_name(std::string(name));
+  inputs_.push_back({std::string(name), p});
 }
 
 double LessonLog::setting(std::string_view name, double value, std::vector<double> allowed, std::string_view meaning) {

@@ -72,6 +72,9 @@ class LessonLog {
   // applied (a fresh leaf of the same shape, dtype and requires_grad when there are any); a
   // tg::Error naming the tensor and its size for an index out of range.
   Tensor input(std::string_view name, Tensor t);
+  // A module's parameter a student may change, named `name`: the edits for that name are written
+  // into it (the module keeps it), off the tape.
+  void parameter(std::string_view name, const Tensor& p);
   struct Input {
     std::string name;
     Tensor tensor;
@@ -85,6 +88,7 @@ class LessonLog {
 
  private:
   friend void run_lesson(const Lesson& lesson, LessonLog& log, std::vector<LessonEdit> edits);
+  std::vector<double> edited_values(std::string_view name, const Tensor& t) const;  // empty: no edit names it
   std::vector<LessonEdit> edits_;
   std::vector<Input> inputs_;
   std::vector<LessonSetting> settings_;

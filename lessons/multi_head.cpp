@@ -32,6 +32,7 @@ void multi_head_lesson(LessonLog& log) {
   mha.reset_parameters(gen);
   const Tensor &Wq = mha.q_proj->weight, &Wk = mha.k_proj->weight, &Wv = mha.v_proj->weight,
                &Wo = mha.out_proj->weight;
+  log.parameter("Wq", Wq), log.parameter("Wk", Wk), log.parameter("Wv", Wv), log.parameter("Wo", Wo);
   log.say(fmt::format(
       "One head computes one attention pattern. Multi-head attention runs NH={} heads side by side, each on its "
       "own hs = E / NH = {} channels of the d_model E={} channels, so the cost stays that of one head of width E. "

@@ -118,6 +118,18 @@ TEST_CASE("lesson edits: an edit changes that element before the lesson reads it
   CHECK(edited["leaf_grads"].size() == plain["leaf_grads"].size());
 }
 
+TEST_CASE("lesson edits: a module's parameter is changed in place, and the module computes with it") {
+  const nlohmann::json plain = record("multi_head");
+  const nlohmann::json edited = record("multi_head", {{"Wo", 0, 0.25}});
+  std::vector<double> wo = recorded(plain, "Wo"), edited_wo = recorded(edited, "Wo");
+  REQUIRE(wo.size() == edited_wo.size());
+  CHECK(edited_wo[0] == 0.25);
+  edited_wo[0] = wo[0];
+  CHECK(edited_wo == wo);
+  CHECK(edited["loss"].get<double>() != plain["loss"].get<double>());
+  CHECK(edited["leaf_grads"].size() == plain["leaf_grads"].size());  // still a parameter
+}
+
 TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction for class ids is a clear error") {
   CHECK(message_of([] { record("attention_head", {{"x", 16, 1}}); }) ==
         "lesson: x[16] is out of range: x has 16 elements (indices 0 to 15)");
