@@ -5,6 +5,7 @@
 //   heads   = weights v                           (B,NH,T,hs)
 //   concat  = cat(head 0, ..., head NH-1)         (B,T,E)
 //   out     = concat Wo^T                          (B,T,E)
+// Its setting: the number of heads NH (a divisor of E).
 #include <cmath>
 
 #include <fmt/format.h>
@@ -20,14 +21,16 @@
 namespace tg::lessons {
 
 namespace {
-constexpr int64_t B = 1, T = 3, E = 8, NH = 2, hs = E / NH;
+constexpr int64_t B = 1, T = 3, E = 8;
 
 // (B,T,E) -> (B,NH,T,hs): each head gets its own slice of the E channels.
-Tensor split_heads(const Tensor& x) { return transpose(reshape(x, {B, T, NH, hs}), 1, 2); }
+Tensor split_heads(const Tensor& x, int64_t NH) { return transpose(reshape(x, {B, T, NH, E / NH}), 1, 2); }
 }  // namespace
 
 void multi_head_lesson(LessonLog& log) {
   Generator gen(16);
+  const auto NH = static_cast<int64_t>(log.setting("heads", 2, {1, 2, 4, 8}, "the number of heads NH: hs = E / NH"));
+  const int64_t hs = E / NH;
   nn::MultiHeadAttention mha(E, NH, /*dropout=*/0, /*bias=*/false);
   mha.reset_parameters(gen);
   const Tensor &Wq = mha.q_proj->weight, &Wk = mha.k_proj->weight, &Wv = mha.v_proj->weight,
@@ -51,9 +54,9 @@ void multi_head_lesson(LessonLog& log) {
       "Split into heads: reshape (B,T,E) to (B,T,NH,hs) and swap T and NH, giving (B,NH,T,hs) = ({},{},{},{}). "
       "Every op below treats the head dimension as one more batch dimension.",
       B, NH, T, hs));
-  Tensor qh = split_heads(q).set_name("q heads");
-  Tensor kh = split_heads(k).set_name("k heads");
-  Tensor vh = split_heads(v).set_name("v heads");
+  Tensor qh = split_heads(q, NH).set_name("q heads");
+  Tensor kh = split_heads(k, NH).set_name("k heads");
+  Tensor vh = split_heads(v, NH).set_name("v heads");
   log.show("q heads", qh);
 
   log.say(fmt::format("Scores per head, scaled by 1/sqrt(hs) = 1/sqrt({}) (the head size, not E), the causal mask "

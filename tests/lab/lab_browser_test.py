@@ -4,7 +4,9 @@
 - Every lesson, run in the page, gives the numbers the native program records for it
   (`tapegrad explore --lesson NAME --json`): the loss, every input, every input's gradient.
 - Edits through window.tapegrad.set() and through a cell typed into give the numbers of the native
-  run with the same `--set` edits (a computed tensor, the weights, included).
+  run with the same `--set` edits (a computed tensor, the weights, included); so do settings
+  (choose(), and a setting's menu), and a setting that removes tape entries redraws the graph
+  without them.
 - A bad edit ends in the library's own error, shown in the page, and the page keeps working.
 - The page requests nothing but itself (and its inlined wasm, as a data: URL); it fits 1024x768
   and 1920x1080 without sideways scrolling (screenshots saved in WORK_DIR).
@@ -152,6 +154,23 @@ def main(lab_page, binary, work):
         rec = native(binary, work, "attention_head", ["x[3]=0.5", "Wq[0]=-1.25", "Wk[5]=-inf"])
         check_against_native(driver, rec, ["x", "Wq", "Wk", "Wv", "weights", "scores"], "attention_head, edited")
         print("three edits (one to -inf) equal the native run with the same --set edits")
+
+        # Settings: through the API, and through a menu as a student does; the graph follows the tape.
+        driver.execute_script("tapegrad.lesson('multi_head'); tapegrad.choose('heads', 4); tapegrad.run()")
+        check_against_native(driver, native(binary, work, "multi_head", ["heads=4"]), ["x", "Wq", "Wo", "weights"],
+                             "multi_head with 4 heads")
+        driver.execute_script("tapegrad.lesson('attention_head')")
+        graph_ops = "return [...document.querySelectorAll('#graph .node.entry text')].map(t => t.textContent)"
+        assert any("masked_fill" in op for op in driver.execute_script(graph_ops))
+        menu = driver.find_element(By.CSS_SELECTOR, 'select[aria-label="masks"]')
+        menu.find_element(By.CSS_SELECTOR, 'option[value="0"]').click()
+        rec = native(binary, work, "attention_head", ["masks=0"])
+        check_against_native(driver, rec, ["x", "Wq", "weights"], "attention_head without masks")
+        shown_ops = driver.execute_script(graph_ops)
+        assert len(shown_ops) == len(rec["entries"]) and not any("masked_fill" in op for op in shown_ops), shown_ops
+        failing = driver.execute_script("return [...document.querySelectorAll('.fact.fails')].map(f => f.textContent)")
+        assert any(f.startswith("query 0 can see only key 0") for f in failing), failing
+        print("settings (heads=4, masks=0 from its menu) equal the native runs; the graph lost the masks' entries")
 
         # A cell typed into, as a student does.
         driver.execute_script("tapegrad.lesson('attention_head')")

@@ -144,7 +144,7 @@ TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction 
         "lesson: d_k is a setting, not a tensor: write d_k=2");
   CHECK(message_of([] { record("attention_head", {{"d_k", std::nullopt, 3}}); }) ==
         "lesson: d_k=3: d_k takes 1, 2, 4, 8");
-  CHECK(message_of([] { record("multi_head", {{"d_k", std::nullopt, 2}}); }).find("its settings none") !=
+  CHECK(message_of([] { record("cross_entropy", {{"d_k", std::nullopt, 2}}); }).find("its settings none") !=
         std::string::npos);
   CHECK(message_of([] { record("cross_entropy", {{"targets", 0, 2.5}}); }) ==
         "lesson: targets[0] = 2.5: targets holds int64, so the value must be a whole number");
@@ -193,6 +193,19 @@ TEST_CASE("lesson settings: d_k, the scale, the masks and their fill change the 
   const auto huge = facts(record("attention_head", {{"fill", std::nullopt, -1e9}}));
   CHECK(huge.at(query0));
   CHECK(huge.at("masked keys get weight exactly 0 (the causal upper triangle and the padding column)"));
+}
+
+TEST_CASE("lesson settings: multi_head's heads split the same E channels, and every check against the module holds") {
+  for (const double heads : {1.0, 2.0, 4.0, 8.0}) {
+    CAPTURE(heads);
+    const nlohmann::json rec = record("multi_head", {{"heads", std::nullopt, heads}});
+    for (const auto& [statement, holds] : facts(rec)) {
+      CAPTURE(statement);
+      CHECK(holds);
+    }
+    for (const auto& [id, t] : rec["tensors"].items())
+      if (t["name"] == "weights") CHECK(t["value"]["shape"] == nlohmann::json({1, int(heads), 3, 3}));
+  }
 }
 
 TEST_CASE("cli: lesson --set prints the changed lesson and says which facts stop holding, with exit 0") {
