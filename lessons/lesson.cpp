@@ -108,11 +108,12 @@ std::vector<double> LessonLog::edited_values(std::string_view name, const Tensor
     if (*edit.index < 0 || *edit.index >= std::ssize(edited))
       throw Error("lesson", fmt::format("{}[{}] is out of range: {} has {} elements (indices 0 to {})", name,
                                         *edit.index, name, edited.size(), edited.size() - 1));
-    const bool whole = edit.value == std::trunc(edit.value), flag = edit.value == 0 || edit.value == 1;
+    const double v = edit.value;
+    const bool whole = std::isfinite(v) && v == std::trunc(v) && std::abs(v) <= 0x1p53, flag = v == 0 || v == 1;
     if ((t.dtype() == kBool && !flag) || (!is_floating(t.dtype()) && !whole))
-      throw Error("lesson", fmt::format("{}[{}] = {}: {} holds {}, so the value must be {}", name, *edit.index,
-                                        edit.value, name, dtype_name(t.dtype()),
-                                        t.dtype() == kBool ? "0 or 1" : "a whole number"));
+      throw Error("lesson", fmt::format("{}[{}] = {}: {} holds {}, so the value must be {}", name, *edit.index, v,
+                                        name, dtype_name(t.dtype()),
+                                        t.dtype() == kBool ? "0 or 1" : "a whole number of at most 2^53"));
     edited[*edit.index] = edit.value;
   }
   return edited;

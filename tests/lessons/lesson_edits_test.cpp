@@ -147,7 +147,11 @@ TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction 
   CHECK(message_of([] { record("cross_entropy", {{"d_k", std::nullopt, 2}}); }).find("its settings none") !=
         std::string::npos);
   CHECK(message_of([] { record("cross_entropy", {{"targets", 0, 2.5}}); }) ==
-        "lesson: targets[0] = 2.5: targets holds int64, so the value must be a whole number");
+        "lesson: targets[0] = 2.5: targets holds int64, so the value must be a whole number of at most 2^53");
+  CHECK(message_of([] { record("cross_entropy", {{"targets", 0, -INFINITY}}); }).find("a whole number") !=
+        std::string::npos);
+  CHECK(message_of([] { record("cross_entropy", {{"targets", 0, 1e300}}); }).find("a whole number") !=
+        std::string::npos);
   CHECK(message_of([] { record("cross_entropy", {{"targets", 0, 99}}); }).find("cross_entropy") != std::string::npos);
 }
 
