@@ -13,6 +13,8 @@
 //   settings()             [{name, meaning, value, allowed}], values as text ("-inf")
 //   run()                  forward and backward again with every change; {loss, ms}; throws the
 //                          library's error (also shown in the page)
+//   stepTo(k)              show backward after k of its steps (0: the forward pass only); returns
+//                          {position, op, gradsIn: [flat or null], gradsOut: [flat or null]} of step k
 //   get(tensor)            the tensor's values, a flat array of numbers ("loss": the final scalar),
 //                          to the 5 significant digits the recording keeps (explore/tensor_summary.h)
 //   grad(tensor)           its gradient dL/dtensor, likewise, or null when none reaches it
@@ -25,6 +27,7 @@ const page = {
   edits: new Map(),    // "tensor[index]" -> {name, index, value}; "setting" -> {name, value}
   rec: null,           // the last recording
   ms: 0,               // how long the last run took
+  step: 0,             // backward steps shown (0: none); kept across runs, so an edit shows at the same step
 };
 
 const $ = id => document.getElementById(id);
@@ -161,10 +164,60 @@ function drawInputs() {
   $('gradients').replaceChildren(...grads.map(([name, id]) => figure('dL/d' + name, rec.tensors[id].value, false)));
 }
 
+const tensorLabel = id => (id === null ? '\u2014' : page.rec.tensors[id]?.name || `tensor ${id}`);
+
 function drawTape() {
-  const rec = page.rec, label = id => (id === null ? '\u2014' : rec.tensors[id]?.name || `tensor ${id}`);
-  $('tape').replaceChildren(...rec.entries.map(e => el('li', {}, el('span', { class: 'pos' }, `#${e.position}`),
-    `${e.op}(${e.inputs.map(i => label(i.tensor)).join(', ')}) \u2192 ${e.outputs.map(label).join(', ')}`)));
+  const rec = page.rec;
+  $('tape').replaceChildren(...rec.entries.map(e => el('li', { 'data-position': e.position },
+    el('span', { class: 'pos' }, `#${e.position}`),
+    `${e.op}(${e.inputs.map(i => tensorLabel(i.tensor)).join(', ')}) \u2192 `,
+    e.outputs.map(tensorLabel).join(', '))));
+}
+
+// Backward, one entry at a time: the entries done so far and the current one marked in the list
+// and the graph, and the current entry's gradients, flowing in (of its outputs) and out (to its inputs).
+function drawStep() {
+  const rec = page.rec, steps = rec.backward;
+  page.step = Math.min(page.step, steps.length);
+  const done = new Set(steps.slice(0, page.step).map(s => s.position));
+  const current = page.step > 0 ? steps[page.step - 1] : null;
+  const mark = (node, position) => {
+    node.classList.toggle('done', done.has(position));
+    node.classList.toggle('current', current !== null && current.position === position);
+  };
+  for (const li of $('tape').children) mark(li, Number(li.dataset.position));
+  for (const g of $('graph').querySelectorAll('.node.entry')) mark(g, Number(g.dataset.node.slice(1)));
+  $('bw-back').disabled = page.step === 0;
+  $('bw-step').disabled = $('bw-end').disabled = page.step === steps.length;
+  const pane = $('step-detail');
+  if (current === null) {
+    $('bw-status').textContent = `forward pass; ${steps.length} entries to step backward`;
+    pane.replaceChildren();
+    return;
+  }
+  const entry = rec.entries.find(e => e.position === current.position);
+  $('bw-status').textContent = `backward step ${page.step} of ${steps.length}: #${entry.position} ${entry.op}`;
+  const figures = (ids, names) => ids.flatMap((id, k) => (id === null ? [] :
+    [figure(`dL/d${names[k]}`, rec.tensors[id].value, false)]));
+  pane.replaceChildren(
+    el('h3', {}, `#${entry.position} ${entry.op}: the gradient flows in`),
+    ...figures(current.grads_in, entry.outputs.map(tensorLabel)),
+    el('h3', {}, 'and out, to its inputs'),
+    ...figures(current.grads_out, entry.inputs.map(i => tensorLabel(i.tensor))));
+  // The list scrolls itself to the current entry; the window stays where it is.
+  const list = $('tape'), li = list.querySelector('li.current');
+  if (li.offsetTop < list.scrollTop || li.offsetTop + li.offsetHeight > list.scrollTop + list.clientHeight)
+    list.scrollTop = li.offsetTop - list.clientHeight / 2;
+}
+
+function stepTo(k) {
+  page.step = Math.max(0, Math.min(k, page.rec.backward.length));
+  drawStep();
+  if (page.step === 0) return null;
+  const current = page.rec.backward[page.step - 1];
+  const grads = ids => ids.map(id => (id === null ? null : flat(page.rec.tensors[id].value)));
+  return { position: current.position, op: page.rec.entries.find(e => e.position === current.position).op,
+           gradsIn: grads(current.grads_in), gradsOut: grads(current.grads_out) };
 }
 
 // The tape as a graph, laid out in the page by dagre (Debian's node-dagre-layout) each time it
@@ -240,6 +293,7 @@ function run() {
   drawInputs();
   drawTape();
   drawGraph();
+  drawStep();
   $('status').textContent = `forward + backward in ${page.ms.toFixed(1)} ms, loss ${show(number(page.rec.loss))}`;
   return { loss: number(page.rec.loss), ms: page.ms };
 }
@@ -275,6 +329,7 @@ function lesson(name) {
     throw new Error(`there is no lesson named '${name}': the lessons are ${page.lessons.map(l => l.name).join(', ')}`);
   page.lesson = name;
   page.edits.clear();
+  page.step = 0;
   $('lesson-choice').value = name;
   run();
   return page.rec.inputs.map(i => i.name);
@@ -287,6 +342,9 @@ const ready = (async () => {
   $('lesson-choice').replaceChildren(...page.lessons.map(l => el('option', { value: l.name }, l.title)));
   $('lesson-choice').addEventListener('change', event => lesson(event.target.value));
   $('reset-edits').addEventListener('click', () => lesson(page.lesson));
+  $('bw-back').addEventListener('click', () => stepTo(page.step - 1));
+  $('bw-step').addEventListener('click', () => stepTo(page.step + 1));
+  $('bw-end').addEventListener('click', () => stepTo(page.rec.backward.length));
   lesson(page.lessons[0].name);
   page.loadMs = performance.now() - started;
   $('status').textContent = `library loaded and first lesson run in ${page.loadMs.toFixed(0)} ms`;
@@ -298,6 +356,7 @@ window.tapegrad = {
   lesson,
   set,
   choose,
+  stepTo,
   settings: () => page.rec.settings.map(s => ({ ...s })),
   run,
   get,

@@ -7,6 +7,9 @@
   run with the same `--set` edits (a computed tensor, the weights, included); so do settings
   (choose(), and a setting's menu), and a setting that removes tape entries redraws the graph
   without them.
+- Backward, step by step (the buttons and stepTo()): every step's gradients in and out equal the
+  native recording's, the current entry is marked in the tape list, which scrolls itself while
+  the window does not, and an edit made at a step shows that step again.
 - A bad edit ends in the library's own error, shown in the page, and the page keeps working.
 - The page requests nothing but itself (and its inlined wasm, as a data: URL); it fits 1024x768
   and 1920x1080 without sideways scrolling (screenshots saved in WORK_DIR).
@@ -171,6 +174,28 @@ def main(lab_page, binary, work):
         failing = driver.execute_script("return [...document.querySelectorAll('.fact.fails')].map(f => f.textContent)")
         assert any(f.startswith("query 0 can see only key 0") for f in failing), failing
         print("settings (heads=4, masks=0 from its menu) equal the native runs; the graph lost the masks' entries")
+
+        # Backward, step by step.
+        driver.execute_script("tapegrad.lesson('attention_head')")
+        rec = native(binary, work, "attention_head", [])
+        driver.find_element(By.ID, "bw-step").click()
+        status = driver.find_element(By.ID, "bw-status").text
+        assert status.startswith(f"backward step 1 of {len(rec['backward'])}"), status
+        scroll = driver.execute_script("return window.scrollY")
+        for k, step in enumerate(rec["backward"], start=1):
+            shown = driver.execute_script("return tapegrad.stepTo(arguments[0])", k)
+            assert shown["position"] == step["position"], (k, shown["position"], step["position"])
+            for side, ids in (("gradsIn", step["grads_in"]), ("gradsOut", step["grads_out"])):
+                for got, want in zip(shown[side], ids):
+                    assert (got is None) == (want is None), (k, side)
+                    if want is not None:
+                        check_same(as_floats(got), values(rec, want), f"backward step {k} {side}")
+            current = driver.find_element(By.CSS_SELECTOR, "#tape li.current").get_attribute("data-position")
+            assert int(current) == step["position"], (k, current)
+        assert driver.execute_script("return window.scrollY") == scroll, "stepping scrolled the window"
+        driver.execute_script("tapegrad.stepTo(3); tapegrad.set('x', 0, 1); tapegrad.run()")
+        assert driver.find_element(By.ID, "bw-status").text.startswith("backward step 3 of"), "the step was lost"
+        print(f"backward stepped through all {len(rec['backward'])} steps: each step's gradients equal the native ones")
 
         # A cell typed into, as a student does.
         driver.execute_script("tapegrad.lesson('attention_head')")
