@@ -4,7 +4,7 @@
 //   masked  = scores with -inf where key j > query i (causal) or key j is padding
 //   weights = softmax(masked)                                each row sums to 1
 //   out     = weights v                                      (T,dk)
-// Its settings: d_k, the scale on or off, the masks on or off, and their fill value.
+// Its settings: the sequence length T, d_k, the scale on or off, the masks on or off, and their fill.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -21,20 +21,23 @@
 namespace tg::lessons {
 
 namespace {
-constexpr int64_t T = 4, C = 4;  // tokens (the last one padding), input width
-constexpr int64_t kLength = 3;   // real tokens
+constexpr int64_t C = 4;  // input width
 
-bool masked_weights_are_zero(const Tensor& weights) {  // (T,T)
+// True when every weight of a masked key is 0: key j > query i, or j >= length (padding).
+bool masked_weights_are_zero(const Tensor& weights, int64_t length) {  // (T,T)
+  const int64_t T = weights.shape()[0];
   std::vector<double> w = values(weights);
   for (int64_t i = 0; i < T; ++i)
     for (int64_t j = 0; j < T; ++j)
-      if ((j > i || j >= kLength) && w[i * T + j] != 0) return false;
+      if ((j > i || j >= length) && w[i * T + j] != 0) return false;
   return true;
 }
 }  // namespace
 
 void attention_head_lesson(LessonLog& log) {
   Generator gen(16);
+  const auto T = static_cast<int64_t>(log.setting("T", 4, {2, 3, 4, 5, 6, 8}, "tokens, the last one padding"));
+  const int64_t kLength = T - 1;  // real tokens
   const auto dk = static_cast<int64_t>(log.setting("d_k", 4, {1, 2, 4, 8}, "the head size: columns of Wq, Wk and Wv"));
   const bool scaled = log.setting("scale", 1, {0, 1}, "divide the scores by sqrt(d_k) (1) or not (0)") == 1;
   const bool masks = log.setting("masks", 1, {0, 1}, "apply the causal and padding masks (1) or none (0)") == 1;
@@ -105,7 +108,7 @@ void attention_head_lesson(LessonLog& log) {
              max_abs_diff(sum(weights.detach(), {1}), ones({T})) < 1e-6);
     if (masks)
       log.fact("masked keys get weight exactly 0 (the causal upper triangle and the padding column)",
-               masked_weights_are_zero(weights));
+               masked_weights_are_zero(weights, kLength));
     log.fact("softmax(scores + 1000) equals softmax(scores): the max subtraction makes it stable",
              max_abs_diff(shifted, softmax(masked64, -1)) < 1e-12);
     log.fact("without it, exp(scores + 100) overflows float32 to inf", !all_finite(naive));

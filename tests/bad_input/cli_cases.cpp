@@ -159,7 +159,7 @@ std::vector<BadInputCase> cli_cases() {
       row("explore --set past the tensor", {"explore", "--lesson", "attention_head", "--set", "x[16]=1"},
           {"exit 1", "x[16] is out of range: x has 16 elements (indices 0 to 15)"}),
       row("explore --set of no input", {"explore", "--lesson", "attention_head", "--set", "out[0]=1"},
-          {"exit 1", "no input or setting named 'out': its inputs are x, Wq, Wk, Wv; its settings d_k"}),
+          {"exit 1", "no input or setting named 'out': its inputs are x, Wq, Wk, Wv; its settings T, d_k"}),
       row("explore of a lesson and the trace", {"explore", "--trace", "--lesson", "attention_head"},
           {"exit 2", "exactly one of RUN_DIR"}),
       row("explore --out into a missing directory", {"explore", "--trace", "--out", "/no/such/dir/page.html"},

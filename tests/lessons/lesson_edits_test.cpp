@@ -137,7 +137,7 @@ TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction 
         std::string::npos);
   CHECK(message_of([] { record("attention_head", {{"scores", 0, 1}}); }) ==
         "lesson: attention_head has no input or setting named 'scores': its inputs are x, Wq, Wk, Wv; its settings "
-        "d_k, scale, masks, fill");
+        "T, d_k, scale, masks, fill");
   CHECK(message_of([] { record("attention_head", {{"x", std::nullopt, 1}}); }) ==
         "lesson: x is a tensor: give the element, as x[0]=1");
   CHECK(message_of([] { record("attention_head", {{"d_k", 0, 2}}); }) ==
@@ -171,16 +171,25 @@ std::vector<std::string> ops(const nlohmann::json& rec) {
 
 TEST_CASE("lesson settings: d_k, the scale, the masks and their fill change the tape, and failing facts say so") {
   const nlohmann::json plain = record("attention_head");
-  REQUIRE(plain["settings"].size() == 4);
-  CHECK(plain["settings"][0] == nlohmann::json({{"name", "d_k"}, {"meaning", "the head size: columns of Wq, Wk and Wv"},
+  REQUIRE(plain["settings"].size() == 5);
+  CHECK(plain["settings"][0]["name"] == "T");
+  CHECK(plain["settings"][1] == nlohmann::json({{"name", "d_k"}, {"meaning", "the head size: columns of Wq, Wk and Wv"},
                                                 {"value", "4"}, {"allowed", {"1", "2", "4", "8"}}}));
-  CHECK(plain["settings"][3]["value"] == "-inf");
+  CHECK(plain["settings"][4]["value"] == "-inf");
   const std::string query0 = "query 0 can see only key 0, so its weight there is 1";
   CHECK(facts(plain).at(query0));
 
   const nlohmann::json d2 = record("attention_head", {{"d_k", std::nullopt, 2}});
   CHECK(recorded(d2, "Wq").size() == 8);  // (C, d_k) = (4, 2)
-  CHECK(d2["settings"][0]["value"] == "2");
+  CHECK(d2["settings"][1]["value"] == "2");
+  for (const double T : {2.0, 3.0, 5.0, 8.0}) {  // the facts hold for every length, the masks included
+    const nlohmann::json rec = record("attention_head", {{"T", std::nullopt, T}});
+    CHECK(recorded(rec, "x").size() == size_t(T) * 4);
+    for (const auto& [statement, holds] : facts(rec)) {
+      CAPTURE(statement);
+      CHECK(holds);
+    }
+  }
 
   const std::vector<std::string> with_scale = ops(plain);
   const std::vector<std::string> without_scale = ops(record("attention_head", {{"scale", std::nullopt, 0}}));
