@@ -7,12 +7,13 @@
 //   tapegrad_lab_run(R)     R: {"lesson": name, "edits": [{"name", "index" (none for a setting), "value"}]}
 //                           -> explore::record_lesson's recording (explore/lesson_log.h): the
 //                              lesson with those edits, its "inputs" and "settings"
-//   A value is a number, or text the library reads ("-inf", "nan", "1e+09").
+//   A value is a number, or text the library reads ("-inf", "nan", "0.5").
 #include <emscripten/emscripten.h>
 
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
