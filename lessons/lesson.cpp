@@ -131,14 +131,13 @@ Tensor LessonLog::input(std::string_view name, Tensor t) {
   return t;
 }
 
-void LessonLog::parameter(std::string_view name, const Tensor& p) {
+void LessonLog::parameter(std::string_view name, Tensor p) {  // p shares the module's storage
   const std::vector<double> edited = edited_values(name, p);
   if (!edited.empty()) {
     NoGradGuard in_place;
     copy_(p, tensor(edited, p.shape(), p.dtype()));
   }
-  Tensor named = p;
-  named.set_name(std::string(name));
+  p.set_name(std::string(name));
   inputs_.push_back({std::string(name), p});
 }
 

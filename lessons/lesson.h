@@ -74,7 +74,7 @@ class LessonLog {
   Tensor input(std::string_view name, Tensor t);
   // A module's parameter a student may change, named `name`: the edits for that name are written
   // into it (the module keeps it), off the tape.
-  void parameter(std::string_view name, const Tensor& p);
+  void parameter(std::string_view name, Tensor p);
   struct Input {
     std::string name;
     Tensor tensor;
