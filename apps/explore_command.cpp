@@ -19,17 +19,15 @@
 #include "core/error.h"
 #include "core/io/output_file.h"
 #include "core/io/untrusted_text.h"
-#include "core/tape.h"
 #include "core/tape_capture.h"
-#include "data/dataloader.h"
 #include "data/vocab.h"
 #include "explore/attention_maps.h"
 #include "explore/lesson_log.h"
+#include "explore/model_example.h"
 #include "explore/page.h"
 #include "explore/recording.h"
 #include "lessons/lesson.h"
 #include "nn/module.h"
-#include "ops/cross_entropy/cross_entropy.h"
 #include "train/checkpoint.h"
 #include "train/registry/registry.h"
 #include "train/config.h"
@@ -105,33 +103,22 @@ nlohmann::json record_run(const ExploreArgs& args, const std::filesystem::path& 
                                                         args.example, set.name, set.examples->size(),
                                                         set.examples->size() - 1));
   auto model = train::load_model(c);
-  model->eval();
-  model->set_composed(true);  // every op on the tape: no fused attention, relu_dropout or linear
-  explore::LabelledWeights weights;  // each attention's (B,NH,T,S) weights, by its module's name
-  std::vector<HookHandle> hooks;
-  for (const auto& [name, module] : model->named_modules())
-    if (module->type() == "MultiHeadAttention")
-      hooks.push_back(module->register_forward_hook(
-          [&weights, name = name](const nn::Module&, const TensorList&, const TensorList& out) {
-            weights.emplace_back(name, out.at(1));
-          }));
   const data::Example ex = set.examples->get(args.example);
-  const data::Batch batch = data::collate({ex});
   std::vector<std::string> tokens;
   for (int64_t id : ex.input) tokens.push_back(data::escape_token(c.input_vocab.token(id)));
 
   io.activity = fmt::format("recording example {} of the {} of {}", args.example, set.name, file.string());
-  tape().clear();
-  TapeCapture capture;
-  const Tensor loss = cross_entropy(model->forward(batch.inputs, batch.padding_mask), batch.targets).set_name("loss");
-  nlohmann::json rec = explore::record(capture, loss);
+  std::vector<std::string> classes;
+  for (int64_t id = 0; id < c.output_vocab.size(); ++id) classes.push_back(data::escape_token(c.output_vocab.token(id)));
+  nlohmann::json rec = explore::record_model_example(*model, ex, tokens, classes);
   rec["title"] = fmt::format("{}: example {} of the {}", args.run, args.example, set.name);
   // A text's tokens as the text they spell; other tokens escaped and spaced.
   const std::string shown = set.text ? fmt::format("\"{}\"", visible_text(set.text->decode(ex.input)))
                                      : fmt::format("{}", fmt::join(tokens, " "));
-  rec["description"] = fmt::format("task {}, step {}, the composed path, {} tokens: {}; loss {:.4f}", c.config.task,
-                                   c.step, tokens.size(), shown, loss.item());
-  rec["attention"] = explore::attention_maps(weights, tokens);
+  const nlohmann::json& loss = rec["loss"];  // a number, or "NaN" / "Infinity"
+  rec["description"] = fmt::format("task {}, step {}, the composed path, {} tokens: {}; loss {}", c.config.task, c.step,
+                                   tokens.size(), shown,
+                                   loss.is_number() ? fmt::format("{:.4f}", loss.get<double>()) : loss.get<std::string>());
   return rec;
 }
 

@@ -226,7 +226,7 @@ train::TrainConfig fresh_config(const TrainArgs& args) {
   const train::TrainConfig defaults = train::arch_named(c.arch).defaults();  // the arch's, for the flags not given
   for (const Flag& f : args.flags)
     if (f.option->count() == 0) f.copy(c, defaults);
-  if (!given(args, "--warmup")) c.warmup = std::min(c.warmup, c.steps / 10);
+  if (!given(args, "--warmup")) c.warmup = train::scaled_warmup(c);
   store_paths_for_run(args, c);
   if (is_data_file(c.task)) {  // --task pairs.tsv: --task file --data pairs.tsv
     if (!train::arch_named(c.arch).decodes_sequences)

@@ -158,6 +158,7 @@ Recorder::Recorder(std::string op, const TensorList& inputs, const TensorList& o
   static std::atomic<uint64_t> created{0};
   entry_->creation_order = ++created;
   entry_->op = std::move(op);
+  entry_->module = current_module();
   for (const auto& in : inputs) {
     EntryInput e;
     if (in.defined()) {

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "core/module_scope.h"
 #include "core/tensor.h"
 
 namespace tg {
@@ -68,6 +69,8 @@ struct Entry : std::enable_shared_from_this<Entry> {
   std::vector<TensorRecord> outputs;
   std::vector<SavedTensor> saved;
   std::vector<std::pair<std::string, std::string>> attributes;  // {"dim", "1"}
+  // The dotted path of the module whose forward made it (core/module_scope.h); null outside any.
+  ModulePath module;
   // The op's derivative, written with tapegrad ops (ops/<op>/<op>.cpp): run with grad mode on
   // when a backward creates a graph, so that the gradient is itself differentiable.
   BackwardRule reference;

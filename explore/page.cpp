@@ -64,6 +64,7 @@ std::string page_html(const nlohmann::json& recording) {
                               {"DATA", script_json(recording)},
                               {"KATEX", script_safe(katex_script())},
                               {"HEATMAP", script_safe(heatmap_script())},
+                              {"COMMON", script_safe(common_script())},
                               {"SCRIPT", script_safe(page_script())}});
 }
 

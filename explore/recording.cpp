@@ -45,6 +45,7 @@ nlohmann::json entry_json(const CapturedEntry& c, TensorTable& table) {
   for (const SavedTensor& s : e.saved) saved.push_back({{"name", s.name}, {"tensor", table.add(s.tensor, "saved")}});
   return {{"position", e.tape_position},
           {"op", e.op},
+          {"module", e.module ? *e.module : std::string()},
           {"attributes", e.attributes},
           {"inputs", std::move(inputs)},
           {"outputs", ids_of(table, c.outputs, "computed")},

@@ -12,7 +12,9 @@
 // JSON (a tensor's "value" is a summary, explore/tensor_summary.h; ids are Tensor::id()):
 //   "loss":     its value (a non-finite one as a string, as in a summary)
 //   "dot":      the tape as Graphviz DOT (Tape::to_dot: ops are nodes "op<position>")
-//   "entries":  in execution order: {"position", "op", "attributes": [[key, value]],
+//   "entries":  in execution order: {"position", "op", "module": the dotted path of the module
+//               that made it ("encoder.layers.0.self_attn.q_proj"; "" outside every module,
+//               core/module_scope.h), "attributes": [[key, value]],
 //               "inputs": [{"tensor": id or null, "requires_grad"}], "outputs": [id],
 //               "saved": [{"name", "tensor": id}], "doc": the op's documentation or null}
 //   "tensors":  {"<id>": {"id", "name", "kind": "parameter" | "constant" | "computed" | "saved"

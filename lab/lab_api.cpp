@@ -8,9 +8,16 @@
 //                           -> explore::record_lesson's recording (explore/lesson_log.h): the
 //                              lesson with those edits, its "inputs" and "settings"
 //   A value is a number, or text the library reads ("-inf", "nan", "0.5").
+//   tapegrad_lab_train(R)   the page's training (lab/lab_training.h), R: {"action": one of
+//                             "start" (with "flags": tapegrad train's, as an object) -> describe()
+//                             "updates" (with "count") -> their metrics, as metrics.jsonl's records
+//                             "keep" -> {}
+//                             "snapshot" (with "step", "gradient": a parameter's name or "")
+//                             "record" (with "step"), "evaluate" -> what LabTraining's of that name gives}
 #include <emscripten/emscripten.h>
 
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,11 +26,13 @@
 
 #include "core/error.h"
 #include "explore/lesson_log.h"
+#include "lab/lab_training.h"
 #include "lessons/lesson.h"
 
 namespace {
 
 std::string reply;  // what the last call returned
+std::unique_ptr<tg::lab::LabTraining> training;  // the page's, once started
 
 const char* answer(const nlohmann::json& value) {
   reply = value.dump();
@@ -57,6 +66,26 @@ nlohmann::json run(const nlohmann::json& request) {
   return tg::explore::record_lesson(*lesson, std::move(edits));
 }
 
+nlohmann::json train(const nlohmann::json& request) {
+  const std::string action = request.at("action").get<std::string>();
+  if (action == "start") {
+    training.reset();
+    training = std::make_unique<tg::lab::LabTraining>(request.at("flags"));
+    return training->describe();
+  }
+  if (!training) throw tg::Error("lab", "no training is started: start one first");
+  if (action == "updates") return training->updates(request.at("count").get<int64_t>());
+  if (action == "keep") {
+    training->keep();
+    return nlohmann::json::object();
+  }
+  if (action == "snapshot")
+    return training->snapshot(request.at("step").get<int64_t>(), request.value("gradient", std::string()));
+  if (action == "record") return training->record(request.at("step").get<int64_t>());
+  if (action == "evaluate") return training->evaluate();
+  throw tg::Error("lab", "train: no action '" + action + "' (start, updates, keep, snapshot, record, evaluate)");
+}
+
 template <class Call>
 const char* guarded(Call call) {
   try {
@@ -74,6 +103,10 @@ EMSCRIPTEN_KEEPALIVE const char* tapegrad_lab_lessons() { return guarded(lesson_
 
 EMSCRIPTEN_KEEPALIVE const char* tapegrad_lab_run(const char* request) {
   return guarded([&] { return run(nlohmann::json::parse(request)); });
+}
+
+EMSCRIPTEN_KEEPALIVE const char* tapegrad_lab_train(const char* request) {
+  return guarded([&] { return train(nlohmann::json::parse(request)); });
 }
 
 }  // extern "C"

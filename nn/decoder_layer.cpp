@@ -64,6 +64,7 @@ DecoderLayer::DecoderLayer(const DecoderLayerConfig& config) : Module(kModule), 
 }
 
 Tensor DecoderLayer::forward(const Tensor& tgt, const Tensor& memory, const DecoderMasks& masks) const {
+  const ModuleScope in_module(path());
   check_decoder_inputs(kModule, tgt, memory, masks, config.d_model, config.nhead);
   const MhaOptions self_masks = self_attention_masks(masks), cross_masks = cross_attention_masks(masks);
   const bool norm_first = config.norm_first, fuse = config.fuse_relu_dropout && !is_composed();

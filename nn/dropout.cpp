@@ -12,12 +12,14 @@ Dropout::Dropout(double p) : Module("Dropout"), p(p) {
 }
 
 Tensor Dropout::forward(const Tensor& x) const {
+  const ModuleScope in_module(path());
   Tensor y = dropout(x, p, is_training());
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
 }
 
 Tensor Dropout::forward_of_relu(const Tensor& x) const {
+  const ModuleScope in_module(path());
   Tensor y = relu_dropout(x, p, is_training());
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;

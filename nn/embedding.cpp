@@ -27,6 +27,7 @@ void Embedding::reset_own_parameters(Generator& gen) {
 }
 
 Tensor Embedding::forward(const Tensor& indices) const {
+  const ModuleScope in_module(path());
   Tensor y = embedding(indices, weight, padding_idx);
   if (has_forward_hooks()) run_forward_hooks({indices}, {y});
   return y;

@@ -36,6 +36,7 @@ Tensor EncoderLayer::ff_block(const Tensor& x) const {
 }
 
 Tensor EncoderLayer::forward(const Tensor& src, const MhaOptions& masks) const {
+  const ModuleScope in_module(path());
   Tensor x = src;  // (B,T,E)
   x = residual(x, *norm1, config.norm_first, [&](const Tensor& h) { return sa_block(h, masks); });
   x = residual(x, *norm2, config.norm_first, [&](const Tensor& h) { return ff_block(h); });

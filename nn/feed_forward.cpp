@@ -22,6 +22,7 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation activation, d
 }
 
 Tensor FeedForward::forward(const Tensor& x) const {
+  const ModuleScope in_module(path());
   const bool fuse = fuse_relu_dropout && !is_composed();
   Tensor y = linear2->forward(activate_and_drop(linear1->forward(x), activation, *dropout, fuse));
   if (has_forward_hooks()) run_forward_hooks({x}, {y});

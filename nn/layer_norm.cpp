@@ -31,6 +31,7 @@ void LayerNorm::reset_own_parameters(Generator& /*gen*/) {
 }
 
 Tensor LayerNorm::forward(const Tensor& x) const {
+  const ModuleScope in_module(path());
   Tensor y = layer_norm(x, normalized_shape, weight, bias, eps);
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;

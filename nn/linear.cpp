@@ -27,6 +27,7 @@ void Linear::reset_own_parameters(Generator& gen) {
 }
 
 Tensor Linear::forward(const Tensor& x) const {
+  const ModuleScope in_module(path());
   check_defined(x, "Linear", "x");
   if (x.dim() == 0 || x.size(-1) != in_features || x.dtype() != weight.dtype())
     throw Error("Linear", fmt::format("expected x (..., {}) {}, got {}", in_features, dtype_name(weight.dtype()),

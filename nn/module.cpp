@@ -71,9 +71,16 @@ void Module::add_child(std::string name, std::shared_ptr<Module> module) {
   module->train(training_);
   module->set_composed(composed_);
   children_.emplace_back(std::move(name), std::move(module));
-  // The child's tensors carry their names within the child ("q_proj.weight"): prefix them.
+  // The child's tensors carry their names within the child ("q_proj.weight"), and it and the
+  // modules below it their paths: prefix them.
   const auto& [child_name, child] = children_.back();
   for (const Found& f : child->collect(Select::all)) name_tensor(*f.tensor, child_name + "." + f.name);
+  child->prefix_paths(child_name);
+}
+
+void Module::prefix_paths(const std::string& prefix) {
+  path_ = std::make_shared<const std::string>(path_->empty() ? prefix : prefix + "." + *path_);
+  for (auto& [name, child] : children_) child->prefix_paths(prefix);
 }
 
 // ---- the tree -------------------------------------------------------------------------------

@@ -36,6 +36,9 @@
 // from the next registration above it or from named_parameters() / named_buffers(). A name the
 // user gave (not a shorter form of the dotted one) is kept.
 //
+// A module's path is named the same way (path(): "layers.0.self_attn" once registered), and each
+// forward opens a ModuleScope with it, so every tape entry records the module that made it.
+//
 // Forward hooks see what goes through a module's forward (PyTorch's register_forward_hook):
 //
 //   std::map<std::string, Tensor> weights;
@@ -60,6 +63,7 @@
 
 #include "core/hooks.h"
 #include "core/io/safetensors.h"  // NamedTensors: name -> tensor pairs in a stable order
+#include "core/module_scope.h"
 #include "core/rng.h"
 #include "core/tensor.h"
 
@@ -83,6 +87,10 @@ class Module {
   Module& operator=(const Module&) = delete;
 
   const std::string& type() const { return type_; }  // "Linear": used in messages
+  // Its dotted path below the outermost module it is registered in ("" for that one), as its
+  // parameters' names begin: "encoder.layers.0.self_attn". Each forward opens a ModuleScope
+  // with it (core/module_scope.h), so the tape's entries say which module made them.
+  const ModulePath& path() const { return path_; }
 
   // ---- the tree --------------------------------------------------------------------------
   // This module (name "") and every module below it, depth first, in registration order.
@@ -166,11 +174,13 @@ class Module {
 
   void check_new_name(const std::string& name, const char* what) const;
   void add_child(std::string name, std::shared_ptr<Module> module);
+  void prefix_paths(const std::string& prefix);  // this module's path and those below it: prefix.path
   // The selected slots of this module and all below it (dotted names), in the orders above.
   void collect(Select select, const std::string& prefix, std::vector<Found>& out) const;
   std::vector<Found> collect(Select select) const;
 
   std::string type_;
+  ModulePath path_ = std::make_shared<const std::string>();
   bool training_ = true;
   bool composed_ = false;
   struct ForwardHooks {

@@ -41,6 +41,7 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, doubl
 
 MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                       const MhaOptions& options) const {
+  const ModuleScope in_module(path());
   check_defined(query, kModule, "query");
   check_defined(key, kModule, "key");
   check_defined(value, kModule, "value");

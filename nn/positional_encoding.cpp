@@ -19,6 +19,7 @@ PositionalEncoding::PositionalEncoding(std::string type, int64_t max_len, int64_
 }
 
 Tensor PositionalEncoding::forward(const Tensor& x) const {
+  const ModuleScope in_module(path());
   check_defined(x, type().c_str(), "x");
   if (x.dim() < 2 || x.size(-1) != d_model || x.dtype() != table.dtype())
     throw Error(type(), fmt::format("expected x (..., T, {}) {}, got {}", d_model, dtype_name(table.dtype()),

@@ -21,6 +21,7 @@ Transformer::Transformer(const EncoderLayerConfig& layer, int64_t num_encoder_la
 }
 
 Tensor Transformer::forward(const Tensor& src, const Tensor& tgt, const TransformerMasks& masks) const {
+  const ModuleScope in_module(path());
   check_floating(src, kModule, "src");
   check_floating(tgt, kModule, "tgt");
   const int64_t E = config.d_model;

@@ -18,6 +18,7 @@ TransformerDecoder::TransformerDecoder(const DecoderLayerConfig& layer, int64_t 
 }
 
 Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, const DecoderMasks& masks) const {
+  const ModuleScope in_module(path());
   const DecoderLayerConfig& config = layers.front()->config;
   check_decoder_inputs(kModule, tgt, memory, masks, config.d_model, config.nhead);
   Tensor x = tgt;  // (B,T,E)

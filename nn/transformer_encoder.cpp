@@ -15,6 +15,7 @@ TransformerEncoder::TransformerEncoder(const EncoderLayerConfig& layer, int64_t 
 }
 
 Tensor TransformerEncoder::forward(const Tensor& src, const MhaOptions& masks) const {
+  const ModuleScope in_module(path());
   Tensor x = src;  // (B,T,E)
   if (checkpoints_now(*this, checkpoint_layers))
     x = checkpointed_layers(layers, x, masks);

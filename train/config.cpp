@@ -1,5 +1,6 @@
 #include "train/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -50,6 +51,8 @@ void require_finite_in(const char* field, double value, double lo, double hi) {
 }
 
 }  // namespace
+
+int64_t scaled_warmup(const TrainConfig& config) { return std::min(config.warmup, config.steps / 10); }
 
 void validate(const TrainConfig& c) {
   require(is_task(c.task), fmt::format("unknown task \"{}\" ({})", c.task, one_of(task_names())));

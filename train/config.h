@@ -115,6 +115,10 @@ inline constexpr double kMaxDropout = 0.99;  // dropout is in [0, kMaxDropout]: 
 // arch, train/registry/archs/seq2seq.cpp; docs/guide.md "Model shapes" says what they reach).
 TrainConfig seq2seq_defaults();
 
+// The warmup of a fresh run that gives none: the arch's default warmup, at most a tenth of its
+// steps (`tapegrad train` without --warmup, and the lab's training).
+int64_t scaled_warmup(const TrainConfig& config);
+
 // Throws tg::Error("config", ...) naming the first field out of range and its limits (lr,
 // weight_decay and clip need only be finite).
 void validate(const TrainConfig& config);

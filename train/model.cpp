@@ -126,6 +126,7 @@ Tensor TransformerModel::logits(const Tensor& x) const {
 }
 
 Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mask) const {
+  const ModuleScope in_module(path());
   // inputs (B,T), padding_mask (B,T) or undefined
   if (!inputs.defined() || inputs.dim() != 2 || inputs.dtype() != kI64)
     throw Error("TransformerModel", fmt::format("expected inputs (B,T) int64, got {}",

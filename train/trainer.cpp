@@ -184,7 +184,9 @@ void Trainer::micro_batch_shard(Pass& p, int64_t rows, bool last) {
   p.accuracy += job;
 }
 
-StepMetrics Trainer::train_step() {
+StepMetrics Trainer::update() {
+  if (step_ >= config_.steps)
+    throw Error("train", fmt::format("the run has taken all its {} steps: it can take no more updates", config_.steps));
   const auto start = Clock::now();
   if (options_.parallel)  // this rank's dropout stream for this step (trainer.h)
     default_generator().set_state(config_.seed, ((options_.parallel->rank() + 1ull) << 56) +
@@ -239,7 +241,7 @@ FitResult Trainer::fit(int64_t until) {
   return run_fit_loop(
       config_, options_, until,
       {.step = [this] { return step_; },
-       .update = [this] { return train_step(); },
+       .update = [this] { return update(); },
        .evaluate = [this] { return evaluate(); },
        .after_update =
            [this](bool checkpoint_due) {

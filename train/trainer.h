@@ -95,6 +95,10 @@ class Trainer {
 
   // Trains until step() == until (default: config.steps) or stop_requested() says so.
   FitResult fit(int64_t until = -1);
+  // One update (above), with no evaluation, checkpoint or output: for a caller that runs its own
+  // loop (the live lab, lab/lab_training.h). Throws tg::Error("train", ...) once step() is
+  // config.steps.
+  StepMetrics update();
   EvalMetrics evaluate();
   void save_checkpoint(const std::filesystem::path& path);
   std::filesystem::path checkpoint_path() const;  // <out>/checkpoint.safetensors
@@ -124,7 +128,6 @@ class Trainer {
   Pass forward_backward();
   void micro_batch(Pass& p, int64_t rows);                    // one of forward_backward(), in one process
   void micro_batch_shard(Pass& p, int64_t rows, bool last);  // the same on one rank (TrainerOptions::parallel)
-  StepMetrics train_step();
   [[noreturn]] void stop_non_finite(const StepMetrics& m, data::LoaderState loader, Generator rng);
 
   TrainConfig config_;

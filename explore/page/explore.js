@@ -46,17 +46,6 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-// Diverging colours around 0, scaled by the largest magnitude: blue < 0 < red; -inf (a masked
-// score) dark grey, NaN magenta.
-function colour(x, scale) {
-  if (Number.isNaN(x)) return 'rgb(216,27,96)';
-  if (!Number.isFinite(x)) return x < 0 ? 'rgb(82,96,109)' : 'rgb(123,31,162)';
-  const t = Math.max(-1, Math.min(1, x / scale));
-  const [r, g, b] = t >= 0 ? [178, 24, 43] : [33, 102, 172];
-  const a = Math.abs(t);
-  return `rgb(${Math.round(255 + (r - 255) * a)},${Math.round(255 + (g - 255) * a)},${Math.round(255 + (b - 255) * a)})`;
-}
-
 // ---- heatmaps ------------------------------------------------------------------------------
 const tooltip = document.getElementById('tooltip');
 
@@ -226,16 +215,16 @@ function entryLine(e) {
   return `${e.op}(${ins.join(', ')}) → ${outs.join(', ')}`;
 }
 
+// The entries in execution order, grouped by the modules that made them (common.js).
 function buildList() {
-  const list = document.getElementById('entry-list');
-  for (const e of rec.entries) {
+  fillGroupedTape(document.getElementById('entry-list'), rec.entries, e => {
     const row = el('li', { title: entryLine(e) }, el('span', { class: 'pos', text: '#' + e.position }),
                    document.createTextNode(entryLine(e)));
     row.dataset.position = e.position;
     row.addEventListener('click', () => select(e.position, true));
     listRows.set(e.position, row);
-    list.append(row);
-  }
+    return row;
+  });
 }
 
 function buildGraph() {
@@ -353,6 +342,7 @@ function select(position, fromList) {
   const row = listRows.get(position), node = graphNodes.entry.get(position);
   row.classList.add('selected');
   node?.classList.add('selected');
+  openGroupsOf(row);
   reveal(document.getElementById('list-pane'), row, false);
   if (fromList && node) reveal(document.getElementById('graph-pane'), node, true);
   showDetail(position);
@@ -402,6 +392,23 @@ function goTo(steps) {
   paintBackward();
   if (state.steps > 0) select(rec.backward[state.steps - 1].position, true);
   else if (state.selected !== null) showDetail(state.selected);
+}
+
+// ---- the prediction ------------------------------------------------------------------------
+// A model's example (explore/model_example.h): each position's prediction next to its target.
+function buildPrediction() {
+  if (!rec.prediction) return;
+  document.getElementById('prediction-pane').hidden = false;
+  const cells = (tag, texts) => el('tr', {}, ...texts.map(t => el(tag, { text: t })));
+  const table = document.getElementById('prediction');
+  table.append(cells('th', ['position', 'input', 'target', 'predicted', 'p(predicted)', 'p(target)']));
+  rec.prediction.forEach((p, i) => {
+    const scored = p.target !== null;
+    const row = cells('td', [String(i), tokenLabel(p.token), scored ? tokenLabel(p.target) : '\u2014',
+                             tokenLabel(p.predicted), p.p_predicted.toFixed(3), scored ? p.p_target.toFixed(3) : '']);
+    row.className = !scored ? 'unscored' : p.predicted === p.target ? 'right' : 'wrong';
+    table.append(row);
+  });
 }
 
 // ---- attention -----------------------------------------------------------------------------
@@ -464,6 +471,7 @@ document.getElementById('title').textContent = rec.title || 'tapegrad explore';
 document.getElementById('description').textContent = rec.description || '';
 buildList();
 buildGraph();
+buildPrediction();
 buildAttention();
 buildLesson();
 document.getElementById('bw-reset').addEventListener('click', () => goTo(0));

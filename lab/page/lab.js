@@ -18,6 +18,7 @@
 //   get(tensor)            the tensor's values, a flat array of numbers ("loss": the final scalar),
 //                          to the 5 significant digits the recording keeps (explore/tensor_summary.h)
 //   grad(tensor)           its gradient dL/dtensor, likewise, or null when none reaches it
+// and train.js adds training in the page: train(options), kept(), lookAt(step), openTape(step), ...
 'use strict';
 
 const page = {
@@ -100,6 +101,35 @@ function grad(name) {
   return null;
 }
 
+// Dragging an input's cell sideways changes its value live, forward and backward running again at
+// each frame: a hundredth of its size (at least 0.01) per pixel, or one per 10 pixels for integer
+// ids. A click without a drag edits the cell as text.
+function dragToChange(input, name, index, start, integer) {
+  if (!Number.isFinite(start)) return;
+  input.title = 'drag sideways to change the value, or click and type';
+  input.addEventListener('pointerdown', down => {
+    let dragging = false, frame = null, value = start;
+    const move = event => {
+      const dx = event.clientX - down.clientX;
+      if (!dragging && Math.abs(dx) < 4) return;
+      dragging = true;
+      event.preventDefault();
+      const step = Math.max(Math.abs(start), 1) / 100;
+      value = integer ? Math.round(start + dx / 10) : Number((start + dx * step).toPrecision(4));
+      frame ??= requestAnimationFrame(() => {
+        frame = null;
+        edit(name, index, String(value));  // redraws the table: this input leaves the page
+      });
+    };
+    const up = () => {
+      window.removeEventListener('pointermove', move);
+      window.removeEventListener('pointerup', up);
+    };
+    window.addEventListener('pointermove', move);
+    window.addEventListener('pointerup', up);
+  });
+}
+
 // A table of the tensor's values, rows x cols as the explorer lays them out; editable cells for an input.
 function valuesTable(name, summary, editable) {
   const values = flat(summary), table = el('table', { class: 'values' });
@@ -113,6 +143,7 @@ function valuesTable(name, summary, editable) {
         const input = el('input', { value: show(v).replace('\u2212', '-').replace('\u221e', 'inf'),
                                     'aria-label': key, spellcheck: 'false' });
         input.addEventListener('change', () => edit(name, index, input.value));
+        dragToChange(input, name, index, v, summary.dtype !== 'float32' && summary.dtype !== 'float64');
         cell.append(input);
       } else {
         cell.append(show(v));
@@ -124,9 +155,53 @@ function valuesTable(name, summary, editable) {
   return table;
 }
 
+// rows x cols values as coloured cells with grid lines, on a scale symmetric at the largest |value|
+// (its bar beneath), each value on hover: for a tensor too large to print.
+function colourGrid(values, rows, cols, label) {
+  const finite = values.filter(Number.isFinite), max = Math.max(0, ...finite.map(Math.abs));
+  const cell = Math.max(3, Math.min(14, Math.floor(420 / Math.max(rows, cols))));
+  const canvas = el('canvas', { width: cols * cell, height: rows * cell, 'aria-label': label });
+  const ctx = canvas.getContext('2d');
+  for (let r = 0; r < rows; ++r)
+    for (let c = 0; c < cols; ++c) {
+      ctx.fillStyle = colour(values[r * cols + c], max);
+      ctx.fillRect(c * cell, r * cell, cell, cell);
+    }
+  if (cell >= 6) {  // grid lines, so that a zero cell keeps its place
+    ctx.strokeStyle = '#e4e7eb';
+    for (let r = 0; r <= rows; ++r) ctx.strokeRect(0, r * cell, cols * cell, 0);
+    for (let c = 0; c <= cols; ++c) ctx.strokeRect(c * cell, 0, 0, rows * cell);
+  }
+  const tooltip = $('tooltip');
+  canvas.addEventListener('mousemove', event => {
+    const box = canvas.getBoundingClientRect();
+    const c = Math.floor(((event.clientX - box.left) / box.width) * cols);
+    const r = Math.floor(((event.clientY - box.top) / box.height) * rows);
+    if (r < 0 || c < 0 || r >= rows || c >= cols) return;
+    tooltip.textContent = `[${r}, ${c}] ${show(values[r * cols + c])}`;
+    tooltip.style.left = `${event.clientX + 14}px`;
+    tooltip.style.top = `${event.clientY + 14}px`;
+    tooltip.hidden = false;
+  });
+  canvas.addEventListener('mouseleave', () => { tooltip.hidden = true; });
+  const bar = el('canvas', { width: 160, height: 10 }), barCtx = bar.getContext('2d');
+  for (let x = 0; x < 160; ++x) {
+    barCtx.fillStyle = colour((x / 159) * 2 - 1, 1);
+    barCtx.fillRect(x, 0, 1, 10);
+  }
+  const scale = el('div', { class: 'scale' }, show(-max) + ' ', bar, ' ' + show(max));
+  return el('div', { class: 'colour-grid' }, canvas, scale);
+}
+
+// A tensor: its values printed in a table up to 8x8 (and always an input's, to edit), larger ones
+// as a colour grid (block means where the recording keeps only those).
 function figure(name, summary, editable) {
+  const printed = editable || (summary.exact && summary.rows * summary.cols <= 64);
+  const body = printed ? valuesTable(name, summary, editable)
+    : colourGrid(summary.values.map(number), summary.grid_rows, summary.grid_cols,
+                 `${name}: ${summary.exact ? 'its values' : 'block means of its values'}`);
   return el('figure', {}, el('figcaption', {}, name + ' ', el('span', { class: 'shape' },
-    shapeText(summary.shape) + ' ' + summary.dtype)), valuesTable(name, summary, editable));
+    shapeText(summary.shape) + ' ' + summary.dtype + (summary.exact || printed ? '' : ', block means'))), body);
 }
 
 function drawLesson() {
@@ -160,17 +235,40 @@ function drawInputs() {
   $('inputs').replaceChildren(...rec.inputs.map(input => figure(input.name, input.value, true)));
   const grads = rec.inputs.map(input => [input.name, rec.leaf_grads[String(recorded(input.name)?.id)]])
     .filter(([, id]) => id !== undefined);
-  $('gradients').replaceChildren(...grads.map(([name, id]) => figure('dL/d' + name, rec.tensors[id].value, false)));
+  $('gradients').replaceChildren(
+    ...grads.map(([name, id]) => figure(gradientLabel(name), rec.tensors[id].value, false)));
 }
 
-const tensorLabel = id => (id === null ? '\u2014' : page.rec.tensors[id]?.name || `tensor ${id}`);
+// A tensor's own name; else that of the entry that made it ("#5 matmul"), as the explorer names it.
+function tensorLabel(id) {
+  if (id === null) return '\u2014';
+  if (page.rec.tensors[id]?.name) return page.rec.tensors[id].name;
+  const made = page.rec.entries.find(e => e.outputs.includes(id));
+  return made ? `#${made.position} ${made.op}` : `tensor ${id}`;
+}
+// The gradient of the loss with respect to a tensor, as the terminal and the explorer write it.
+const gradientLabel = name => (name.includes(' ') ? `dL/d(${name})` : `dL/d${name}`);
 
+// The tape in execution order, each entry in the groups of the modules that made it (a model's:
+// layer, attention, projection; common.js), each group collapsible; a lesson's entries are
+// made outside every module, in one flat list.
 function drawTape() {
   const rec = page.rec;
-  $('tape').replaceChildren(...rec.entries.map(e => el('li', { 'data-position': e.position },
+  $('tape').replaceChildren();
+  // Each group's button draws the graph of its entries alone.
+  const graphButton = (summary, positions) => {
+    const button = el('button', { class: 'group-graph', title: 'the graph of these entries alone' }, 'graph');
+    button.addEventListener('click', event => {
+      event.preventDefault();  // the group stays open
+      drawGraph(summary.firstChild.textContent, new Set(positions));
+      drawStep();
+    });
+    summary.append(button);
+  };
+  fillGroupedTape($('tape'), rec.entries, e => el('li', { 'data-position': e.position },
     el('span', { class: 'pos' }, `#${e.position}`),
     `${e.op}(${e.inputs.map(i => tensorLabel(i.tensor)).join(', ')}) \u2192 `,
-    e.outputs.map(tensorLabel).join(', '))));
+    e.outputs.map(tensorLabel).join(', ')), graphButton);
 }
 
 // Backward, one entry at a time: the entries done so far and the current one marked in the list
@@ -184,7 +282,7 @@ function drawStep() {
     node.classList.toggle('done', done.has(position));
     node.classList.toggle('current', current !== null && current.position === position);
   };
-  for (const li of $('tape').children) mark(li, Number(li.dataset.position));
+  for (const li of $('tape').querySelectorAll('li[data-position]')) mark(li, Number(li.dataset.position));
   for (const g of $('graph').querySelectorAll('.node.entry')) mark(g, Number(g.dataset.node.slice(1)));
   $('bw-back').disabled = page.step === 0;
   $('bw-step').disabled = $('bw-end').disabled = page.step === steps.length;
@@ -197,14 +295,15 @@ function drawStep() {
   const entry = rec.entries.find(e => e.position === current.position);
   $('bw-status').textContent = `backward step ${page.step} of ${steps.length}: #${entry.position} ${entry.op}`;
   const figures = (ids, names) => ids.flatMap((id, k) => (id === null ? [] :
-    [figure(`dL/d${names[k]}`, rec.tensors[id].value, false)]));
+    [figure(gradientLabel(names[k]), rec.tensors[id].value, false)]));
   pane.replaceChildren(
     el('h3', {}, `#${entry.position} ${entry.op}: the gradient flows in`),
     ...figures(current.grads_in, entry.outputs.map(tensorLabel)),
     el('h3', {}, 'and out, to its inputs'),
     ...figures(current.grads_out, entry.inputs.map(i => tensorLabel(i.tensor))));
-  // The list scrolls itself to the current entry; the window stays where it is.
+  // The list opens the current entry's groups and scrolls itself to it; the window stays where it is.
   const list = $('tape'), li = list.querySelector('li.current');
+  openGroupsOf(li);
   if (li.offsetTop < list.scrollTop || li.offsetTop + li.offsetHeight > list.scrollTop + list.clientHeight)
     list.scrollTop = li.offsetTop - list.clientHeight / 2;
 }
@@ -231,26 +330,28 @@ function svg(tag, attrs = {}, text = null) {
   return node;
 }
 
-function drawGraph() {
+// `group` names the module whose entries (`positions`) it draws alone; null: the whole tape. A
+// tensor made outside those entries comes in as a plain box named as the tape list names it.
+function drawGraph(group = null, positions = null) {
   const rec = page.rec, g = new dagre.graphlib.Graph({ multigraph: true });
+  const drawn = positions === null ? rec.entries : rec.entries.filter(e => positions.has(e.position));
   g.setGraph({ rankdir: 'TB', nodesep: 18, ranksep: 30, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
   const producer = new Map();
-  for (const e of rec.entries) for (const id of e.outputs) producer.set(id, e.position);
-  const label = id => rec.tensors[id]?.name || `tensor ${id}`;
+  for (const e of drawn) for (const id of e.outputs) producer.set(id, e.position);
   const node = (text, kind) => ({ text, kind, width: 12 + 7 * text.length, height: 26 });
-  for (const e of rec.entries) g.setNode(`e${e.position}`, node(`#${e.position} ${e.op}`, 'entry'));
-  for (const e of rec.entries)
+  for (const e of drawn) g.setNode(`e${e.position}`, node(`#${e.position} ${e.op}`, 'entry'));
+  for (const e of drawn)
     for (const input of e.inputs) {
       if (input.tensor === null) continue;
       const from = producer.has(input.tensor) ? `e${producer.get(input.tensor)}` : `t${input.tensor}`;
-      if (!producer.has(input.tensor)) g.setNode(from, node(label(input.tensor), 'tensor'));
+      if (!producer.has(input.tensor)) g.setNode(from, node(tensorLabel(input.tensor), 'tensor'));
       g.setEdge(from, `e${e.position}`, {}, `${input.tensor}-${e.position}`);
     }
   dagre.layout(g);
   const { width, height } = g.graph();
   const root = svg('svg', { width, height, viewBox: `0 0 ${width} ${height}`, role: 'img',
-                            'aria-label': `the tape's graph: ${rec.entries.length} entries` });
+                            'aria-label': `the tape's graph: ${drawn.length} entries` });
   const defs = svg('defs');
   const marker = svg('marker', { id: 'arrow', viewBox: '0 0 8 8', refX: 8, refY: 4, markerWidth: 7, markerHeight: 7,
                                  orient: 'auto-start-reverse' });
@@ -269,6 +370,8 @@ function drawGraph() {
     root.append(group);
   }
   $('graph').replaceChildren(root);
+  $('graph-of').textContent = group === null ? 'the whole tape' : `${group} alone (${drawn.length} entries)`;
+  $('graph-whole').hidden = group === null;
 }
 
 function showError(message) {
@@ -344,6 +447,7 @@ const ready = (async () => {
   $('bw-back').addEventListener('click', () => stepTo(page.step - 1));
   $('bw-step').addEventListener('click', () => stepTo(page.step + 1));
   $('bw-end').addEventListener('click', () => stepTo(page.rec.backward.length));
+  $('graph-whole').addEventListener('click', () => { drawGraph(); drawStep(); });
   lesson(page.lessons[0].name);
   page.loadMs = performance.now() - started;
   $('status').textContent = `library loaded and first lesson run in ${page.loadMs.toFixed(0)} ms`;

@@ -6,7 +6,9 @@ recording it shows (--json), loads the page from disk, clicks every entry in the
 the small pages, every entry in the graph), steps backward to the end and back (the first click
 of each kind with the mouse, the rest from a script), and checks that
 what the page shows is the recording's: each heatmap's tensor, statistics and hovered values,
-and the backward status of every step. It fails on a console error, on any request that is not
+and the backward status of every step; on the run's page, that the tape is grouped by the
+module that made each entry, each group folding away, and that the prediction table shows each
+position's prediction and target. It fails on a console error, on any request that is not
 the file itself, and when Chromium cannot start. Screenshots go to the work directory.
 
 usage: browser_test.py TAPEGRAD WORK_DIR
@@ -144,7 +146,7 @@ def ids(figures, role):
 
 def check_page(driver, page, rec, screenshot, click_graph):
     driver.get(page.as_uri())
-    rows = driver.find_elements(By.CSS_SELECTOR, "#entry-list li")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#entry-list li[data-position]")
     assert len(rows) == len(rec["entries"]), f"{page}: {len(rows)} rows for {len(rec['entries'])} entries"
     for k, (row, entry) in enumerate(zip(rows, rec["entries"])):
         shown = click(driver, row, mouse=k == 0)
@@ -207,6 +209,37 @@ def check_page(driver, page, rec, screenshot, click_graph):
         assert url.startswith(("file:", "data:", "blob:")), f"{page.name}: the page requested {url}"
 
 
+# Each entry's row: the names of the groups it sits in, outermost first, joined as a module path.
+ROW_GROUPS = """
+return [...document.querySelectorAll('#entry-list li[data-position]')].map(row => {
+  const names = [];
+  for (let d = row.closest('details'); d !== null; d = d.parentNode.closest('details'))
+    names.unshift(d.querySelector(':scope > summary').firstChild.textContent);
+  return names.join('.');
+});"""
+
+
+def check_model_page(driver, page, rec):
+    """A model's page: the tape grouped by module, each group folding away, and the prediction table."""
+    driver.get(page.as_uri())
+    modules = [e["module"] for e in rec["entries"]]
+    assert "encoder.layers.0.self_attn.q_proj" in modules, modules
+    assert driver.execute_script(ROW_GROUPS) == modules, "the rows are not in their modules' groups"
+    group = driver.find_element(By.CSS_SELECTOR, "#entry-list li.group details summary")
+    first_row = driver.find_element(By.CSS_SELECTOR, "#entry-list li.group li[data-position]")
+    group.click()
+    assert not first_row.is_displayed(), "a folded group still shows its entries"
+    group.click()
+    assert first_row.is_displayed(), "an unfolded group hides its entries"
+    rows = driver.find_elements(By.CSS_SELECTOR, "#prediction tr")
+    assert len(rows) == len(rec["prediction"]) + 1, (len(rows), len(rec["prediction"]))
+    for row, p in zip(rows[1:], rec["prediction"]):
+        cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+        assert cells[3] == p["predicted"] and cells[2] == (p["target"] or "\u2014"), (cells, p)
+    print(f"{page.name}: the tape in {len(driver.find_elements(By.CSS_SELECTOR, '#entry-list li.group'))} module "
+          f"groups that fold; the prediction next to the target at {len(rec['prediction'])} positions")
+
+
 def main(binary, work):
     work = pathlib.Path(work)
     work.mkdir(parents=True, exist_ok=True)
@@ -230,6 +263,7 @@ def main(binary, work):
                 check_page(driver, page, rec, work / f"{page.stem}.png", click_graph=small)
                 print(f"{page.name}: {len(rec['entries'])} entries and {len(rec['backward'])} backward steps shown "
                       f"as recorded")
+            check_model_page(driver, pages[-1][0], pages[-1][1])
         finally:
             driver.quit()
 

@@ -136,7 +136,7 @@ def gradients_have_one_notation(driver, pages, recordings, work):
 # How far the window and the detail pane scroll sideways, selecting every entry in turn.
 READ_OVERFLOW = """
 const pane = document.getElementById('detail-pane'), widest = {pane: 0, window: 0};
-for (const row of document.querySelectorAll('#entry-list li')) {
+for (const row of document.querySelectorAll('#entry-list li[data-position]')) {
   row.click();
   widest.pane = Math.max(widest.pane, pane.scrollWidth - pane.clientWidth);
   widest.window = Math.max(widest.window, document.scrollingElement.scrollWidth - window.innerWidth);
@@ -175,7 +175,7 @@ def fits_a_projector(driver, pages, recordings, work):
         assert right <= 0 and up <= 0, f"attention map {k}: its column labels reach {right} px past the right, {up} px past the top"
     driver.execute_script("document.getElementById('attention-pane').scrollIntoView()")
     driver.save_screenshot(str(work / "projector-attention.png"))
-    driver.execute_script("window.scrollTo(0, 0); document.querySelector('#entry-list li').click()")
+    driver.execute_script("window.scrollTo(0, 0); document.querySelector('#entry-list li[data-position]').click()")
     driver.save_screenshot(str(work / "projector.png"))
 
 

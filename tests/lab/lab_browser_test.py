@@ -10,10 +10,16 @@
 - Backward, step by step (the buttons and stepTo()): every step's gradients in and out equal the
   native recording's, the current entry is marked in the tape list, which scrolls itself while
   the window does not, and an edit made at a step shows that step again.
+- A cell dragged sideways changes its value live, and the numbers equal the native run's.
 - A bad edit ends in the library's own error, shown in the page, and the page keeps working.
+- Training in the page (window.tapegrad.train) gives, step by step, the losses of `tapegrad train`
+  with the same flags and --threads 1 (within 1% at step 30); a kept step's tape equals the native
+  `tapegrad explore` recording of the trained run's example 0; the buttons train, pause, step and
+  reset; the slider looks back at a kept step (its prediction, attention maps and a gradient).
 - The page requests nothing but itself (and its inlined wasm, as a data: URL); it fits 1024x768
   and 1920x1080 without sideways scrolling (screenshots saved in WORK_DIR).
-It prints the page's size, its load time and the median time of one lesson's forward + backward.
+It prints the page's size, its load time, the median time of one lesson's forward + backward and
+the page's ms per training step.
 Chromium failing to start, or the native program missing, is a failure, not a skip.
 
 usage: lab_browser_test.py LAB_PAGE TAPEGRAD WORK_DIR
@@ -25,6 +31,7 @@ import statistics
 import subprocess
 import sys
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -119,6 +126,106 @@ def check_against_native(driver, rec, names, context):
             check_same(as_floats(page[name]["grad"]), expected, f"{context}: dL/d{name}")
 
 
+# The training the test runs in the page and natively: the issue's example flags.
+TRAIN_FLAGS = {"task": "reverse", "steps": 30, "warmup": 3, "d-model": 16, "heads": 2, "ff": 32, "layers": 1, "seed": 5}
+
+
+def native_training(binary, work):
+    """The per-step losses of `tapegrad train` with TRAIN_FLAGS on one thread, and its run directory."""
+    run = work / "native-run"
+    args = [binary, "train", "--threads", "1", "--out", str(run), "--overwrite"]
+    for flag, value in TRAIN_FLAGS.items():
+        args += [f"--{flag}", str(value)]
+    subprocess.run(args, check=True, capture_output=True)
+    records = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    return [r["loss"] for r in records if r["type"] == "train"], run
+
+
+def check_training(driver, binary, work):
+    losses = driver.execute_async_script(
+        "tapegrad.train(arguments[0]).then(arguments[1], e => arguments[1](String(e)))", TRAIN_FLAGS)
+    assert isinstance(losses, list), losses
+    native_losses, run = native_training(binary, work)
+    assert len(losses) == len(native_losses) == 30, (len(losses), len(native_losses))
+    worst = max(abs(a - b) / b for a, b in zip(losses, native_losses))
+    assert abs(losses[-1] - native_losses[-1]) <= 0.01 * native_losses[-1], (losses[-1], native_losses[-1])
+    print(f"30 steps trained in the page: loss {losses[0]:.4f} -> {losses[-1]:.4f}; the native run's "
+          f"{native_losses[0]:.4f} -> {native_losses[-1]:.4f}; largest relative difference {worst:.2e}")
+
+    # Step 30's tape: the native explorer's recording of the trained run's example 0.
+    kept = driver.execute_script("return tapegrad.kept()")
+    assert kept[0] == 0 and kept[-1] == 30, kept
+    entries = driver.execute_script("return tapegrad.openTape(30)")
+    out = work / "native-explore.json"
+    subprocess.run([binary, "explore", str(run), "--example", "0", "--out", str(work / "explore.html"),
+                    "--json", str(out)], check=True, capture_output=True)
+    rec = json.loads(out.read_text())
+    assert entries == len(rec["entries"]), (entries, len(rec["entries"]))
+    # The list: every entry in the groups of the module that made it, as the native recording says.
+    rows = driver.execute_script("""
+        return [...document.querySelectorAll('#tape li[data-position]')].map(row => {
+          const names = [];
+          for (let d = row.closest('details'); d !== null; d = d.parentNode.closest('details'))
+            names.unshift(d.querySelector(':scope > summary').firstChild.textContent);
+          return [Number(row.dataset.position), names.join('.')];
+        })""")
+    assert rows == [[e["position"], e["module"]] for e in rec["entries"]], rows
+    assert "encoder.layers.0.self_attn.q_proj" in [m for _, m in rows]
+    page_loss = driver.execute_script("return tapegrad.get('loss')[0]")
+    assert abs(page_loss - float(rec["loss"])) <= 0.01 * float(rec["loss"]), (page_loss, rec["loss"])
+    last = driver.execute_script("return tapegrad.stepTo(arguments[0])", len(rec["backward"]))
+    assert last["position"] == rec["backward"][-1]["position"], last
+    # A group's own graph: its entries alone.
+    q_proj = driver.find_element(By.XPATH, "//ol[@id='tape']//summary[starts-with(., 'q_proj')]")
+    q_proj.find_element(By.CSS_SELECTOR, "button.group-graph").click()
+    drawn = driver.execute_script("return [...document.querySelectorAll('#graph .node.entry')].length")
+    in_group = [e for e in rec["entries"] if e["module"] == "encoder.layers.0.self_attn.q_proj"]
+    assert drawn == len(in_group), (drawn, len(in_group))
+    driver.find_element(By.ID, "graph-whole").click()
+    print(f"step 30's tape: {entries} entries in their modules' groups, loss {page_loss:.4f} (the native "
+          f"explorer's {float(rec['loss']):.4f}); backward stepped to its last entry; q_proj's graph alone "
+          f"has its {drawn} entries")
+
+    # Looking back at a kept step: example 0's prediction, the attention maps, a gradient.
+    snap = driver.execute_script("return tapegrad.lookAt(arguments[0])", kept[len(kept) // 2])
+    tokens = len(snap["tokens"])
+    rows = driver.find_elements(By.CSS_SELECTOR, "table.prediction tr")
+    assert len(rows) == tokens + 1, (len(rows), tokens)
+    maps = driver.find_elements(By.CSS_SELECTOR, "#train-attention canvas")
+    assert len(maps) == TRAIN_FLAGS["layers"] * TRAIN_FLAGS["heads"], len(maps)
+    assert driver.find_element(By.ID, "kept-step-shown").text == str(kept[len(kept) // 2])
+    assert driver.find_elements(By.CSS_SELECTOR, "#train-gradient canvas"), "no gradient is drawn"
+
+    # The buttons, as a student uses them: reset (the form's flags), one step, train, pause, train
+    # on to the end, where the form's model reverses every validation sequence.
+    driver.execute_script("window.scrollTo(0, 0)")  # the buttons below the sticky header
+    driver.find_element(By.ID, "train-reset").click()
+    status = driver.find_element(By.ID, "train-status")
+    assert status.text.startswith("step 0 of 600"), status.text
+    driver.find_element(By.ID, "train-step").click()
+    driver.execute_async_script("setTimeout(arguments[0], 200)")
+    assert status.text.startswith("step 1 of 600"), status.text
+    driver.find_element(By.ID, "train-run").click()
+    driver.execute_async_script("setTimeout(arguments[0], 300)")
+    driver.find_element(By.ID, "train-pause").click()
+    driver.execute_async_script("setTimeout(arguments[0], 200)")
+    paused = int(status.text.split()[1])
+    assert 1 < paused < 600, status.text
+    driver.execute_async_script("setTimeout(arguments[0], 300)")
+    assert int(status.text.split()[1]) == paused, "training went on after the pause"
+    driver.find_element(By.ID, "train-run").click()
+    driver.execute_async_script("""
+        const done = arguments[0], status = document.getElementById('train-status');
+        const poll = () => (status.textContent.startsWith('step 600 of 600') &&
+                            document.getElementById('train-pause').disabled ? done() : setTimeout(poll, 100));
+        poll();""")
+    ms = driver.execute_script("return tapegrad.trainMs()")
+    evaluation = driver.execute_script("return tapegrad.evaluation()")
+    assert evaluation["step"] == 600 and evaluation["exact_match"] >= 0.95, evaluation
+    print(f"the buttons: reset, step, train, pause at step {paused}, and train to step 600 "
+          f"({ms:.1f} ms per step in the page); {status.text}")
+
+
 def no_sideways_scroll(driver, width, height, shot):
     driver.set_window_size(width, height)
     wide = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
@@ -208,6 +315,19 @@ def main(lab_page, binary, work):
             .get_attribute("class") == "edited", "the typed cell is not marked as changed"
         print("a typed cell equals the native run with --set x[0]=2")
 
+        # A cell dragged sideways: the value moves with the pointer, and the numbers follow it.
+        driver.execute_script("tapegrad.lesson('attention_head')")
+        before = driver.execute_script("return tapegrad.get('x')[5]")
+        cell = driver.find_element(By.CSS_SELECTOR, 'input[aria-label="x[5]"]')
+        ActionChains(driver).click_and_hold(cell).move_by_offset(20, 0).move_by_offset(20, 0).release().perform()
+        driver.execute_async_script("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))")
+        after = driver.execute_script("return tapegrad.get('x')[5]")
+        expected = float(f"{before + 40 * max(abs(before), 1) / 100:.4g}")
+        assert close(after, expected), f"x[5] dragged 40 px: {before} -> {after}, expected {expected}"
+        rec = native(binary, work, "attention_head", [f"x[5]={after!r}"])
+        check_against_native(driver, rec, ["x", "Wq", "weights"], "attention_head, x[5] dragged")
+        print(f"a cell dragged 40 px ({before} -> {after}) equals the native run with that edit")
+
         # A bad edit: the library's error, in the page; then the page still works.
         error = driver.execute_script("tapegrad.set('x', 99, 1); try { tapegrad.run(); return null; }"
                                       " catch (e) { return e.message; }")
@@ -233,7 +353,12 @@ def main(lab_page, binary, work):
         driver.execute_script("tapegrad.lesson('attention_head'); tapegrad.set('x', 3, 0.5); tapegrad.run()")
         no_sideways_scroll(driver, 1024, 768, work / "lab-1024x768.png")
         no_sideways_scroll(driver, 1920, 1080, work / "lab-1920x1080.png")
-        print(f"no sideways scrolling at 1024x768 and 1920x1080; screenshots in {work}")
+
+        driver.set_window_size(1280, 900)
+        check_training(driver, binary, work)
+        no_sideways_scroll(driver, 1024, 768, work / "lab-train-1024x768.png")
+        no_sideways_scroll(driver, 1920, 1080, work / "lab-train-1920x1080.png")
+        print(f"no sideways scrolling at 1024x768 and 1920x1080, lessons and training; screenshots in {work}")
     finally:
         driver.quit()
 

@@ -1,5 +1,5 @@
-// What a module shows of itself: its parameters' dotted names on the tape, forward hooks, and the
-// composed path (set_composed) that records every op separately.
+// What a module shows of itself: its parameters' dotted names on the tape, its path on the tape's
+// entries, forward hooks, and the composed path (set_composed) that records every op separately.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -26,6 +26,32 @@ nn::EncoderLayerConfig small_layer(double dropout = 0) {
 }
 
 }  // namespace
+
+TEST_CASE("nn::Module: every tape entry records the module whose forward made it") {
+  nn::TransformerEncoder encoder(small_layer(), 2, /*final_norm=*/true);
+  encoder.set_composed(true);
+  for (const auto& [name, module] : encoder.named_modules()) CHECK(*module->path() == name);
+  CHECK(*encoder.layers[1]->self_attn->q_proj->path() == "layers.1.self_attn.q_proj");
+
+  tape().clear();
+  Tensor x = rand({1, 3, 8}).requires_grad_();
+  Tensor loss = sum(encoder.forward(x));
+  std::map<std::string, std::vector<std::string>> ops_by_module;  // "" : made outside every module
+  for (const auto& e : tape().entries()) ops_by_module[e->module ? *e->module : ""].push_back(e->op);
+  CHECK(current_module() == nullptr);  // every scope closed with its forward
+  CHECK(ops_by_module.at("layers.0.self_attn.q_proj") == std::vector<std::string>{"transpose", "matmul", "add"});
+  CHECK(ops_by_module.at("layers.1.norm2") == std::vector<std::string>{"layer_norm"});
+  CHECK(ops_by_module.at("norm") == std::vector<std::string>{"layer_norm"});
+  CHECK(has(ops_by_module.at("layers.0.self_attn"), "softmax"));  // between its projections
+  CHECK(ops_by_module.at("") == std::vector<std::string>{"sum"});
+  const auto modules = encoder.named_modules();
+  for (const auto& entry : ops_by_module) {
+    const std::string& module = entry.first;
+    CAPTURE(module);
+    const auto named = [&](const auto& m) { return m.first == module; };
+    CHECK((module.empty() || std::any_of(modules.begin(), modules.end(), named)));
+  }
+}
 
 TEST_CASE("nn::Module: parameters and buffers are named as in state_dict, on the tensor and on the tape") {
   nn::TransformerEncoder encoder(small_layer(), 2, /*final_norm=*/true);
