@@ -29,7 +29,7 @@ const std::vector<Lesson>& lessons() {
       {"encoder_layer", "An encoder layer",
        "residual + LayerNorm, post-LN and pre-LN, feed-forward, dropout off in eval", encoder_layer_lesson},
       {"cross_entropy", "Cross-entropy and the gradient of the logits",
-       "the loss, and why its gradient is softmax - onehot (checked numerically)", cross_entropy_lesson},
+       "the loss, and why its gradient is softmax - onehot (checked numerically); label smoothing", cross_entropy_lesson},
       {"gradcheck", "Checking your own function's gradient",
        "tg::gradcheck against finite differences, and what a wrong backward looks like", gradcheck_lesson},
       {"nan_hunt", "Hunting a NaN with anomaly mode",

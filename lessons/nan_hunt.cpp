@@ -2,7 +2,8 @@
 // The broken mask: a float "keep" mask (1 = keep, 0 = hide) turned into an additive mask as
 //   additive = (1 - keep) * -inf
 // gives 0 * -inf = NaN at every kept position, and the NaN flows into every score and weight.
-// Anomaly mode checks every op's output and names the first one that made a NaN.
+// Anomaly mode checks every op's output and names the first one that made a NaN. A setting puts
+// a large finite number in place of -inf: then 0 * -1e9 = 0, and the bug hides.
 #include <cmath>
 #include <string>
 
@@ -30,8 +31,9 @@ Tensor visible_keys() {  // bool, true where keep is 1
   return tensor_bool({true, false, false, true, true, false, true, true, true}, {T, T});
 }
 
-Tensor attention_loss(const Tensor& scores) {
-  Tensor additive = mul(sub(1.0, keep_mask()), -INFINITY).set_name("additive mask");
+// `hide` is what (1 - keep) multiplies: -inf (the bug) or a large finite number.
+Tensor attention_loss(const Tensor& scores, double hide) {
+  Tensor additive = mul(sub(1.0, keep_mask()), hide).set_name("additive mask");
   Tensor weights = softmax(add(scores, additive), -1).set_name("weights");
   return sum(mul(weights, scores)).set_name("loss");
 }
@@ -42,10 +44,12 @@ void nan_hunt_lesson(LessonLog& log) {
   log.say("A training run prints loss = nan. Where did it come from? Here is the bug in three lines: a float keep "
           "mask (1 = keep) turned into an additive mask as (1 - keep) * -inf. Where keep is 1 that is 0 * -inf, "
           "which IEEE 754 defines as NaN.");
+  const double hide = log.setting("hide", -INFINITY, {-INFINITY, -1e9},
+                                  "what (1 - keep) multiplies: -inf (the bug) or a large finite number");
   Tensor scores = log.input("scores", randn({T, T}, kF32, kCPU, gen).requires_grad_());
   log.show("scores", scores);
   log.show("keep", keep_mask());
-  Tensor loss = attention_loss(scores);
+  Tensor loss = attention_loss(scores, hide);
   log.show("loss", loss);
   log.fact("the loss is NaN", std::isnan(loss.item()));
 
@@ -56,7 +60,7 @@ void nan_hunt_lesson(LessonLog& log) {
   std::string message;
   try {
     AnomalyGuard anomaly;
-    attention_loss(scores);
+    attention_loss(scores, hide);
   } catch (const Error& e) {
     message = e.what();
   }

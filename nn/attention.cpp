@@ -34,7 +34,7 @@ AttentionResult scaled_dot_product_attention(const AttentionSpec& spec) {
   Tensor scores = mul(matmul(q, transpose(k, -2, -1)), scale);  // (..., T, S)
   if (o.additive_mask.defined()) scores = add(scores, o.additive_mask);
   if (o.attn_mask.defined()) scores = masked_fill(scores, o.attn_mask, neg_inf);
-  if (o.is_causal) scores = masked_fill(scores, causal_mask(T, S, q.device()), neg_inf);
+  if (o.is_causal) scores = masked_fill(scores, causal_mask(T, S, q.device()).set_name("causal_mask"), neg_inf);
   if (o.key_padding_mask.defined()) {
     // (B, S) -> (B, 1, ..., 1, S) so it broadcasts over heads and queries.
     Shape shape(scores.dim(), 1);

@@ -27,7 +27,7 @@ Tensor PositionalEncoding::forward(const Tensor& x) const {
   const int64_t T = x.size(-2);
   if (T > max_len)
     throw Error(type(), fmt::format("sequence length T={} exceeds max_len={} (x {})", T, max_len, x.describe()));
-  Tensor y = add(x, slice(table, 0, 0, T));  // (..., T, C) + (T, C)
+  Tensor y = add(x, slice(table, 0, 0, T).set_name("positions"));  // (..., T, C) + (T, C): the table's first T rows
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
 }

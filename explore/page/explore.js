@@ -200,9 +200,13 @@ function cellText(summary, r, c, v, options) {
 
 // In the detail pane, as wide as it leaves room for (a narrow window's too), coloured by the
 // step's shared scale when the reader chose one.
+// A model's example ids are labelled with the tokens they stand for (explore/model_example.h).
 function tensorFigure(id, title, role, extraClass) {
   const width = Math.min(440, document.getElementById('detail').clientWidth - 20);
-  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass, scale: state.detailScale, width });
+  const tokens = new Map([['tokens', p => p.token], ['targets', p => p.target ?? '\u2014']]).get(rec.tensors[id].name);
+  const colLabels = rec.prediction && tokens ? rec.prediction.map(tokens).map(tokenLabel) : undefined;
+  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass, scale: state.detailScale, width,
+                                          colLabels });
 }
 
 // ---- the list and the graph ----------------------------------------------------------------

@@ -79,6 +79,8 @@ function start(flags) {
   showKept(0);
   drawTrainStatus();
   showTapePane(false);  // it held the last model's tape
+  const parameters = training.info.parameters.reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0);
+  $('status').textContent = `a new model from the flags: ${parameters} parameters, step 0`;
 }
 
 // The side pane in the Train view: the tape of a step, once one is opened, else a hint.

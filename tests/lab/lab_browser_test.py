@@ -269,6 +269,10 @@ def main(lab_page, binary, work):
         driver.execute_script("tapegrad.lesson('multi_head'); tapegrad.choose('heads', 4); tapegrad.run()")
         check_against_native(driver, native(binary, work, "multi_head", ["heads=4"]), ["x", "Wq", "Wo", "weights"],
                              "multi_head with 4 heads")
+        driver.execute_script("tapegrad.lesson('cross_entropy'); tapegrad.choose('label_smoothing', 0.2);"
+                              "tapegrad.set('targets', 1, 3); tapegrad.run()")
+        rec = native(binary, work, "cross_entropy", ["label_smoothing=0.2", "targets[1]=3"])
+        check_against_native(driver, rec, ["logits", "targets", "q", "log_probs"], "cross_entropy, smoothed")
         driver.execute_script("tapegrad.lesson('attention_head')")
         graph_ops = "return [...document.querySelectorAll('#graph .node.entry text')].map(t => t.textContent)"
         assert any("masked_fill" in op for op in driver.execute_script(graph_ops))
@@ -280,7 +284,8 @@ def main(lab_page, binary, work):
         assert len(shown_ops) == len(rec["entries"]) and not any("masked_fill" in op for op in shown_ops), shown_ops
         failing = driver.execute_script("return [...document.querySelectorAll('.fact.fails')].map(f => f.textContent)")
         assert any(f.startswith("query 0 can see only key 0") for f in failing), failing
-        print("settings (heads=4, masks=0 from its menu) equal the native runs; the graph lost the masks' entries")
+        print("settings (heads=4, label_smoothing=0.2, masks=0 from its menu) equal the native runs; the graph lost "
+              "the masks' entries")
 
         # Backward, step by step.
         driver.execute_script("tapegrad.lesson('attention_head')")
@@ -356,6 +361,7 @@ def main(lab_page, binary, work):
 
         driver.set_window_size(1280, 900)
         check_training(driver, binary, work)
+        driver.execute_script("tapegrad.openTape(600); tapegrad.stepTo(3)")  # the screenshots show a tape
         no_sideways_scroll(driver, 1024, 768, work / "lab-train-1024x768.png")
         no_sideways_scroll(driver, 1920, 1080, work / "lab-train-1920x1080.png")
         print(f"no sideways scrolling at 1024x768 and 1920x1080, lessons and training; screenshots in {work}")

@@ -65,10 +65,10 @@ TEST_CASE("lessons: find_lesson finds each by name and nothing else, run_lesson 
   CHECK_FALSE(AnomalyMode::enabled());
 }
 
-TEST_CASE("lessons: the cross-entropy lesson's gradient is softmax - onehot, as the lesson states") {
+TEST_CASE("lessons: the cross-entropy lesson's gradient is softmax - q (the one-hot targets), as the lesson states") {
   RecordingLog log;
   lessons::run_lesson(*lessons::find_lesson("cross_entropy"), log);
-  const std::vector<std::string> expected = {"the logits' gradient equals (softmax(logits) - onehot) / N to 1e-12",
+  const std::vector<std::string> expected = {"the logits' gradient equals (softmax(logits) - q) / N to 1e-12",
                                              "it matches central finite differences (eps 1e-6) to 1e-8"};
   for (const std::string& statement : expected) {
     CAPTURE(statement);
@@ -89,7 +89,7 @@ TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
                           "rule: dL/da = sum_to(dL/dout @ b^T, a.shape)", "out is used 2 times"}},
       {"multi_head", {"(B,NH,T,hs)", "cat(", "W_O", "[holds] the step-by-step output equals nn::MultiHeadAttention"}},
       {"encoder_layer", {"Post-LN", "Pre-LN", "layer_norm", "eval()", "[holds] in training mode two calls"}},
-      {"cross_entropy", {"cross_entropy(", "log_softmax", "softmax(z_n) - onehot", "numeric gradient ="}},
+      {"cross_entropy", {"cross_entropy(", "log_softmax", "softmax(z_n) - q_n", "numeric gradient ="}},
       {"gradcheck", {"gradcheck of cube", "tape #", "cube(x", "[holds] the wrong rule fails gradcheck"}},
       {"nan_hunt", {"loss =", "anomaly: an unrecorded call of 'mul' produced NaN", "masked_fill", "dL/dscores ="}},
       {"forward_vs_reverse", {"J v =", "[holds] jvp's tangent is J v", "BACKWARD from u . y", "u^T J =",
