@@ -126,7 +126,7 @@ function heatmap(summary, options) {
   const width = left + cols * cellW + right, height = top + rows * cellH;
   canvas.width = width * ratio; canvas.height = height * ratio;
   canvas.style.width = width + 'px'; canvas.style.height = height + 'px';
-  Object.assign(canvas.dataset, { left, top, cellWidth: cellW, cellHeight: cellH });  // where the cells are
+  Object.assign(canvas.dataset, { left, top, cellWidth: cellW, cellHeight: cellH, rows, cols });  // where the cells are
   const ctx = canvas.getContext('2d');
   ctx.scale(ratio, ratio);
   const values = summary.values.map(num);
@@ -219,8 +219,17 @@ function entryLine(e) {
   return `${e.op}(${ins.join(', ')}) → ${outs.join(', ')}`;
 }
 
-// The entries in execution order, grouped by the modules that made them (common.js).
+// The entries in execution order, grouped by the modules that made them (common.js); each
+// group's button outlines its entries in the graph and brings them into view.
 function buildList() {
+  const graphButton = (summary, positions) => {
+    const button = el('button', { class: 'group-graph', text: 'graph', title: 'outline these entries in the graph' });
+    button.addEventListener('click', event => {
+      event.preventDefault();  // the group stays as it is
+      showGroup(new Set(positions));
+    });
+    summary.append(button);
+  };
   fillGroupedTape(document.getElementById('entry-list'), rec.entries, e => {
     const row = el('li', { title: entryLine(e) }, el('span', { class: 'pos', text: '#' + e.position }),
                    document.createTextNode(entryLine(e)));
@@ -228,7 +237,17 @@ function buildList() {
     row.addEventListener('click', () => select(e.position, true));
     listRows.set(e.position, row);
     return row;
-  });
+  }, graphButton);
+}
+
+// A module's entries outlined in the graph (the others dimmed), the first of them in view.
+function showGroup(positions) {
+  for (const [position, node] of graphNodes.entry) {
+    node.classList.toggle('in-group', positions.has(position));
+    node.classList.toggle('out-of-group', !positions.has(position));
+  }
+  const first = graphNodes.entry.get(Math.min(...positions));
+  if (first) reveal(document.getElementById('graph-pane'), first, true);
 }
 
 function buildGraph() {

@@ -7,8 +7,8 @@ the small pages, every entry in the graph), steps backward to the end and back (
 of each kind with the mouse, the rest from a script), and checks that
 what the page shows is the recording's: each heatmap's tensor, statistics and hovered values,
 and the backward status of every step; on the run's page, that the tape is grouped by the
-module that made each entry, each group folding away, and that the prediction table shows each
-position's prediction and target. It fails on a console error, on any request that is not
+module that made each entry, each group folding away and outlining its entries in the graph,
+and that the prediction table shows each position's prediction and target. It fails on a console error, on any request that is not
 the file itself, and when Chromium cannot start. Screenshots go to the work directory.
 
 usage: browser_test.py TAPEGRAD WORK_DIR
@@ -64,7 +64,7 @@ def same(shown, expected):
 
 
 # For every heatmap under the selector `where`: its tensor id, caption and the tooltip of its first
-# and last cell (mouse moves dispatched at the canvas' corners).
+# and last cell (mouse moves dispatched at the corners of the cells, inside the labels' margins).
 READ_FIGURES = """
 const readFigures = where => {
   const tooltip = document.getElementById('tooltip');
@@ -74,9 +74,11 @@ const readFigures = where => {
   };
   return [...document.querySelectorAll(where + ' figure.heatmap')].map(f => {
     const canvas = f.querySelector('canvas'), box = canvas && canvas.getBoundingClientRect();
+    const d = canvas ? canvas.dataset : {}, left = box && box.left + Number(d.left), top = box && box.top + Number(d.top);
+    const right = left + Number(d.cols) * Number(d.cellWidth), bottom = top + Number(d.rows) * Number(d.cellHeight);
     return {tensor: f.dataset.tensor, role: f.dataset.role, stats: f.querySelector('.stats').textContent,
-            first: canvas ? hover(canvas, box.left + 1, box.top + 1) : null,
-            last: canvas ? hover(canvas, box.right - 1, box.bottom - 1) : null};
+            first: canvas ? hover(canvas, left + 1, top + 1) : null,
+            last: canvas ? hover(canvas, right - 1, bottom - 1) : null};
   });
 };
 """
@@ -231,13 +233,20 @@ def check_model_page(driver, page, rec):
     assert not first_row.is_displayed(), "a folded group still shows its entries"
     group.click()
     assert first_row.is_displayed(), "an unfolded group hides its entries"
+    q_proj = driver.find_element(By.XPATH, "//ol[@id='entry-list']//summary[starts-with(., 'q_proj')]")
+    q_proj.find_element(By.CSS_SELECTOR, "button.group-graph").click()
+    outlined = driver.execute_script("return [...document.querySelectorAll('#graph .node.in-group')]"
+                                     ".map(g => Number(g.dataset.position))")
+    first_layer = [e["position"] for e in rec["entries"] if e["module"] == "encoder.layers.0.self_attn.q_proj"]
+    assert sorted(outlined) == first_layer, (outlined, first_layer)
     rows = driver.find_elements(By.CSS_SELECTOR, "#prediction tr")
     assert len(rows) == len(rec["prediction"]) + 1, (len(rows), len(rec["prediction"]))
     for row, p in zip(rows[1:], rec["prediction"]):
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
         assert cells[3] == p["predicted"] and cells[2] == (p["target"] or "\u2014"), (cells, p)
     print(f"{page.name}: the tape in {len(driver.find_elements(By.CSS_SELECTOR, '#entry-list li.group'))} module "
-          f"groups that fold; the prediction next to the target at {len(rec['prediction'])} positions")
+          f"groups that fold, each outlining its entries in the graph; the prediction next to the target at "
+          f"{len(rec['prediction'])} positions")
 
 
 def main(binary, work):
