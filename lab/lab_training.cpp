@@ -9,7 +9,6 @@
 #include <fmt/ranges.h>
 
 #include "core/error.h"
-#include "core/grad_mode.h"
 #include "data/dataloader.h"
 #include "explore/model_example.h"
 #include "ops/clone/clone.h"
@@ -41,6 +40,13 @@ std::vector<std::string> tokens_of(const data::Vocab& vocab, const std::vector<i
   std::vector<std::string> tokens;
   for (int64_t id : ids) tokens.push_back(data::escape_token(vocab.token(id)));
   return tokens;
+}
+
+// The module's weights now, copied (state_dict's tensors share the module's storage).
+NamedTensors copy_of_weights(const nn::Module& model) {
+  NamedTensors state = model.state_dict();
+  for (auto& [name, t] : state) t = clone(t);
+  return state;
 }
 
 // The page's example: validation example 0 of the run's task.
@@ -100,9 +106,7 @@ nlohmann::json LabTraining::updates(int64_t count) {
 void LabTraining::keep() {
   if (kept_.size() >= kMaxKept && !kept_.contains(trainer_->step()))
     throw Error("lab", fmt::format("the page keeps the weights of at most {} steps", kMaxKept));
-  NamedTensors state = trainer_->model().state_dict();
-  for (auto& [name, t] : state) t = clone(t);
-  kept_[trainer_->step()] = std::move(state);
+  kept_[trainer_->step()] = copy_of_weights(trainer_->model());
 }
 
 std::vector<std::string> LabTraining::input_tokens(const data::Example& example) const {
@@ -126,8 +130,7 @@ nlohmann::json LabTraining::with_weights_of(int64_t step, Look look) {
     throw Error("lab", fmt::format("the weights of step {} are not kept (kept: {})", step, fmt::join(steps, ", ")));
   }
   nn::Module& model = trainer_->model();
-  NamedTensors now = model.state_dict();
-  for (auto& [name, t] : now) t = clone(t);
+  const NamedTensors now = copy_of_weights(model);
   model.load_state_dict(kept->second);
   nlohmann::json seen;
   try {
