@@ -3,6 +3,10 @@
 // runs past its block, or anyone touching a freed block, faults. Live blocks are readable and
 // writable only inside a DeviceAccess (a kernel, a copy, a memset); host code that touches one
 // at any other time faults too, and the SIGSEGV handler names the address and its block.
+// Inside a DeviceAccess a block opens when it is first touched: the fault handler makes it
+// readable and writable and the access's end closes it again. A launch so costs two mprotect
+// calls per block it touches, not two per live block (thousands in a training step, each
+// flushing the TLB).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -11,6 +15,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "emulator.h"
 
@@ -35,6 +41,7 @@ struct Memory {
   std::map<const char*, Block> blocks;  // by start address, freed ones kept for messages
   int access_depth = 0;
   const char* accessor = nullptr;  // the kernel or copy inside DeviceAccess, for a fault
+  std::vector<std::pair<char*, size_t>> opened;  // the blocks this access has touched: start, mapped
 };
 
 Memory& memory() {
@@ -56,9 +63,15 @@ std::map<const char*, Block>::iterator block_of(Memory& m, const void* p) {
   return c < it->first + it->second.mapped + page_size() ? it : m.blocks.end();
 }
 
-void protect_live_blocks(Memory& m, int protection) {
-  for (auto& [start, block] : m.blocks)
-    if (block.live) mprotect(const_cast<char*>(start), block.mapped, protection);
+// Inside a DeviceAccess, opens the live block holding addr and returns true; otherwise false.
+bool open_touched_block(Memory& m, const char* addr) {
+  if (m.access_depth == 0) return false;
+  auto it = block_of(m, addr);
+  if (it == m.blocks.end() || !it->second.live || addr >= it->first + it->second.mapped) return false;
+  char* start = const_cast<char*>(it->first);
+  if (mprotect(start, it->second.mapped, PROT_READ | PROT_WRITE) != 0) return false;
+  m.opened.emplace_back(start, it->second.mapped);
+  return true;
 }
 
 struct sigaction previous_segv;
@@ -67,6 +80,7 @@ void on_segv(int signal, siginfo_t* info, void* context) {
   Memory& m = memory();
   const char* addr = static_cast<const char*>(info->si_addr);
   if (m.base && addr >= m.base && addr < m.base + kAddressSpace) {
+    if (open_touched_block(m, addr)) return;  // the access runs again, now allowed
     const std::string where = describe_pointer(addr);
     if (m.accessor)
       std::fprintf(stderr, "\nCUDA emulator: %s touched %s, outside every live GPU block (out of bounds on a GPU)\n",
@@ -122,8 +136,9 @@ DeviceAccess::DeviceAccess(const char* who) {
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
   if (m.access_depth++ == 0) {
-    protect_live_blocks(m, PROT_READ | PROT_WRITE);
     m.accessor = who;
+    m.opened.reserve(64);  // so that the fault handler rarely allocates
+    ensure_segv_handler();
   }
 }
 
@@ -131,9 +146,9 @@ DeviceAccess::~DeviceAccess() {
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
   if (--m.access_depth == 0) {
-    protect_live_blocks(m, PROT_NONE);
+    for (const auto& [start, mapped] : m.opened) mprotect(start, mapped, PROT_NONE);
+    m.opened.clear();
     m.accessor = nullptr;
-    ensure_segv_handler();
   }
 }
 
@@ -164,7 +179,7 @@ cudaError_t cudaMalloc(void** ptr, size_t size) {
   // Fresh blocks hold garbage on a GPU: fill with a NaN-like pattern, not the kernel's zeros.
   mprotect(start, mapped, PROT_READ | PROT_WRITE);
   std::memset(start, 0xFF, mapped);
-  if (m.access_depth == 0) mprotect(start, mapped, PROT_NONE);
+  mprotect(start, mapped, PROT_NONE);  // opened when a kernel or copy touches it
   *ptr = start;
   return cudaSuccess;
 }

@@ -223,6 +223,18 @@ TEST_CASE("cuda emulator: host code that reads GPU memory, and a kernel past its
   CHECK(past_end_killed);
   CHECK(past_end.find("CUDA emulator: write_global_index touched") != std::string::npos);
   CHECK(past_end.find("outside every live GPU block") != std::string::npos);
+  // A block a kernel opened by touching it is closed again when the launch ends.
+  const auto [after_kernel, after_kernel_killed] = in_child([] {
+    int* ptr = nullptr;
+    if (cudaMalloc(&ptr, 4 * sizeof(int)) != cudaSuccess) _exit(3);
+    tg::emu::launch("write_global_index", [&](auto... a) { write_global_index(a...); }, 1, 4)(ptr);
+    if (cudaGetLastError() != cudaSuccess) _exit(4);
+    volatile int x = ptr[3];
+    (void)x;
+  });
+  CHECK(after_kernel_killed);
+  CHECK(after_kernel.find("CUDA emulator: host code touched GPU memory at") != std::string::npos);
+  CHECK(after_kernel.find("byte 12 of a live 16-byte GPU block") != std::string::npos);
 }
 
 TEST_CASE("cuda emulator: cuBLAS gemm in column-major order, and its argument checks") {
