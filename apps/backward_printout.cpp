@@ -48,7 +48,7 @@ void print_backward(std::FILE* out, const Tensor& loss, const TensorLabel& label
     }
     for (size_t i = 0; i < e.inputs.size(); ++i) {
       const EntryInput& in = e.inputs[i];
-      const std::string name = in.scalar.defined() ? fmt::format("the constant {:.6g}", in.scalar.item())
+      const std::string name = in.scalar.defined() ? "the constant " + in.scalar_str()
                                                    : label(in.record.id, in.name());
       const Tensor& g = stepper.last_input_grads()[i];
       if (!g.defined()) {

@@ -17,7 +17,7 @@ std::string record_str(const std::string& name, const Shape& shape) {
 }
 
 std::string input_str(const EntryInput& in) {
-  if (in.scalar.defined()) return fmt::format("{:.6g} const", in.scalar.item());
+  if (in.scalar.defined()) return in.scalar_str() + " const";
   return record_str(in.name(), in.record.shape) + (in.requires_grad ? "" : " const");
 }
 }  // namespace
@@ -28,6 +28,12 @@ const std::string& EntryInput::name() const {
     for (const TensorRecord& out : producer->outputs)
       if (out.id == record.id && !out.name.empty()) return out.name;
   return record.name;
+}
+
+std::string EntryInput::scalar_str() const {
+  const std::string& constant = name();
+  const std::string value = fmt::format("{:.6g}", scalar.item());
+  return constant.empty() ? value : constant + " = " + value;
 }
 
 std::string Entry::str() const {
@@ -102,7 +108,7 @@ void Tape::append(const std::shared_ptr<Entry>& entry) {
   }
 }
 
-std::string Tape::to_dot() const {
+std::string Tape::to_dot(const std::function<bool(const Entry&)>& include) const {
   std::string dot = "digraph tape {\n  rankdir=LR;\n  node [fontname=\"monospace\"];\n";
   std::vector<int64_t> drawn;
   auto tensor_node = [&](int64_t id, const std::string& label, bool leaf) {
@@ -111,11 +117,12 @@ std::string Tape::to_dot() const {
     dot += fmt::format("  t{} [shape=box{}, label=\"{}\"];\n", id, leaf ? ", style=filled" : "", label);
   };
   for (const auto& e : entries()) {
+    if (include && !include(*e)) continue;
     dot += fmt::format("  op{} [label=\"#{} {}\"];\n", e->tape_position, e->tape_position, e->op);
     for (const auto& in : e->inputs) {
       const std::string& name = in.name();
       tensor_node(in.record.id,
-                  in.scalar.defined() ? fmt::format("{:.6g}", in.scalar.item())
+                  in.scalar.defined() ? in.scalar_str()
                                       : (name.empty() ? "" : name + "\\n") + shape_str(in.record.shape),
                   in.producer == nullptr);
       dot += fmt::format("  t{} -> op{};\n", in.record.id, e->tape_position);

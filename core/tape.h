@@ -39,6 +39,8 @@ struct EntryInput {
   Tensor scalar;  // a one-element input that needs no gradient (1/sqrt(d), -inf): printed by value
   // The input's name as printed: its own, or the one its producer's output took after the fact.
   const std::string& name() const;
+  // A scalar constant as printed: "0.5", or "1/sqrt(d_k) = 0.5" when it was named.
+  std::string scalar_str() const;
 };
 
 struct SavedTensor {
@@ -132,7 +134,8 @@ class Tape {
   // Live entries in execution order.
   std::vector<std::shared_ptr<Entry>> entries() const;
   void clear();  // forgets the listing (graphs stay valid) and restarts tape_position at 0
-  std::string to_dot() const;  // Graphviz: tensors as boxes, ops as ellipses
+  // Graphviz: tensors as boxes, ops as ellipses; only the entries `include` accepts, when given.
+  std::string to_dot(const std::function<bool(const Entry&)>& include = nullptr) const;
 
   // Used by Recorder.
   void append(const std::shared_ptr<Entry>& entry);

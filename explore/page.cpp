@@ -57,11 +57,25 @@ std::string render_svg(const std::string& dot_source) {
   return svg.substr(start);
 }
 
+namespace {
+
+// Each module group's own graph, laid out by dot: "first-last" -> its SVG.
+nlohmann::json group_graphs(const nlohmann::json& recording) {
+  const nlohmann::json dots = recording.value("group_dots", nlohmann::json::object());
+  nlohmann::json svgs = nlohmann::json::object();
+  for (const auto& [range, dot] : dots.items())
+    svgs[range] = render_svg(top_to_bottom(dot.get<std::string>()));
+  return svgs;
+}
+
+}  // namespace
+
 std::string page_html(const nlohmann::json& recording) {
   return fill(page_template(), {{"TITLE", html_text(recording.value("title", "tapegrad explore"))},
                               {"STYLE", std::string(page_style())},
                               {"GRAPH", render_svg(top_to_bottom(recording.at("dot").get<std::string>()))},
                               {"DATA", script_json(recording)},
+                              {"GROUP_GRAPHS", script_json(group_graphs(recording))},
                               {"KATEX", script_safe(katex_script())},
                               {"HEATMAP", script_safe(heatmap_script())},
                               {"COMMON", script_safe(common_script())},

@@ -2,9 +2,12 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "core/backward.h"
 #include "core/error.h"
 #include "explore/gradient_readers.h"
+#include "explore/module_groups.h"
 #include "explore/op_doc.h"
 #include "explore/tensor_summary.h"
 
@@ -71,12 +74,22 @@ nlohmann::json record(const TapeCapture& capture, const Tensor& loss) {
   TensorTable table;
   nlohmann::json entries = nlohmann::json::array();
   std::vector<Tensor> leaves;
+  std::vector<int64_t> positions;
+  std::vector<std::string> modules;
   for (const CapturedEntry& c : capture.entries()) {
     entries.push_back(entry_json(c, table));
+    positions.push_back(c.entry->tape_position);
+    modules.push_back(c.entry->module ? *c.entry->module : std::string());
     for (const Tensor& in : c.inputs)
       if (in.defined() && in.is_leaf() && in.requires_grad()) leaves.push_back(in);
   }
   nlohmann::json doc = {{"loss", json_number(loss.item())}, {"dot", tape().to_dot()}, {"entries", std::move(entries)}};
+  // each module group's own graph: "first-last" (its entries' positions) -> its DOT
+  nlohmann::json group_dots = nlohmann::json::object();
+  for (const ModuleGroup& g : module_groups(positions, modules))
+    group_dots[fmt::format("{}-{}", g.first, g.last)] =
+        tape().to_dot([&g](const Entry& e) { return e.tape_position >= g.first && e.tape_position <= g.last; });
+  doc["group_dots"] = std::move(group_dots);
 
   nlohmann::json steps = nlohmann::json::array();
   const GradientReaders readers = gradient_readers(loss);

@@ -12,6 +12,8 @@
 // JSON (a tensor's "value" is a summary, explore/tensor_summary.h; ids are Tensor::id()):
 //   "loss":     its value (a non-finite one as a string, as in a summary)
 //   "dot":      the tape as Graphviz DOT (Tape::to_dot: ops are nodes "op<position>")
+//   "group_dots": {"<first>-<last>": DOT of those entries alone}, one per module group
+//               (explore/module_groups.h: the groups the pages nest the entries in)
 //   "entries":  in execution order: {"position", "op", "module": the dotted path of the module
 //               that made it ("encoder.layers.0.self_attn.q_proj"; "" outside every module,
 //               core/module_scope.h), "attributes": [[key, value]],

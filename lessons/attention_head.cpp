@@ -16,6 +16,7 @@
 #include "lessons/catalog.h"
 #include "lessons/values.h"
 #include "ops/common/attention_options.h"
+#include "ops/common/elementwise.h"
 #include "ops/ops.h"
 
 namespace tg::lessons {
@@ -69,7 +70,7 @@ void attention_head_lesson(LessonLog& log) {
       dk, std::sqrt(double(dk)), scaled ? "" : " Here the scale is off (scale=0): the scores are q k^T itself."));
   Tensor kt = transpose(k, 0, 1).set_name("k^T");
   Tensor qk = matmul(q, kt).set_name("q k^T");
-  Tensor scores = scaled ? mul(qk, 1 / std::sqrt(double(dk))).set_name("scores") : qk;
+  Tensor scores = scaled ? mul(qk, scalar_like(qk, 1 / std::sqrt(double(dk))).set_name("1/sqrt(d_k)")).set_name("scores") : qk;
   log.show("scores", scores);
 
   Tensor masked = scores;

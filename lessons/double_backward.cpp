@@ -13,12 +13,9 @@
 
 namespace tg::lessons {
 
-namespace {
-constexpr int64_t n = 4;
-}  // namespace
-
 void double_backward_lesson(LessonLog& log) {
   Generator gen(28);
+  const auto n = static_cast<int64_t>(log.setting("n", 4, {1, 2, 4, 8}, "elements of x and w"));
   log.say("A backward pass is a computation like any other: each entry's rule multiplies and adds tensors. With "
           "create_graph, tapegrad runs each op's reference rule (written with tapegrad ops) with recording on, so "
           "the backward pass lands on the tape too, and its result can be differentiated again. This is how a "

@@ -1,6 +1,7 @@
 // Lesson: checking your own function's gradient with tg::gradcheck.
 //   gradcheck(fn, inputs): for a fixed random v of fn's output shape, compares backward(v) with
 //   ((f(x + eps) - f(x - eps)) . v) / (2 eps), element by element, in float64.
+// Settings: gradcheck's step eps, and the factor the slipped rule writes for 3.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "core/gradcheck.h"
 #include "core/tape.h"
 #include "lessons/catalog.h"
+#include "ops/common/elementwise.h"
 #include "lessons/values.h"
 #include "ops/ops.h"
 
@@ -38,13 +40,17 @@ Tensor cube(const Tensor& x, double slope) {
 }
 
 Tensor attention(const std::vector<Tensor>& in) {  // q, k, v (T,dk)
-  Tensor scores = mul(matmul(in[0], transpose(in[1], 0, 1)), 1 / std::sqrt(double(dk)));
+  const Tensor& q = in[0];
+  Tensor scores = mul(matmul(q, transpose(in[1], 0, 1)), scalar_like(q, 1 / std::sqrt(double(dk))).set_name("1/sqrt(d_k)"));
   return matmul(softmax(masked_fill(scores, causal_mask(T), -INFINITY), -1), in[2]);
 }
 }  // namespace
 
 void gradcheck_lesson(LessonLog& log) {
   Generator gen(16);
+  const double eps = log.setting("eps", 1e-6, {1e-6, 1e-4, 1e-2, 1e-1}, "gradcheck's finite-difference step");
+  const double slip = log.setting("slip", 2, {2, 2.9, 2.99, 2.9999}, "the factor the slipped rule writes for 3");
+  const GradcheckOptions options{.eps = eps};
   log.say("Every op of tapegrad is gradchecked in its tests. Your own function, built from ops, can be checked the "
           "same way: tg::gradcheck(fn, inputs) runs fn's backward and compares it with central finite differences "
           "in float64, element by element, and names the worst element.");
@@ -52,7 +58,7 @@ void gradcheck_lesson(LessonLog& log) {
   Tensor k = log.input("k", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
   Tensor v = log.input("v", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
   log.show("q", q);
-  GradcheckResult attention_check = gradcheck(attention, {q, k, v});
+  GradcheckResult attention_check = gradcheck(attention, {q, k, v}, options);
   log.say("gradcheck of causal attention softmax(mask(q k^T / sqrt(d_k))) v over q, k and v: " +
           attention_check.report);
   log.fact("causal attention passes gradcheck", attention_check.ok);
@@ -63,17 +69,22 @@ void gradcheck_lesson(LessonLog& log) {
   log.show("x", x);
   Tensor y = cube(x, 3).set_name("x^3");
   log.show("x^3", y);
-  GradcheckResult right = gradcheck([](const std::vector<Tensor>& in) { return cube(in[0], 3); }, {x});
-  log.say("gradcheck of cube with dL/dx = dL/dout * 3 x^2: " + right.report);
+  GradcheckResult right = gradcheck([](const std::vector<Tensor>& in) { return cube(in[0], 3); }, {x}, options);
+  log.say(fmt::format("gradcheck of cube with dL/dx = dL/dout * 3 x^2, eps = {:g}: {} The central difference "
+                      "((x + eps)^3 - (x - eps)^3) / (2 eps) is 3 x^2 + eps^2, so the numeric side itself is off by "
+                      "eps^2 = {:g}; float64 allows atol 1e-6 + rtol 1e-4 of it.",
+                      eps, right.report, eps * eps));
   log.fact("the right rule passes gradcheck", right.ok);
 
-  log.say("A classic slip: the rule written as dL/dx = dL/dout * 2 x^2 (the exponent of x^2 taken for the factor). "
-          "Forward is still right, so nothing else would notice; gradcheck does.");
-  GradcheckResult wrong = gradcheck([](const std::vector<Tensor>& in) { return cube(in[0], 2); }, {x});
-  log.say("gradcheck of cube with dL/dx = dL/dout * 2 x^2: " + wrong.report);
+  log.say(fmt::format("A classic slip: the rule written as dL/dx = dL/dout * {:g} x^2 (2: the exponent of x^2 taken "
+                      "for the factor). Forward is still right, so nothing else would notice; gradcheck does, when "
+                      "the slip is larger than its tolerance.",
+                      slip));
+  GradcheckResult wrong = gradcheck([slip](const std::vector<Tensor>& in) { return cube(in[0], slip); }, {x}, options);
+  log.say(fmt::format("gradcheck of cube with dL/dx = dL/dout * {:g} x^2: {}", slip, wrong.report));
   log.fact("the wrong rule fails gradcheck", !wrong.ok);
-  log.fact("at the worst element the analytic gradient is 2/3 of the numeric one",
-           std::abs(wrong.analytic / wrong.numeric - 2.0 / 3.0) < 1e-4);
+  log.fact(fmt::format("at the worst element the analytic gradient is {:g}/3 of the numeric one", slip),
+           std::abs(wrong.analytic / wrong.numeric - slip / 3.0) < 1e-4);
 
   log.say("Backward through the right cube, loss = sum(x^3): dx = 3 x^2.");
   log.backward_from(sum(y).set_name("loss"));

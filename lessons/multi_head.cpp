@@ -16,6 +16,7 @@
 #include "lessons/values.h"
 #include "nn/multi_head_attention.h"
 #include "ops/common/attention_options.h"
+#include "ops/common/elementwise.h"
 #include "ops/ops.h"
 
 namespace tg::lessons {
@@ -62,7 +63,8 @@ void multi_head_lesson(LessonLog& log) {
   log.say(fmt::format("Scores per head, scaled by 1/sqrt(hs) = 1/sqrt({}) (the head size, not E), the causal mask "
                       "broadcast over the heads, softmax: one (T,T) pattern per head.",
                       hs));
-  Tensor scores = mul(matmul(qh, transpose(kh, 2, 3)), 1 / std::sqrt(double(hs))).set_name("scores");
+  Tensor scale = scalar_like(qh, 1 / std::sqrt(double(hs))).set_name("1/sqrt(d_k)");  // d_k is the head size hs
+  Tensor scores = mul(matmul(qh, transpose(kh, 2, 3)), scale).set_name("scores");
   Tensor masked = masked_fill(scores, causal_mask(T), -INFINITY).set_name("masked");
   Tensor weights = softmax(masked, -1).set_name("weights");
   log.show("weights", weights);

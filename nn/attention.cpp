@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "ops/add/add.h"
+#include "ops/common/elementwise.h"
 #include "ops/dropout/dropout.h"
 #include "ops/masked_fill/masked_fill.h"
 #include "ops/matmul/matmul.h"
@@ -31,7 +32,9 @@ AttentionResult scaled_dot_product_attention(const AttentionSpec& spec) {
   const double scale = spec.scale();
   const double neg_inf = -std::numeric_limits<double>::infinity();
 
-  Tensor scores = mul(matmul(q, transpose(k, -2, -1)), scale);  // (..., T, S)
+  // the scale is a constant on the tape: named, so that a page shows it as what it is
+  Tensor scale_constant = scalar_like(q, scale).set_name(o.scale ? "scale" : "1/sqrt(d_k)");
+  Tensor scores = mul(matmul(q, transpose(k, -2, -1)), scale_constant);  // (..., T, S)
   if (o.additive_mask.defined()) scores = add(scores, o.additive_mask);
   if (o.attn_mask.defined()) scores = masked_fill(scores, o.attn_mask, neg_inf);
   if (o.is_causal) scores = masked_fill(scores, causal_mask(T, S, q.device()).set_name("causal_mask"), neg_inf);

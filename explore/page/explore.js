@@ -220,13 +220,15 @@ function entryLine(e) {
 }
 
 // The entries in execution order, grouped by the modules that made them (common.js); each
-// group's button outlines its entries in the graph and brings them into view.
+// group's button shows the group's own graph above the whole tape's, and outlines its entries there.
 function buildList() {
   const graphButton = (summary, positions) => {
-    const button = el('button', { class: 'group-graph', text: 'graph', title: 'outline these entries in the graph' });
+    const button = el('button', { class: 'group-graph', text: 'graph',
+                                  title: "these entries' own graph, and outlined in the whole tape's" });
     button.addEventListener('click', event => {
       event.preventDefault();  // the group stays as it is
       showGroup(new Set(positions));
+      showGroupGraph(summary.firstChild.textContent, positions);
     });
     summary.append(button);
   };
@@ -239,6 +241,31 @@ function buildList() {
     return row;
   }, graphButton);
 }
+
+// A module group's own graph (laid out by dot when the page was written, explore/page.cpp), its
+// entries selectable as in the whole graph.
+const groupGraphs = JSON.parse(document.getElementById('group-graphs').textContent);
+function showGroupGraph(name, positions) {
+  const svg = groupGraphs[`${positions[0]}-${positions.at(-1)}`];
+  if (!svg) return;
+  const box = document.getElementById('group-graph');
+  document.getElementById('group-graph-title').textContent = `${name} #${positions[0]}\u2013#${positions.at(-1)}`;
+  const holder = document.getElementById('group-graph-svg');
+  holder.innerHTML = svg;
+  for (const g of holder.querySelectorAll('.node')) {
+    const op = /^op(\d+)$/.exec(g.querySelector('title').textContent);
+    if (!op) continue;
+    g.classList.add('entry');
+    g.dataset.position = op[1];
+    g.addEventListener('click', () => select(Number(op[1]), false));
+  }
+  box.hidden = false;
+  document.getElementById('graph-pane').scrollTo(0, 0);
+}
+document.getElementById('group-graph-close').addEventListener('click', () => {
+  document.getElementById('group-graph').hidden = true;
+  for (const node of graphNodes.entry.values()) node.classList.remove('in-group', 'out-of-group');
+});
 
 // A module's entries outlined in the graph (the others dimmed), the first of them in view.
 function showGroup(positions) {

@@ -239,13 +239,21 @@ def check_model_page(driver, page, rec):
                                      ".map(g => Number(g.dataset.position))")
     first_layer = [e["position"] for e in rec["entries"] if e["module"] == "encoder.layers.0.self_attn.q_proj"]
     assert sorted(outlined) == first_layer, (outlined, first_layer)
+    # and the group's own graph, laid out when the page was written, holds its entries alone
+    own = driver.execute_script("return [...document.querySelectorAll('#group-graph-svg .node.entry')]"
+                                ".map(g => Number(g.dataset.position))")
+    assert driver.find_element(By.ID, "group-graph").is_displayed(), "no group graph after its button"
+    assert sorted(own) == first_layer, (own, first_layer)
+    driver.find_element(By.ID, "group-graph-close").click()
+    assert not driver.find_element(By.ID, "group-graph").is_displayed(), "the group graph stays after 'whole tape'"
     rows = driver.find_elements(By.CSS_SELECTOR, "#prediction tr")
     assert len(rows) == len(rec["prediction"]) + 1, (len(rows), len(rec["prediction"]))
     for row, p in zip(rows[1:], rec["prediction"]):
         cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
         assert cells[3] == p["predicted"] and cells[2] == (p["target"] or "\u2014"), (cells, p)
     print(f"{page.name}: the tape in {len(driver.find_elements(By.CSS_SELECTOR, '#entry-list li.group'))} module "
-          f"groups that fold, each outlining its entries in the graph; the prediction next to the target at "
+          f"groups that fold, each with its own graph and its entries outlined in the whole graph; the prediction "
+          f"next to the target at "
           f"{len(rec['prediction'])} positions")
 
 

@@ -8,6 +8,7 @@
 #include "core/tape_capture.h"
 #include "explore/attention_maps.h"
 #include "explore/lesson_log.h"
+#include "explore/module_groups.h"
 #include "explore/page.h"
 #include "explore/recording.h"
 #include "explore/tensor_summary.h"
@@ -139,6 +140,37 @@ TEST_CASE("explore recording: the trace example's entries, values and every back
     const json shown = rec["tensors"][std::to_string(id.get<int64_t>())]["value"]["values"];
     REQUIRE(shown.size() == expected.size());
     for (size_t i = 0; i < expected.size(); ++i) CHECK(shown[i].get<double>() == doctest::Approx(expected[i]).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("explore module groups: runs of entries nest by module path, a list's index kept with its name") {
+  CHECK(explore::module_levels("encoder.layers.10.ff") == std::vector<std::string>{"encoder", "layers.10", "ff"});
+  CHECK(explore::module_levels("").empty());
+  const std::vector<std::string> modules = {"", "encoder.layers.0.self_attn.q_proj", "encoder.layers.0.self_attn.k_proj",
+                                            "encoder.layers.0.linear1", "encoder.layers.1.linear1", "", "head"};
+  const std::vector<explore::ModuleGroup> groups = explore::module_groups({0, 1, 2, 3, 4, 5, 6}, modules);
+  std::vector<std::string> shown;
+  for (const explore::ModuleGroup& g : groups) shown.push_back(fmt::format("{} {}-{}", g.path, g.first, g.last));
+  CHECK(shown == std::vector<std::string>{"encoder 1-4", "encoder.layers.0 1-3", "encoder.layers.0.self_attn 1-2",
+                                          "encoder.layers.0.self_attn.q_proj 1-1", "encoder.layers.0.self_attn.k_proj 2-2",
+                                          "encoder.layers.0.linear1 3-3", "encoder.layers.1 4-4",
+                                          "encoder.layers.1.linear1 4-4", "head 6-6"});
+}
+
+TEST_CASE("explore recording: each module group's own graph holds its entries alone") {
+  const nlohmann::json rec = explore::record_lesson(*lessons::find_lesson("encoder_layer"), {});
+  const nlohmann::json& dots = rec.at("group_dots");
+  REQUIRE(!dots.empty());
+  for (const auto& group : dots.items()) {  // no structured binding: clang 14's CAPTURE
+    const std::string range = group.key();
+    const nlohmann::json& dot = group.value();
+    CAPTURE(range);
+    const int64_t first = std::stoll(range), last = std::stoll(range.substr(range.find('-') + 1));
+    for (const auto& e : rec["entries"]) {
+      const int64_t p = e["position"];
+      const bool drawn = dot.get<std::string>().find(fmt::format("  op{} [", p)) != std::string::npos;
+      CHECK(drawn == (p >= first && p <= last));
+    }
   }
 }
 

@@ -273,6 +273,17 @@ def main(lab_page, binary, work):
                               "tapegrad.set('targets', 1, 3); tapegrad.run()")
         rec = native(binary, work, "cross_entropy", ["label_smoothing=0.2", "targets[1]=3"])
         check_against_native(driver, rec, ["logits", "targets", "q", "log_probs"], "cross_entropy, smoothed")
+        driver.execute_script("tapegrad.lesson('encoder_layer'); tapegrad.choose('T', 5); tapegrad.choose('causal', 1);"
+                              "tapegrad.choose('gelu', 1); tapegrad.choose('norm_first', 1); tapegrad.run()")
+        rec = native(binary, work, "encoder_layer", ["T=5", "causal=1", "gelu=1", "norm_first=1"])
+        check_against_native(driver, rec, ["x", "y (pre-LN)"], "encoder_layer, every setting changed")
+        driver.execute_script("tapegrad.lesson('forward_vs_reverse'); tapegrad.choose('inputs', 6);"
+                              "tapegrad.choose('outputs', 1); tapegrad.run()")
+        rec = native(binary, work, "forward_vs_reverse", ["inputs=6", "outputs=1"])
+        check_against_native(driver, rec, ["W", "x", "u"], "forward_vs_reverse, 6 inputs and 1 output")
+        driver.execute_script("tapegrad.lesson('gradcheck'); tapegrad.choose('eps', 0.01); tapegrad.run()")
+        failing = driver.execute_script("return [...document.querySelectorAll('.fact.fails')].map(f => f.textContent)")
+        assert any(f.startswith("the right rule passes gradcheck") for f in failing), failing
         driver.execute_script("tapegrad.lesson('attention_head')")
         graph_ops = "return [...document.querySelectorAll('#graph .node.entry text')].map(t => t.textContent)"
         assert any("masked_fill" in op for op in driver.execute_script(graph_ops))
@@ -284,8 +295,9 @@ def main(lab_page, binary, work):
         assert len(shown_ops) == len(rec["entries"]) and not any("masked_fill" in op for op in shown_ops), shown_ops
         failing = driver.execute_script("return [...document.querySelectorAll('.fact.fails')].map(f => f.textContent)")
         assert any(f.startswith("query 0 can see only key 0") for f in failing), failing
-        print("settings (heads=4, label_smoothing=0.2, masks=0 from its menu) equal the native runs; the graph lost "
-              "the masks' entries")
+        print("settings (heads=4, label_smoothing=0.2, encoder_layer's four, forward_vs_reverse's two, masks=0 from "
+              "its menu) equal the native runs; gradcheck's eps=0.01 turns its fact red; the graph lost the masks' "
+              "entries")
 
         # Backward, step by step.
         driver.execute_script("tapegrad.lesson('attention_head')")

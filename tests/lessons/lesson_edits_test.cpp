@@ -134,7 +134,7 @@ TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction 
                        "lesson: d_k is a setting, not a tensor: write d_k=2", Error);
   CHECK_THROWS_WITH_AS((record("attention_head", {{"d_k", std::nullopt, 3}})),
                        "lesson: d_k=3: d_k takes 1, 2, 4, 8", Error);
-  CHECK_THROWS_WITH_AS((record("gradcheck", {{"d_k", std::nullopt, 2}})), doctest::Contains("its settings none"),
+  CHECK_THROWS_WITH_AS((record("gradcheck", {{"d_k", std::nullopt, 2}})), doctest::Contains("its settings eps, slip"),
                        Error);
   CHECK_THROWS_WITH_AS((record("cross_entropy", {{"targets", 0, 2.5}})),
                        "lesson: targets[0] = 2.5: targets holds int64, so the value must be a whole number of at "
@@ -270,6 +270,87 @@ TEST_CASE("cli: explore --lesson --set writes the edited lesson's recording") {
   CHECK(recorded(rec, "x")[3] == 0.5);
   CHECK(recorded(rec, "Wq")[0] == -INFINITY);
   CHECK(recorded(rec, "Wq").size() == 8);
+}
+
+
+TEST_CASE("lesson settings: encoder_layer's length, causal mask, gelu and pre-LN backward keep every check holding") {
+  const nlohmann::json plain = record("encoder_layer");
+  std::vector<std::string> names;
+  for (const auto& setting : plain["settings"]) names.push_back(setting["name"]);
+  CHECK(names == std::vector<std::string>{"T", "causal", "gelu", "norm_first"});
+  const std::vector<std::vector<LessonEdit>> choices = {
+      {{"T", std::nullopt, 2}}, {{"T", std::nullopt, 6}}, {{"causal", std::nullopt, 1}}, {{"gelu", std::nullopt, 1}},
+      {{"norm_first", std::nullopt, 1}},
+      {{"T", std::nullopt, 5}, {"causal", std::nullopt, 1}, {"gelu", std::nullopt, 1}, {"norm_first", std::nullopt, 1}}};
+  for (const std::vector<LessonEdit>& edits : choices) {
+    const nlohmann::json rec = record("encoder_layer", edits);
+    CHECK(rec["loss"].get<double>() != plain["loss"].get<double>());
+    for (const auto& fact : facts(rec)) {  // statement -> holds (no structured binding: clang 14's CAPTURE)
+      CAPTURE(fact.first);
+      CHECK(fact.second);
+    }
+  }
+  CHECK(recorded(record("encoder_layer", {{"T", std::nullopt, 6}}), "x").size() == 6 * 4);  // (B,T,E)
+  const std::vector<std::string> causal = ops(record("encoder_layer", {{"causal", std::nullopt, 1}}));
+  const std::vector<std::string> gelu = ops(record("encoder_layer", {{"gelu", std::nullopt, 1}}));
+  CHECK(std::count(causal.begin(), causal.end(), "masked_fill") > 0);
+  CHECK(std::count(gelu.begin(), gelu.end(), "gelu") > 0);
+  const std::vector<std::string> relu = ops(plain);
+  CHECK(std::count(relu.begin(), relu.end(), "masked_fill") == 0);
+  CHECK(std::count(relu.begin(), relu.end(), "gelu") == 0);
+}
+
+TEST_CASE("lesson settings: gradcheck's step and slip turn facts red exactly where its tolerance says") {
+  const auto plain = facts(record("gradcheck"));
+  for (const auto& fact : plain) {  // statement -> holds (no structured binding: clang 14's CAPTURE)
+    CAPTURE(fact.first);
+    CHECK(fact.second);
+  }
+  // central differences of x^3 are off by eps^2: 1e-8 passes, 1e-4 does not
+  CHECK(facts(record("gradcheck", {{"eps", std::nullopt, 1e-4}})).at("the right rule passes gradcheck"));
+  CHECK_FALSE(facts(record("gradcheck", {{"eps", std::nullopt, 1e-2}})).at("the right rule passes gradcheck"));
+  // a slip of 0.01 is caught (3e-3 relative), one of 0.0001 hides inside rtol 1e-4
+  const auto small = facts(record("gradcheck", {{"slip", std::nullopt, 2.99}}));
+  CHECK(small.at("the wrong rule fails gradcheck"));
+  CHECK(small.at("at the worst element the analytic gradient is 2.99/3 of the numeric one"));
+  CHECK_FALSE(facts(record("gradcheck", {{"slip", std::nullopt, 2.9999}})).at("the wrong rule fails gradcheck"));
+}
+
+TEST_CASE("lesson tapes: the attention scale is a constant named 1/sqrt(d_k), in the lesson and in nn's attention") {
+  for (const std::string lesson : {"attention_head", "multi_head", "encoder_layer"}) {
+    CAPTURE(lesson);
+    const nlohmann::json rec = record(lesson);
+    CHECK(recorded(rec, "1/sqrt(d_k)").size() == 1);
+    bool shown_by_name = false;  // the scores' mul takes it as its second input
+    for (const auto& e : rec["entries"])
+      for (const auto& in : e["inputs"])
+        shown_by_name |= e["op"] == "mul" && in["tensor"].is_number() &&
+                         rec["tensors"].at(in["tensor"].dump())["name"] == "1/sqrt(d_k)";
+    CHECK(shown_by_name);
+  }
+}
+
+TEST_CASE("lesson settings: double_backward's n and forward_vs_reverse's inputs and outputs reshape every tensor") {
+  for (const double n : {1.0, 8.0}) {
+    const nlohmann::json rec = record("double_backward", {{"n", std::nullopt, n}});
+    CHECK(recorded(rec, "x").size() == size_t(n));
+    for (const auto& fact : facts(rec)) {  // statement -> holds (no structured binding: clang 14's CAPTURE)
+      CAPTURE(fact.first);
+      CHECK(fact.second);
+    }
+  }
+  const nlohmann::json wide = record("forward_vs_reverse", {{"inputs", std::nullopt, 6}, {"outputs", std::nullopt, 1}});
+  CHECK(recorded(wide, "W").size() == 6);  // (m,n) = (1,6)
+  CHECK(recorded(wide, "u").size() == 1);
+  for (const auto& fact : facts(wide)) {  // statement -> holds (no structured binding: clang 14's CAPTURE)
+    CAPTURE(fact.first);
+    CHECK(fact.second);
+  }
+  bool says_reverse = false;
+  for (const auto& step : wide["lesson"])
+    if (step.contains("say")) says_reverse |= step["say"].get<std::string>().find("here reverse mode is cheaper") !=
+                                            std::string::npos;
+  CHECK(says_reverse);
 }
 
 }  // namespace tg::test
