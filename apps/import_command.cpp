@@ -22,7 +22,7 @@ struct ImportArgs {
 };
 
 // An import makes a new run in a directory: it never replaces one.
-void refuse_existing_run(const std::string& out, const std::filesystem::path& written) {
+void refuse_existing_import(const std::string& out, const std::filesystem::path& written) {
   if (std::error_code ec; std::filesystem::exists(out, ec) && !std::filesystem::is_directory(out, ec))
     throw CLI::ValidationError("--out", fmt::format("{} is a file, not a directory", out));
   if (std::filesystem::exists(written))
@@ -52,12 +52,12 @@ void run_import(const ImportArgs& args, Io& io) {
   if (io.parse_only) return;
   const std::filesystem::path file = train::checkpoint_file(args.checkpoint);
   const std::filesystem::path written = std::filesystem::path(args.out) / "checkpoint.safetensors";
-  refuse_existing_run(args.out, written);
+  refuse_existing_import(args.out, written);
   io.activity = "loading " + file.string();
   train::Checkpoint c = train::import_pytorch(train::load_checkpoint(file), args.state_dict);
   std::filesystem::create_directories(args.out);
   const train::RunLock lock("import", args.out);
-  refuse_existing_run(args.out, written);  // again: another process may have made one meanwhile
+  refuse_existing_import(args.out, written);  // again: another process may have made one meanwhile
   copy_run_tokenizer(c.config, file.parent_path(), args.out);
   c.config.out = args.out;
   train::save_checkpoint(written, c);

@@ -29,7 +29,7 @@ struct TokenizerArgs {
 
 std::string read_bytes(const std::string& path) { return InputFile("tokenizer", path).read_all(); }
 
-void run_train(const TokenizerArgs& args, Io& io) {
+void run_tokenizer_train(const TokenizerArgs& args, Io& io) {
   if (io.parse_only) return;
   io.activity = "training a BPE tokenizer";
   std::vector<std::string> texts;
@@ -84,7 +84,7 @@ void add_tokenizer_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   train->add_option("--special", args->specials, "a special token's name (repeatable), never made by encoding text")
       ->check(token_name());
   train->add_option("--out", args->out, "the tokenizer file to write (tok.json)")->required()->check(utf8_path());
-  train->callback([args, io] { run_train(*args, *io); });
+  train->callback([args, io] { run_tokenizer_train(*args, *io); });
 
   CLI::App* encode = sub->add_subcommand("encode", "Encode a file into a token id file (.bin)");
   encode->add_option("--tokenizer", args->tokenizer, "the tokenizer file")->required();

@@ -27,7 +27,7 @@ namespace {
 constexpr size_t kAddressSpace = size_t{1} << 38;  // 256 GiB reserved, never committed up front
 constexpr size_t kDeviceMemory = size_t{8} << 30;  // what cudaMalloc may hold live at once
 
-struct Block {
+struct Allocation {
   size_t bytes;  // as asked
   size_t mapped;  // rounded up to pages
   bool live;
@@ -38,7 +38,7 @@ struct Memory {
   char* base = nullptr;
   size_t used = 0;        // of the address space, guard pages included
   size_t live_bytes = 0;  // mapped bytes of live blocks
-  std::map<const char*, Block> blocks;  // by start address, freed ones kept for messages
+  std::map<const char*, Allocation> blocks;  // by start address, freed ones kept for messages
   int access_depth = 0;
   const char* accessor = nullptr;  // the kernel or copy inside DeviceAccess, for a fault
   std::vector<std::pair<char*, size_t>> opened;  // the blocks this access has touched: start, mapped
@@ -55,7 +55,7 @@ size_t page_size() {
 }
 
 // The block holding p (live or freed), or blocks.end().
-std::map<const char*, Block>::iterator block_of(Memory& m, const void* p) {
+std::map<const char*, Allocation>::iterator block_of(Memory& m, const void* p) {
   const char* c = static_cast<const char*>(p);
   auto it = m.blocks.upper_bound(c);
   if (it == m.blocks.begin()) return m.blocks.end();

@@ -19,7 +19,7 @@ namespace tg::data {
 
 namespace {
 
-constexpr const char* kOp = "tokenizer";
+constexpr const char* kBpeFileOp = "tokenizer";
 constexpr const char* kFormat = "tapegrad-bpe";
 
 int64_t parse_id(const JsonLine& json, const std::string& text, size_t index) {
@@ -55,7 +55,7 @@ std::string bpe_to_json(const BpeTokenizer& tokenizer) {
 }
 
 BpeTokenizer bpe_from_json(std::string_view text, const std::string& where) {
-  const JsonLine json(text, kOp, where, 2);
+  const JsonLine json(text, kBpeFileOp, where, 2);
   if (typed_field(json, "format", "string").text != kFormat)
     json.fail(fmt::format("\"format\" must be \"{}\", got \"{}\": not a tapegrad BPE tokenizer", kFormat,
                           excerpt(json.field("format").text)));
@@ -76,10 +76,10 @@ BpeTokenizer bpe_from_json(std::string_view text, const std::string& where) {
 }
 
 void save_bpe_tokenizer(const BpeTokenizer& tokenizer, const std::filesystem::path& path) {
-  write_file_atomically(kOp, path, bpe_to_json(tokenizer));
+  write_file_atomically(kBpeFileOp, path, bpe_to_json(tokenizer));
 }
 
-BpeTokenizer load_bpe_tokenizer(const std::filesystem::path& path) { return load_bpe_tokenizer(InputFile(kOp, path)); }
+BpeTokenizer load_bpe_tokenizer(const std::filesystem::path& path) { return load_bpe_tokenizer(InputFile(kBpeFileOp, path)); }
 
 BpeTokenizer load_bpe_tokenizer(const InputFile& file) {
   if (file.size() > kMaxBpeFileBytes)
@@ -91,7 +91,7 @@ std::string sha256_hex(std::string_view bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1)
-    throw Error(kOp, "SHA-256 failed");
+    throw Error(kBpeFileOp, "SHA-256 failed");
   std::string hex;
   for (unsigned int i = 0; i < size; ++i) hex += fmt::format("{:02x}", digest[i]);
   return hex;

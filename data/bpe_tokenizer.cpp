@@ -14,7 +14,7 @@ namespace tg::data {
 
 namespace {
 
-constexpr const char* kOp = "tokenizer";
+constexpr const char* kBpeTokenizerOp = "tokenizer";
 
 enum class ByteClass { word, punctuation, space, other_space };
 
@@ -61,7 +61,7 @@ BpeTokenizer::BpeTokenizer(std::vector<BpeMerge> merges, std::vector<std::string
     : merges_(std::move(merges)), specials_(std::move(specials)) {
   const int64_t vocab = kByteTokens + static_cast<int64_t>(merges_.size()) + static_cast<int64_t>(specials_.size());
   if (vocab > kMaxVocab)
-    throw Error(kOp, fmt::format("a vocabulary of {} tokens (256 bytes, {} merges, {} specials) is more than the "
+    throw Error(kBpeTokenizerOp, fmt::format("a vocabulary of {} tokens (256 bytes, {} merges, {} specials) is more than the "
                                  "limit of {}", vocab, merges_.size(), specials_.size(), kMaxVocab));
   bytes_.reserve(static_cast<size_t>(vocab));
   for (int b = 0; b < kByteTokens; ++b) bytes_.emplace_back(1, static_cast<char>(b));
@@ -69,16 +69,16 @@ BpeTokenizer::BpeTokenizer(std::vector<BpeMerge> merges, std::vector<std::string
     const auto [a, b] = merges_[i];
     const TokenId id = static_cast<TokenId>(bytes_.size());
     if (a < 0 || b < 0 || a >= id || b >= id)
-      throw Error(kOp, fmt::format("merge {} ({}, {}) must join two ids made before it, in [0, {})", i, a, b, id));
+      throw Error(kBpeTokenizerOp, fmt::format("merge {} ({}, {}) must join two ids made before it, in [0, {})", i, a, b, id));
     if (!merge_rank_.emplace(bpe_pair_key(a, b), static_cast<TokenId>(i)).second)
-      throw Error(kOp, fmt::format("merge {} ({}, {}) repeats an earlier merge of the same pair", i, a, b));
+      throw Error(kBpeTokenizerOp, fmt::format("merge {} ({}, {}) repeats an earlier merge of the same pair", i, a, b));
     bytes_.push_back(bytes_[static_cast<size_t>(a)] + bytes_[static_cast<size_t>(b)]);
   }
   std::set<std::string_view> names;
   for (const std::string& name : specials_) {
-    if (name.empty()) throw Error(kOp, "a special token's name must not be empty");
+    if (name.empty()) throw Error(kBpeTokenizerOp, "a special token's name must not be empty");
     if (!names.insert(name).second)
-      throw Error(kOp, fmt::format("the special token \"{}\" is declared twice", visible_text(name)));
+      throw Error(kBpeTokenizerOp, fmt::format("the special token \"{}\" is declared twice", visible_text(name)));
     bytes_.push_back(name);
   }
 }
@@ -114,7 +114,7 @@ std::string BpeTokenizer::decode(std::span<const TokenId> ids) const {
   std::string text;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= vocab_size())
-      throw Error(kOp, fmt::format("id {} (at position {}) is outside the vocabulary of {} tokens", ids[i], i,
+      throw Error(kBpeTokenizerOp, fmt::format("id {} (at position {}) is outside the vocabulary of {} tokens", ids[i], i,
                                    vocab_size()));
     text += bytes_[static_cast<size_t>(ids[i])];
   }
@@ -124,7 +124,7 @@ std::string BpeTokenizer::decode(std::span<const TokenId> ids) const {
 TokenId BpeTokenizer::special_id(std::string_view name) const {
   auto it = std::find(specials_.begin(), specials_.end(), name);
   if (it == specials_.end())
-    throw Error(kOp, fmt::format("no special token \"{}\": the tokenizer declares {}", visible_text(name),
+    throw Error(kBpeTokenizerOp, fmt::format("no special token \"{}\": the tokenizer declares {}", visible_text(name),
                                  specials_.empty() ? "none" : fmt::format("{}", fmt::join(specials_, ", "))));
   return static_cast<TokenId>(kByteTokens + static_cast<int64_t>(merges_.size()) + (it - specials_.begin()));
 }

@@ -16,7 +16,7 @@ namespace tg::data {
 
 namespace {
 
-constexpr const char* kOp = "read_labelled_file";
+constexpr const char* kLabelledFileOp = "read_labelled_file";
 
 std::vector<std::string> split_spaces(std::string_view text) {
   std::vector<std::string> tokens;
@@ -33,7 +33,7 @@ std::vector<std::string> split_spaces(std::string_view text) {
 TokenPair parse_tsv_line(std::string_view line, const std::string& where) {
   const size_t tab = line.find('\t');
   if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos)
-    throw Error(kOp, fmt::format("{}: expected input tokens, one tab, output tokens", where));
+    throw Error(kLabelledFileOp, fmt::format("{}: expected input tokens, one tab, output tokens", where));
   return {split_spaces(line.substr(0, tab)), split_spaces(line.substr(tab + 1))};
 }
 
@@ -48,24 +48,24 @@ std::vector<std::string> json_tokens(const JsonLine& line, const char* key) {
 }
 
 TokenPair parse_jsonl_line(std::string_view line, const std::string& where) {
-  const JsonLine json(line, kOp, where);
+  const JsonLine json(line, kLabelledFileOp, where);
   return {json_tokens(json, "input"), json_tokens(json, "output")};
 }
 
 // A side's tokens against the limit and the reserved names. <bos> is the documented start
 // marker, so it may open a side; anywhere else it is data that would become the marker.
 void check_side(const std::vector<std::string>& tokens, const char* side, const std::string& where) {
-  if (tokens.empty()) throw Error(kOp, fmt::format("{}: the {} has no tokens", where, side));
+  if (tokens.empty()) throw Error(kLabelledFileOp, fmt::format("{}: the {} has no tokens", where, side));
   if (std::ssize(tokens) > kMaxLabelledTokens)
-    throw Error(kOp, fmt::format("{}: the {} has {} tokens, more than the limit of {}", where, side, tokens.size(),
+    throw Error(kLabelledFileOp, fmt::format("{}: the {} has {} tokens, more than the limit of {}", where, side, tokens.size(),
                                  kMaxLabelledTokens));
   const auto& reserved = Vocab::reserved_tokens();
   for (size_t t = 0; t < tokens.size(); ++t) {
     if (tokens[t] == reserved[kBosId] && t > 0)
-      throw Error(kOp, fmt::format("{}: {} token <bos> (position {}) is a reserved name: <bos> marks a sequence's "
+      throw Error(kLabelledFileOp, fmt::format("{}: {} token <bos> (position {}) is a reserved name: <bos> marks a sequence's "
                                    "start and may only be its first token", where, side, t + 1));
     if (tokens[t] != reserved[kBosId] && std::find(reserved.begin(), reserved.end(), tokens[t]) != reserved.end())
-      throw Error(kOp, fmt::format("{}: {} token {} (position {}) is a reserved name: <pad> <unk> <sep> <mask> are "
+      throw Error(kLabelledFileOp, fmt::format("{}: {} token {} (position {}) is a reserved name: <pad> <unk> <sep> <mask> are "
                                    "the vocabulary's own tokens, not data (<bos> marks a sequence's start)", where,
                                    side, tokens[t], t + 1));
   }
@@ -79,7 +79,7 @@ std::vector<TokenPair> parse_lines(LineReader& lines, FileFormat format) {
     check_side(p.input, "input", where);
     check_side(p.output, "output", where);
     if (p.input.size() != p.output.size())
-      throw Error(kOp, fmt::format("{}: input has {} tokens but output has {}", where, p.input.size(), p.output.size()));
+      throw Error(kLabelledFileOp, fmt::format("{}: input has {} tokens but output has {}", where, p.input.size(), p.output.size()));
     pairs.push_back(std::move(p));
   });
   return pairs;
@@ -122,20 +122,20 @@ Example encoded_known(const TokenPair& p, const Vocab& in, const Vocab& out, std
 FileFormat format_from_path(const std::string& path) {
   if (path.ends_with(".tsv")) return FileFormat::tsv;
   if (path.ends_with(".jsonl")) return FileFormat::jsonl;
-  throw Error(kOp, fmt::format("{}: unknown format (expected a .tsv or .jsonl file)", path));
+  throw Error(kLabelledFileOp, fmt::format("{}: unknown format (expected a .tsv or .jsonl file)", path));
 }
 
 std::vector<TokenPair> parse_labelled(std::string_view content, FileFormat format, std::string_view source) {
-  LineReader lines(content, kOp, source, kMaxLineBytes);
+  LineReader lines(content, kLabelledFileOp, source, kMaxLineBytes);
   return parse_lines(lines, format);
 }
 
 std::vector<TokenPair> read_labelled_file(const InputFile& file) {
   const std::string path = file.path().string();
   const FileFormat format = format_from_path(path);
-  LineReader lines(file, kOp, kMaxLineBytes);
+  LineReader lines(file, kLabelledFileOp, kMaxLineBytes);
   std::vector<TokenPair> pairs = parse_lines(lines, format);
-  if (pairs.empty()) throw Error(kOp, fmt::format("{}: the file has no examples", path));
+  if (pairs.empty()) throw Error(kLabelledFileOp, fmt::format("{}: the file has no examples", path));
   return pairs;
 }
 

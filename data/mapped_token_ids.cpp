@@ -23,7 +23,7 @@ namespace {
 // (up to a PMD, 2 MiB), aligned.
 constexpr uint64_t kFaultBlockBytes = uint64_t{2} << 20;
 
-constexpr const char* kOp = "token ids";
+constexpr const char* kMappedTokenIdsOp = "token ids";
 
 // Maps the file InputFile checked, read-only. InputFile does not lend its descriptor, so the
 // path is opened again (with InputFile's flags); a file swapped in between shows as another
@@ -58,7 +58,7 @@ const unsigned char* map_checked_file(const InputFile& file) {
 
 MappedTokenIds::MappedTokenIds(const std::filesystem::path& path, const std::string& tokenizer_sha256,
                                int64_t vocab_size)
-    : file_(kOp, path), header_(read_token_id_header(file_)), vocab_size_(vocab_size) {
+    : file_(kMappedTokenIdsOp, path), header_(read_token_id_header(file_)), vocab_size_(vocab_size) {
   check_token_id_tokenizer(file_, header_, tokenizer_sha256);
   if (vocab_size < 1) file_.fail(fmt::format("the vocabulary must hold at least 1 token, got {}", vocab_size));
   map_ = map_checked_file(file_);
@@ -70,7 +70,7 @@ MappedTokenIds::~MappedTokenIds() { ::munmap(const_cast<unsigned char*>(map_), m
 void MappedTokenIds::read(int64_t begin, std::span<TokenId> out) const {
   const auto n = static_cast<int64_t>(out.size());
   if (begin < 0 || n > size() || begin > size() - n)
-    throw Error(kOp, fmt::format("{}: ids [{}, {}) are out of range for its {} ids", path().string(), begin,
+    throw Error(kMappedTokenIdsOp, fmt::format("{}: ids [{}, {}) are out of range for its {} ids", path().string(), begin,
                                  begin + n, size()));
   const unsigned char* ids = map_ + kTokenIdHeaderBytes;
   for (int64_t i = 0; i < n; ++i)

@@ -17,7 +17,7 @@ namespace tg::data {
 
 namespace {
 
-constexpr const char* kOp = "read_seq2seq_file";
+constexpr const char* kSeq2SeqFileOp = "read_seq2seq_file";
 
 // A side as the line gives it: text (a TSV side, a JSON string) or a JSON list of tokens.
 struct Side {
@@ -43,10 +43,10 @@ struct RawPair {
   Side input, output;
 };
 
-RawPair parse_tsv_line(std::string_view line, const std::string& where) {
+RawPair parse_tsv_pair(std::string_view line, const std::string& where) {
   const size_t tab = line.find('\t');
   if (tab == std::string_view::npos || line.find('\t', tab + 1) != std::string_view::npos)
-    throw Error(kOp, fmt::format("{}: expected the input, one tab, the output", where));
+    throw Error(kSeq2SeqFileOp, fmt::format("{}: expected the input, one tab, the output", where));
   return {text_side(std::string(line.substr(0, tab))), text_side(std::string(line.substr(tab + 1)))};
 }
 
@@ -61,8 +61,8 @@ Side json_side(const JsonLine& json, const char* key) {
   return list_side(value.items);
 }
 
-RawPair parse_jsonl_line(std::string_view line, const std::string& where) {
-  const JsonLine json(line, kOp, where);
+RawPair parse_jsonl_pair(std::string_view line, const std::string& where) {
+  const JsonLine json(line, kSeq2SeqFileOp, where);
   return {json_side(json, "input"), json_side(json, "output")};
 }
 
@@ -82,17 +82,17 @@ class PairReader {
   // The side's tokens, checked, joined by the separator.
   std::string side_text(Side side, const char* field, const std::string& where) const {
     if (side.listed != *form_)
-      throw Error(kOp, fmt::format("{}: {} is {}, but the file's first pair gives {}: a file gives every side in "
+      throw Error(kSeq2SeqFileOp, fmt::format("{}: {} is {}, but the file's first pair gives {}: a file gives every side in "
                                    "one form", where, field, form_name(side.listed), side.listed ? "strings" : "lists"));
     if (!side.listed) {
       check_utf8(side.text, where);  // a JSON string's escapes are decoded: its text is checked again
       side.tokens = split_tokens(side.text, sep_);
     }
     const char* unit = sep_.empty() ? "characters" : "tokens";
-    if (side.tokens.empty()) throw Error(kOp, fmt::format("{}: {} {}", where, field, side.listed || !sep_.empty()
+    if (side.tokens.empty()) throw Error(kSeq2SeqFileOp, fmt::format("{}: {} {}", where, field, side.listed || !sep_.empty()
                                                                                         ? "has no tokens" : "is empty"));
     if (std::ssize(side.tokens) > kMaxSeq2SeqTokens)
-      throw Error(kOp, fmt::format("{}: {} has {} {}, more than the limit of {}", where, field, side.tokens.size(), unit,
+      throw Error(kSeq2SeqFileOp, fmt::format("{}: {} has {} {}, more than the limit of {}", where, field, side.tokens.size(), unit,
                                    kMaxSeq2SeqTokens));
     for (size_t i = 0; i < side.tokens.size(); ++i) check_token(side, i, field, where);
     if (sep_.empty() && !side.listed) return std::move(side.text);
@@ -108,7 +108,7 @@ class PairReader {
     const std::string& token = side.tokens[i];
     const auto fail = [&](const std::string& what) {  // names the token only then: most lines have no error
       const std::string name = side.listed ? fmt::format("{}[{}]", field, i) : fmt::format("{} token {}", field, i + 1);
-      throw Error(kOp, fmt::format("{}: {} {}", where, name, what));
+      throw Error(kSeq2SeqFileOp, fmt::format("{}: {} {}", where, name, what));
     };
     if (token.empty()) fail("is an empty string");
     if (std::ssize(token) > kMaxSeq2SeqTokenBytes)
@@ -130,12 +130,12 @@ class PairReader {
   std::optional<bool> form_;  // the file's: lists (true) or text
 };
 
-std::vector<Seq2SeqPair> parse_lines(LineReader& lines, FileFormat format, std::string_view token_sep) {
+std::vector<Seq2SeqPair> parse_pair_lines(LineReader& lines, FileFormat format, std::string_view token_sep) {
   std::vector<Seq2SeqPair> pairs;
   PairReader reader(token_sep);
   for_each_record_line(lines, [&](std::string_view line, const std::string& where) {
     check_utf8(line, lines.source(), lines.line_number());
-    pairs.push_back(reader.pair(format == FileFormat::tsv ? parse_tsv_line(line, where) : parse_jsonl_line(line, where),
+    pairs.push_back(reader.pair(format == FileFormat::tsv ? parse_tsv_pair(line, where) : parse_jsonl_pair(line, where),
                                 where));
   });
   return pairs;
@@ -145,16 +145,16 @@ std::vector<Seq2SeqPair> parse_lines(LineReader& lines, FileFormat format, std::
 
 std::vector<Seq2SeqPair> parse_seq2seq(std::string_view content, FileFormat format, std::string_view source,
                                        std::string_view token_sep) {
-  LineReader lines(content, kOp, source, kMaxLineBytes);
-  return parse_lines(lines, format, token_sep);
+  LineReader lines(content, kSeq2SeqFileOp, source, kMaxLineBytes);
+  return parse_pair_lines(lines, format, token_sep);
 }
 
 std::vector<Seq2SeqPair> read_seq2seq_file(const InputFile& file, std::string_view token_sep) {
   const std::string path = file.path().string();
   const FileFormat format = format_from_path(path);
-  LineReader lines(file, kOp, kMaxLineBytes);
-  std::vector<Seq2SeqPair> pairs = parse_lines(lines, format, token_sep);
-  if (pairs.empty()) throw Error(kOp, fmt::format("{}: the file has no pairs", path));
+  LineReader lines(file, kSeq2SeqFileOp, kMaxLineBytes);
+  std::vector<Seq2SeqPair> pairs = parse_pair_lines(lines, format, token_sep);
+  if (pairs.empty()) throw Error(kSeq2SeqFileOp, fmt::format("{}: the file has no pairs", path));
   return pairs;
 }
 
@@ -165,10 +165,10 @@ std::vector<Seq2SeqPair> read_seq2seq_file(const std::string& path, std::string_
 
 bool pair_file_gives_lists(const InputFile& file) {
   if (format_from_path(file.path().string()) != FileFormat::jsonl) return false;
-  LineReader lines(file, kOp, kMaxLineBytes);
+  LineReader lines(file, kSeq2SeqFileOp, kMaxLineBytes);
   for (std::string_view line; lines.next(line);)
     if (line.find_first_not_of(" \t\r") != std::string_view::npos)
-      return std::string_view(JsonLine(line, kOp, lines.where()).field("input").type) == "array";
+      return std::string_view(JsonLine(line, kSeq2SeqFileOp, lines.where()).field("input").type) == "array";
   return false;
 }
 

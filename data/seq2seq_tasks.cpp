@@ -12,8 +12,8 @@ namespace tg::data {
 
 namespace {
 
-constexpr const char* kOp = "Seq2SeqTask";
-constexpr Seq2SeqTaskKind kKinds[] = {Seq2SeqTaskKind::addition, Seq2SeqTaskKind::number_words,
+constexpr const char* kSeq2SeqTaskOp = "Seq2SeqTask";
+constexpr Seq2SeqTaskKind kSeq2SeqKinds[] = {Seq2SeqTaskKind::addition, Seq2SeqTaskKind::number_words,
                                       Seq2SeqTaskKind::sort_unique};
 constexpr const char* kOnes[] = {"zero",    "one",     "two",       "three",    "four",
                                  "five",    "six",     "seven",     "eight",    "nine",
@@ -40,9 +40,9 @@ std::string_view seq2seq_task_name(Seq2SeqTaskKind kind) {
 }
 
 Seq2SeqTaskKind parse_seq2seq_task_kind(std::string_view name) {
-  for (Seq2SeqTaskKind k : kKinds)
+  for (Seq2SeqTaskKind k : kSeq2SeqKinds)
     if (seq2seq_task_name(k) == name) return k;
-  throw Error(kOp, fmt::format("unknown task \"{}\" (addition, number_words or sort_unique)", name));
+  throw Error(kSeq2SeqTaskOp, fmt::format("unknown task \"{}\" (addition, number_words or sort_unique)", name));
 }
 
 std::string number_to_words(int64_t n) {
@@ -65,7 +65,7 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqTaskKind kind, Seq2SeqTaskOptions options)
   switch (kind_) {
     case Seq2SeqTaskKind::addition:
       if (options_.max_digits < 1 || options_.max_digits > 9)
-        throw Error(kOp, fmt::format("addition: max_digits must be in [1, 9], got {}", options_.max_digits));
+        throw Error(kSeq2SeqTaskOp, fmt::format("addition: max_digits must be in [1, 9], got {}", options_.max_digits));
       alphabet_ = "0123456789+";
       break;
     case Seq2SeqTaskKind::number_words: {
@@ -79,10 +79,10 @@ Seq2SeqTask::Seq2SeqTask(Seq2SeqTaskKind kind, Seq2SeqTaskOptions options)
       const std::string& s = options_.symbols;
       const bool ascii = std::all_of(s.begin(), s.end(), [](char c) { return c > ' ' && c <= '~'; });
       if (s.empty() || !ascii || std::set<char>(s.begin(), s.end()).size() != s.size())
-        throw Error(kOp,
+        throw Error(kSeq2SeqTaskOp,
                     fmt::format("sort_unique: symbols must be distinct printable ASCII characters, got \"{}\"", s));
       if (options_.min_len < 1 || options_.max_len < options_.min_len)
-        throw Error(kOp, fmt::format("sort_unique: need 1 <= min_len <= max_len, got min_len {} and max_len {}",
+        throw Error(kSeq2SeqTaskOp, fmt::format("sort_unique: need 1 <= min_len <= max_len, got min_len {} and max_len {}",
                                      options_.min_len, options_.max_len));
       alphabet_ = s;
       break;
@@ -146,7 +146,7 @@ Seq2SeqPair Seq2SeqTask::sample(Generator& gen) const {
 }
 
 std::vector<Seq2SeqPair> Seq2SeqTask::pairs(int64_t count, uint64_t seed) const {
-  if (count < 0) throw Error(kOp, fmt::format("count must be >= 0, got {}", count));
+  if (count < 0) throw Error(kSeq2SeqTaskOp, fmt::format("count must be >= 0, got {}", count));
   Generator gen(seed);
   std::vector<Seq2SeqPair> out;
   out.reserve(static_cast<size_t>(count));

@@ -15,7 +15,7 @@ namespace tg::data {
 
 namespace {
 
-constexpr const char* kOp = "token ids";
+constexpr const char* kTokenIdFileOp = "token ids";
 constexpr std::string_view kMagic = "TGTOKIDS";
 constexpr uint32_t kVersion = 1;
 
@@ -84,7 +84,7 @@ bool is_token_id_file(const std::string& path) { return std::filesystem::path(pa
 
 void write_token_id_file(const std::filesystem::path& path, std::span<const TokenId> ids, int64_t vocab_size,
                          const std::string& tokenizer_sha256) {
-  if (!is_sha256_hex(tokenizer_sha256)) throw Error(kOp, "the tokenizer's SHA-256 must be 64 lowercase hex digits");
+  if (!is_sha256_hex(tokenizer_sha256)) throw Error(kTokenIdFileOp, "the tokenizer's SHA-256 must be 64 lowercase hex digits");
   const int id_bytes = vocab_size <= 65536 ? 2 : 4;
   std::string bytes(kMagic);
   put_le(bytes, kVersion, 4);
@@ -94,20 +94,20 @@ void write_token_id_file(const std::filesystem::path& path, std::span<const Toke
   bytes.reserve(bytes.size() + ids.size() * static_cast<size_t>(id_bytes));
   for (size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] < 0 || ids[i] >= vocab_size)
-      throw Error(kOp, fmt::format("{}: id {} (at position {}) is outside the vocabulary of {} tokens", path.string(),
+      throw Error(kTokenIdFileOp, fmt::format("{}: id {} (at position {}) is outside the vocabulary of {} tokens", path.string(),
                                    ids[i], i, vocab_size));
     put_le(bytes, static_cast<uint64_t>(ids[i]), id_bytes);
   }
-  write_file_atomically(kOp, path, bytes);
+  write_file_atomically(kTokenIdFileOp, path, bytes);
 }
 
 TokenIdFileHeader read_token_id_header(const std::filesystem::path& path) {
-  return read_token_id_header(InputFile(kOp, path));
+  return read_token_id_header(InputFile(kTokenIdFileOp, path));
 }
 
 std::vector<TokenId> read_token_id_file(const std::filesystem::path& path, int64_t vocab_size,
                                         const std::string& tokenizer_sha256) {
-  const InputFile file(kOp, path);
+  const InputFile file(kTokenIdFileOp, path);
   const TokenIdFileHeader header = read_token_id_header(file);
   check_token_id_tokenizer(file, header, tokenizer_sha256);
   std::vector<unsigned char> raw(header.count * static_cast<uint64_t>(header.id_bytes));

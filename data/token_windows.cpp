@@ -13,7 +13,7 @@ namespace tg::data {
 
 namespace {
 
-constexpr const char* kOp = "token windows";
+constexpr const char* kTokenWindowsOp = "token windows";
 
 }  // namespace
 
@@ -29,18 +29,18 @@ TokenWindowDataset::TokenWindowDataset(std::shared_ptr<const MappedTokenIds> ids
       count_(starts == Starts::evenly_spaced ? std::min(count, std::max<int64_t>(starts_count_, 0)) : count),
       seed_(seed) {
   if (block_size < 1 || id_offset < 0 || count < 0)
-    throw Error(kOp, fmt::format("block_size must be >= 1, id_offset and the window count >= 0; got {}, {} and {}",
+    throw Error(kTokenWindowsOp, fmt::format("block_size must be >= 1, id_offset and the window count >= 0; got {}, {} and {}",
                                  block_size, id_offset, count));
   if (!(0 <= begin && begin <= end && end <= ids_->size()))
-    throw Error(kOp, fmt::format("ids [{}, {}) are out of range for {} ids", begin, end, ids_->size()));
+    throw Error(kTokenWindowsOp, fmt::format("ids [{}, {}) are out of range for {} ids", begin, end, ids_->size()));
   if (count > 0 && starts_count_ < 1)
-    throw Error(kOp, fmt::format("{}: ids [{}, {}) hold no window of block_size {} (it needs block_size + 1 ids)",
+    throw Error(kTokenWindowsOp, fmt::format("{}: ids [{}, {}) hold no window of block_size {} (it needs block_size + 1 ids)",
                                  ids_->path().string(), begin, end, block_size));
 }
 
 int64_t TokenWindowDataset::start(int64_t index) const {
   if (index < 0 || index >= count_)
-    throw Error(kOp, fmt::format("index {} is out of range for {} windows", index, count_));
+    throw Error(kTokenWindowsOp, fmt::format("index {} is out of range for {} windows", index, count_));
   const auto k = static_cast<uint64_t>(index), n = static_cast<uint64_t>(starts_count_);
   if (starts_ == Starts::random) {
     Generator gen(seed_);
@@ -69,13 +69,13 @@ TokenWindowSets token_id_file_windows(const std::filesystem::path& bin, const st
                                       int64_t vocab_size, int64_t id_offset, int64_t block_size, double val_fraction,
                                       int64_t train_windows, int64_t val_windows, uint64_t seed) {
   if (!(val_fraction >= 0 && val_fraction < 1))
-    throw Error(kOp, fmt::format("{}: val_fraction must be in [0, 1), got {}", bin.string(), val_fraction));
-  if (block_size < 1) throw Error(kOp, fmt::format("{}: block_size must be >= 1, got {}", bin.string(), block_size));
+    throw Error(kTokenWindowsOp, fmt::format("{}: val_fraction must be in [0, 1), got {}", bin.string(), val_fraction));
+  if (block_size < 1) throw Error(kTokenWindowsOp, fmt::format("{}: block_size must be >= 1, got {}", bin.string(), block_size));
   auto ids = std::make_shared<const MappedTokenIds>(bin, tokenizer_sha256, vocab_size);
   const int64_t n = ids->size();
   const auto n_val = static_cast<int64_t>(std::llround(static_cast<double>(n) * val_fraction));
   if (n - n_val < block_size + 1 || (val_fraction > 0 && n_val < block_size + 1))
-    throw Error(kOp, fmt::format("{}: {} ids split {} / {} are too few for block_size {} (each part needs "
+    throw Error(kTokenWindowsOp, fmt::format("{}: {} ids split {} / {} are too few for block_size {} (each part needs "
                                  "block_size + 1)", bin.string(), n, n - n_val, n_val, block_size));
   using Starts = TokenWindowDataset::Starts;
   TokenWindowSets sets;
@@ -92,7 +92,7 @@ std::shared_ptr<const TokenWindowDataset> token_id_file_scoring_windows(const st
                                                                         int64_t block_size, int64_t count) {
   auto ids = std::make_shared<const MappedTokenIds>(bin, tokenizer_sha256, vocab_size);
   if (ids->size() < block_size + 1)
-    throw Error(kOp, fmt::format("{}: {} ids are too few for one window of the model's {} (and the id after it)",
+    throw Error(kTokenWindowsOp, fmt::format("{}: {} ids are too few for one window of the model's {} (and the id after it)",
                                  bin.string(), ids->size(), block_size));
   return std::make_shared<TokenWindowDataset>(ids, 0, ids->size(), block_size, id_offset,
                                               TokenWindowDataset::Starts::evenly_spaced, count, 0);

@@ -33,15 +33,6 @@ template <class T> void scale(T* x, int64_t n, T factor) {
   for (int64_t i = 0; i < n; ++i) x[i] *= factor;
 }
 
-// Host memory from the CUDA backend (cuda_host_alloc: page-locked with a real GPU), freed when it goes.
-struct HostBuffer {
-  void* data = nullptr;
-  HostBuffer() = default;
-  ~HostBuffer() { cuda_host_free(data); }
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-};
-
 }  // namespace
 
 const char* gradient_path_name(GradientPath path) {
@@ -56,6 +47,15 @@ const char* gradient_path_name(GradientPath path) {
 // Gradients of some parameters, one dtype, laid out one after another in `buffer` (1-D, on
 // the parameters' device). host_mpi: `host` holds the bucket's bytes for MPI.
 struct DistributedDataParallel::Bucket {
+  // Host memory from the CUDA backend (cuda_host_alloc: page-locked with a real GPU), freed when it goes.
+  struct HostBuffer {
+    void* data = nullptr;
+    HostBuffer() = default;
+    ~HostBuffer() { cuda_host_free(data); }
+    HostBuffer(const HostBuffer&) = delete;
+    HostBuffer& operator=(const HostBuffer&) = delete;
+  };
+
   std::vector<size_t> params;
   Tensor buffer;
   HostBuffer host;

@@ -18,7 +18,7 @@
 namespace tg::lessons {
 
 namespace {
-constexpr int64_t B = 1, E = 4, NH = 2, FF = 8;
+constexpr int64_t kBatch = 1, E = 4, NH = 2, FF = 8;
 
 // The student's choices, which the step-by-step code and the module both follow.
 struct Choices {
@@ -37,7 +37,7 @@ Tensor feed_forward(const nn::EncoderLayer& layer, const Tensor& x, const Choice
 std::pair<double, double> row_stats(const Tensor& x) {
   std::vector<double> v = values(x);
   double worst_mean = 0, worst_var = 0;
-  for (int64_t r = 0; r < B * x.size(1); ++r) {
+  for (int64_t r = 0; r < kBatch * x.size(1); ++r) {
     double m = 0, var = 0;
     for (int64_t c = 0; c < E; ++c) m += v[r * E + c] / E;
     for (int64_t c = 0; c < E; ++c) var += (v[r * E + c] - m) * (v[r * E + c] - m) / E;
@@ -69,7 +69,7 @@ void encoder_layer_lesson(LessonLog& log) {
       "rescaled to mean 0, variance 1, then weight and bias). Dropout (p = 0.1) follows each sub-block in "
       "training only.",
       c.causal ? " with a causal mask (token i sees tokens 0..i)" : "", E, FF, E, activation));
-  Tensor x = log.input("x", randn({B, T, E}, kF32, kCPU, gen));
+  Tensor x = log.input("x", randn({kBatch, T, E}, kF32, kCPU, gen));
   log.show("x", x);
 
   {

@@ -18,7 +18,7 @@
 namespace tg::lessons {
 
 namespace {
-constexpr int64_t T = 3, dk = 4;
+constexpr int64_t kTokens = 3, kDk = 4;
 
 // Your own op: cube(x) = x^3, one tape entry with a hand-written backward rule
 // dx = grad * slope * x^2, where the right slope is 3.
@@ -39,10 +39,10 @@ Tensor cube(const Tensor& x, double slope) {
   return out;
 }
 
-Tensor attention(const std::vector<Tensor>& in) {  // q, k, v (T,dk)
+Tensor attention(const std::vector<Tensor>& in) {  // q, k, v (kTokens,kDk)
   const Tensor& q = in[0];
-  Tensor scores = mul(matmul(q, transpose(in[1], 0, 1)), scalar_like(q, 1 / std::sqrt(double(dk))).set_name("1/sqrt(d_k)"));
-  return matmul(softmax(masked_fill(scores, causal_mask(T), -INFINITY), -1), in[2]);
+  Tensor scores = mul(matmul(q, transpose(in[1], 0, 1)), scalar_like(q, 1 / std::sqrt(double(kDk))).set_name("1/sqrt(d_k)"));
+  return matmul(softmax(masked_fill(scores, causal_mask(kTokens), -INFINITY), -1), in[2]);
 }
 }  // namespace
 
@@ -54,9 +54,9 @@ void gradcheck_lesson(LessonLog& log) {
   log.say("Every op of tapegrad is gradchecked in its tests. Your own function, built from ops, can be checked the "
           "same way: tg::gradcheck(fn, inputs) runs fn's backward and compares it with central finite differences "
           "in float64, element by element, and names the worst element.");
-  Tensor q = log.input("q", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
-  Tensor k = log.input("k", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
-  Tensor v = log.input("v", randn({T, dk}, kF64, kCPU, gen).requires_grad_());
+  Tensor q = log.input("q", randn({kTokens, kDk}, kF64, kCPU, gen).requires_grad_());
+  Tensor k = log.input("k", randn({kTokens, kDk}, kF64, kCPU, gen).requires_grad_());
+  Tensor v = log.input("v", randn({kTokens, kDk}, kF64, kCPU, gen).requires_grad_());
   log.show("q", q);
   GradcheckResult attention_check = gradcheck(attention, {q, k, v}, options);
   log.say("gradcheck of causal attention softmax(mask(q k^T / sqrt(d_k))) v over q, k and v: " +

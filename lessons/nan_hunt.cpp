@@ -21,14 +21,14 @@
 namespace tg::lessons {
 
 namespace {
-constexpr int64_t T = 3;
+constexpr int64_t kPositions = 3;
 
 Tensor keep_mask() {  // float, 1 = keep: the lower triangle (causal)
-  return tensor({1, 0, 0, 1, 1, 0, 1, 1, 1}, {T, T});
+  return tensor({1, 0, 0, 1, 1, 0, 1, 1, 1}, {kPositions, kPositions});
 }
 
 Tensor visible_keys() {  // bool, true where keep is 1
-  return tensor_bool({true, false, false, true, true, false, true, true, true}, {T, T});
+  return tensor_bool({true, false, false, true, true, false, true, true, true}, {kPositions, kPositions});
 }
 
 // `hide` is what (1 - keep) multiplies: -inf (the bug) or a large finite number.
@@ -46,7 +46,7 @@ void nan_hunt_lesson(LessonLog& log) {
           "which IEEE 754 defines as NaN.");
   const double hide = log.setting("hide", -INFINITY, {-INFINITY, -1e9},
                                   "what (1 - keep) multiplies: -inf (the bug) or a large finite number");
-  Tensor scores = log.input("scores", randn({T, T}, kF32, kCPU, gen).requires_grad_());
+  Tensor scores = log.input("scores", randn({kPositions, kPositions}, kF32, kCPU, gen).requires_grad_());
   log.show("scores", scores);
   log.show("keep", keep_mask());
   Tensor loss = attention_loss(scores, hide);
@@ -70,7 +70,7 @@ void nan_hunt_lesson(LessonLog& log) {
 
   log.say("The fix: a bool mask with tapegrad's one meaning of true (masked out), and masked_fill to write -inf. "
           "No multiplication by -inf, so no 0 * -inf.");
-  Tensor hidden = causal_mask(T).set_name("causal_mask");
+  Tensor hidden = causal_mask(kPositions).set_name("causal_mask");
   Tensor weights;
   {
     AnomalyGuard anomaly;

@@ -16,13 +16,13 @@ namespace tg {
 
 namespace {
 
-constexpr const char* kOp = "scaled_dot_product_attention";
+constexpr const char* kAttentionOp = "scaled_dot_product_attention";
 
 }  // namespace
 
 AttentionResult scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                              const AttentionOptions& options) {
-  return scaled_dot_product_attention(AttentionSpec::check({kOp}, AttentionKernel::composed, q, k, v, options));
+  return scaled_dot_product_attention(AttentionSpec::check({kAttentionOp}, AttentionKernel::composed, q, k, v, options));
 }
 
 AttentionResult scaled_dot_product_attention(const AttentionSpec& spec) {

@@ -8,7 +8,7 @@ namespace tg::nn {
 
 namespace {
 
-constexpr const char* kModule = "DecoderLayer";
+constexpr const char* kDecoderLayerModule = "DecoderLayer";
 
 MhaOptions self_attention_masks(const DecoderMasks& masks) {
   MhaOptions options{.key_padding_mask = masks.tgt_key_padding_mask, .is_causal = masks.tgt_is_causal};
@@ -43,10 +43,10 @@ void check_decoder_inputs(const char* module, const Tensor& tgt, const Tensor& m
   check_key_padding_mask(module, "memory_key_padding_mask", masks.memory_key_padding_mask, B, S, "B,S");
 }
 
-DecoderLayer::DecoderLayer(const DecoderLayerConfig& config) : Module(kModule), config(config) {
+DecoderLayer::DecoderLayer(const DecoderLayerConfig& config) : Module(kDecoderLayerModule), config(config) {
   const int64_t E = config.d_model;
   if (E <= 0 || config.nhead <= 0 || config.dim_feedforward <= 0)
-    throw Error(kModule, fmt::format("d_model, nhead and dim_feedforward must be positive, got {}, {} and {}", E,
+    throw Error(kDecoderLayerModule, fmt::format("d_model, nhead and dim_feedforward must be positive, got {}, {} and {}", E,
                                      config.nhead, config.dim_feedforward));
   self_attn = register_module("self_attn", std::make_shared<MultiHeadAttention>(E, config.nhead, config.dropout));
   multihead_attn =
@@ -65,7 +65,7 @@ DecoderLayer::DecoderLayer(const DecoderLayerConfig& config) : Module(kModule), 
 
 Tensor DecoderLayer::forward(const Tensor& tgt, const Tensor& memory, const DecoderMasks& masks) const {
   const ModuleScope in_module(path());
-  check_decoder_inputs(kModule, tgt, memory, masks, config.d_model, config.nhead);
+  check_decoder_inputs(kDecoderLayerModule, tgt, memory, masks, config.d_model, config.nhead);
   const MhaOptions self_masks = self_attention_masks(masks), cross_masks = cross_attention_masks(masks);
   const bool norm_first = config.norm_first, fuse = config.fuse_relu_dropout && !is_composed();
   Tensor x = tgt;  // (B,T,E)

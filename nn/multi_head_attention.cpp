@@ -11,10 +11,10 @@ namespace tg::nn {
 
 namespace {
 
-constexpr const char* kModule = "MultiHeadAttention";
+constexpr const char* kMultiHeadAttentionModule = "MultiHeadAttention";
 
 // The errors of a bad call name the module and its scores (B,NH,T,S).
-constexpr AttentionEntry kEntry{kModule, "(B,NH,T,S)", " (PyTorch's (B*NH,T,S) is accepted too)"};
+constexpr AttentionEntry kEntry{kMultiHeadAttentionModule, "(B,NH,T,S)", " (PyTorch's (B*NH,T,S) is accepted too)"};
 
 // PyTorch's 3-D mask (B*NH,T,S) read as (B,NH,T,S) (a view); any other mask as it is, to
 // broadcast to the scores (B,NH,T,S).
@@ -27,11 +27,11 @@ Tensor per_head_mask(const Tensor& mask, int64_t B, int64_t NH) {
 }  // namespace
 
 MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, double dropout, bool bias)
-    : Module(kModule), d_model(d_model), num_heads(num_heads), head_size(0), dropout(dropout) {
+    : Module(kMultiHeadAttentionModule), d_model(d_model), num_heads(num_heads), head_size(0), dropout(dropout) {
   if (d_model <= 0 || num_heads <= 0 || d_model % num_heads != 0)
-    throw Error(kModule, fmt::format("num_heads must be positive and divide d_model, got d_model={} num_heads={}",
+    throw Error(kMultiHeadAttentionModule, fmt::format("num_heads must be positive and divide d_model, got d_model={} num_heads={}",
                                      d_model, num_heads));
-  if (!(dropout >= 0 && dropout <= 1)) throw Error(kModule, fmt::format("dropout must be in [0, 1], got {}", dropout));
+  if (!(dropout >= 0 && dropout <= 1)) throw Error(kMultiHeadAttentionModule, fmt::format("dropout must be in [0, 1], got {}", dropout));
   head_size = d_model / num_heads;
   q_proj = register_module("q_proj", std::make_shared<Linear>(d_model, d_model, bias));
   k_proj = register_module("k_proj", std::make_shared<Linear>(d_model, d_model, bias));
@@ -42,14 +42,14 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, doubl
 MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
                                       const MhaOptions& options) const {
   const ModuleScope in_module(path());
-  check_defined(query, kModule, "query");
-  check_defined(key, kModule, "key");
-  check_defined(value, kModule, "value");
+  check_defined(query, kMultiHeadAttentionModule, "query");
+  check_defined(key, kMultiHeadAttentionModule, "key");
+  check_defined(value, kMultiHeadAttentionModule, "value");
   const int64_t E = d_model, NH = num_heads, hs = head_size;
   if (query.dim() != 3 || key.dim() != 3 || value.dim() != 3 || query.size(2) != E || key.size(2) != E ||
       value.size(2) != E || key.size(0) != query.size(0) || value.size(0) != query.size(0) ||
       value.size(1) != key.size(1))
-    throw Error(kModule, fmt::format("expected query (B,T,{0}), key and value (B,S,{0}), got query {1} key {2} "
+    throw Error(kMultiHeadAttentionModule, fmt::format("expected query (B,T,{0}), key and value (B,S,{0}), got query {1} key {2} "
                                      "value {3}", E, shape_str(query.shape()), shape_str(key.shape()),
                                      shape_str(value.shape())));
   const int64_t B = query.size(0), T = query.size(1), S = key.size(1);

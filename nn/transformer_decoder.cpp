@@ -6,13 +6,13 @@
 namespace tg::nn {
 
 namespace {
-constexpr const char* kModule = "TransformerDecoder";
+constexpr const char* kTransformerDecoderModule = "TransformerDecoder";
 }  // namespace
 
 TransformerDecoder::TransformerDecoder(const DecoderLayerConfig& layer, int64_t num_layers, bool final_norm)
-    : Module(kModule) {
+    : Module(kTransformerDecoderModule) {
   const auto make = [&] { return std::make_shared<DecoderLayer>(layer); };
-  layer_list_ = register_module("layers", stack_layers<DecoderLayer>(kModule, num_layers, make, layers));
+  layer_list_ = register_module("layers", stack_layers<DecoderLayer>(kTransformerDecoderModule, num_layers, make, layers));
   if (final_norm)
     norm = register_module("norm", std::make_shared<LayerNorm>(Shape{layer.d_model}, layer.layer_norm_eps));
 }
@@ -20,7 +20,7 @@ TransformerDecoder::TransformerDecoder(const DecoderLayerConfig& layer, int64_t 
 Tensor TransformerDecoder::forward(const Tensor& tgt, const Tensor& memory, const DecoderMasks& masks) const {
   const ModuleScope in_module(path());
   const DecoderLayerConfig& config = layers.front()->config;
-  check_decoder_inputs(kModule, tgt, memory, masks, config.d_model, config.nhead);
+  check_decoder_inputs(kTransformerDecoderModule, tgt, memory, masks, config.d_model, config.nhead);
   Tensor x = tgt;  // (B,T,E)
   if (checkpoints_now(*this, checkpoint_layers))
     x = checkpointed_layers(layers, x, memory, masks);

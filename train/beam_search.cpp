@@ -11,17 +11,17 @@ namespace tg::train {
 
 namespace {
 
-constexpr const char* kOp = "decode";
+constexpr const char* kBeamSearchOp = "decode";
 
 // The scorer's rows, checked: one per prefix, each of the same width V >= 1.
 std::vector<std::vector<double>> scores(const NextTokenLogProbs& next,
                                         const std::vector<std::vector<int64_t>>& prefixes) {
   std::vector<std::vector<double>> rows = next(prefixes);
   if (rows.size() != prefixes.size())
-    throw Error(kOp, fmt::format("the scorer returned {} rows for {} prefixes", rows.size(), prefixes.size()));
+    throw Error(kBeamSearchOp, fmt::format("the scorer returned {} rows for {} prefixes", rows.size(), prefixes.size()));
   for (const auto& row : rows)
     if (row.empty() || row.size() != rows[0].size())
-      throw Error(kOp, "the scorer's rows must be non-empty and equally long");
+      throw Error(kBeamSearchOp, "the scorer's rows must be non-empty and equally long");
   return rows;
 }
 
@@ -30,7 +30,7 @@ int64_t argmax(const std::vector<double>& row) {  // the first maximum
 }
 
 void check_limits(const SearchLimits& limits) {
-  if (limits.max_tokens < 0) throw Error(kOp, fmt::format("max_tokens must be >= 0, got {}", limits.max_tokens));
+  if (limits.max_tokens < 0) throw Error(kBeamSearchOp, fmt::format("max_tokens must be >= 0, got {}", limits.max_tokens));
 }
 
 }  // namespace
@@ -56,7 +56,7 @@ std::vector<std::vector<int64_t>> greedy_search(const NextTokenLogProbs& next, i
 
 Hypothesis beam_search(const NextTokenLogProbs& next, int64_t beam, const SearchLimits& limits) {
   check_limits(limits);
-  if (beam < 1) throw Error(kOp, fmt::format("beam must be >= 1, got {}", beam));
+  if (beam < 1) throw Error(kBeamSearchOp, fmt::format("beam must be >= 1, got {}", beam));
   constexpr double kNone = -std::numeric_limits<double>::infinity();
   std::vector<Hypothesis> live = {Hypothesis{}};
   Hypothesis best_finished{.tokens = {}, .log_prob = kNone};
@@ -95,7 +95,7 @@ Hypothesis beam_search(const NextTokenLogProbs& next, int64_t beam, const Search
     live = std::move(next_live);
     if (any_finished && !live.empty() && best_finished.log_prob >= live.front().log_prob) break;
   }
-  if (!any_finished) throw Error(kOp, "no hypothesis could be ended (the scorer never allows eos)");
+  if (!any_finished) throw Error(kBeamSearchOp, "no hypothesis could be ended (the scorer never allows eos)");
   return best_finished;
 }
 

@@ -21,7 +21,7 @@ namespace tg::train {
 
 namespace {
 
-constexpr const char* kOp = "eval";
+constexpr const char* kEvalSetOp = "eval";
 
 }  // namespace
 
@@ -30,7 +30,7 @@ EvalSet labelled_file_set(const Checkpoint& c, const std::filesystem::path&, con
   const std::vector<data::TokenPair> pairs = data::read_labelled_file(file);
   for (size_t i = 0; i < pairs.size(); ++i)
     if (std::ssize(pairs[i].input) > c.model_config.max_len)
-      throw Error(kOp, fmt::format("{}:{}: {} tokens, more than the model's maximum of {} (its longest training "
+      throw Error(kEvalSetOp, fmt::format("{}:{}: {} tokens, more than the model's maximum of {} (its longest training "
                                    "example)", path, i + 1, pairs[i].input.size(), c.model_config.max_len));
   std::vector<data::Example> examples = data::encode_labelled(pairs, c.input_vocab, c.output_vocab, path);
   return {std::make_shared<data::ExampleDataset>(std::move(examples)), path + " (every line)", true, nullptr};
@@ -43,7 +43,7 @@ EvalSet token_id_file_set(const Checkpoint& c, std::shared_ptr<const data::TextT
                           const std::string& path) {
   const data::BpeTokenizer* bpe = tokens->bpe();
   if (!bpe)
-    throw Error(kOp, fmt::format("{} is a token id file, but the run was trained on characters (no --tokenizer)",
+    throw Error(kEvalSetOp, fmt::format("{} is a token id file, but the run was trained on characters (no --tokenizer)",
                                  path));
   auto windows = data::token_id_file_scoring_windows(path, data::bpe_sha256(*bpe), bpe->vocab_size(),
                                                      data::kNumReserved, c.model_config.max_len,
@@ -64,7 +64,7 @@ EvalSet text_file_set(const Checkpoint& c, const std::filesystem::path& run_dir,
   const int64_t block = c.model_config.max_len;
   auto windows = std::make_shared<data::CharLMDataset>(ids, 0, std::ssize(*ids), block, block);
   if (windows->size() == 0)
-    throw Error(kOp, fmt::format("{}: {} {} are too few for one window of the model's {} (and the one after it)", path,
+    throw Error(kEvalSetOp, fmt::format("{}: {} {} are too few for one window of the model's {} (and the one after it)", path,
                                  ids->size(), tokens->unit(), block));
   return {std::move(windows), path + " (every window)", false, std::move(tokens)};
 }
@@ -79,7 +79,7 @@ EvalSet validation_set(const Checkpoint& c, const std::filesystem::path& run_dir
   }
   const TaskData d = make_task_data(config);
   if (d.input_vocab != c.input_vocab || d.output_vocab != c.output_vocab || model_config(config, d) != c.model_config)
-    throw Error(kOp, fmt::format("{}: the vocabulary or the longest example of {} differs from the checkpoint's (the "
+    throw Error(kEvalSetOp, fmt::format("{}: the vocabulary or the longest example of {} differs from the checkpoint's (the "
                                  "file changed since training?); score a file with --data instead", run_dir.string(),
                                  path_in_run(config.data, run_dir).string()));
   return {d.val, "validation set", false, d.text};
@@ -90,7 +90,7 @@ EvalSet file_set(const Checkpoint& c, const std::filesystem::path& run_dir, cons
   std::vector<std::string> reading;
   for (const Task& task : tasks())
     if (task.score_file) reading.push_back(task.name);
-  throw Error(kOp, fmt::format("task {} reads no data file (only {} do)", c.config.task, all_of(reading)));
+  throw Error(kEvalSetOp, fmt::format("task {} reads no data file (only {} do)", c.config.task, all_of(reading)));
 }
 
 EvalSet file_set(const Checkpoint& c, const std::filesystem::path& run_dir, const std::string& path) {

@@ -19,7 +19,7 @@ namespace tg::train {
 
 namespace {
 
-constexpr const char* kOp = "KvCache";
+constexpr const char* kKvCacheOp = "KvCache";
 
 // (1,n,E) -> projection -> (1,n,NH,hs) -> (1,NH,n,hs)
 Tensor heads(const nn::Linear& proj, const Tensor& x, int64_t NH) {
@@ -41,7 +41,7 @@ Tensor causal_mask_after(int64_t P, int64_t n, Device device) {
 
 KvCache::KvCache(const TransformerModel& model) : model_(model) {
   if (!model.config.causal)
-    throw Error(kOp, "the model is not causal: a key/value cache needs a language model (task lm)");
+    throw Error(kKvCacheOp, "the model is not causal: a key/value cache needs a language model (task lm)");
   keys_.resize(model.encoder->layers.size());
   values_.resize(model.encoder->layers.size());
 }
@@ -54,16 +54,16 @@ Tensor KvCache::append(const std::vector<int64_t>& ids) {
 
 Tensor KvCache::append(const Tensor& ids) {
   if (GradMode::enabled())
-    throw Error(kOp, "append is inference only (the cache records no tape and keeps no history): run it under "
+    throw Error(kKvCacheOp, "append is inference only (the cache records no tape and keeps no history): run it under "
                      "NoGradGuard, not with grad mode on");
   if (model_.is_training())
-    throw Error(kOp, "the model is in training mode: call eval() first (dropout would differ between positions)");
+    throw Error(kKvCacheOp, "the model is in training mode: call eval() first (dropout would differ between positions)");
   if (!ids.defined() || ids.dim() != 1 || ids.dtype() != kI64 || ids.numel() == 0)
-    throw Error(kOp, fmt::format("expected ids (n,) int64 with n >= 1, got {}",
+    throw Error(kKvCacheOp, fmt::format("expected ids (n,) int64 with n >= 1, got {}",
                                  ids.defined() ? ids.describe() : "undefined"));
   const int64_t P = size_, n = ids.numel();
   if (n > capacity() - P)
-    throw Error(kOp, fmt::format("{} new positions after the {} cached pass the model's max_len ({}): clear() the "
+    throw Error(kKvCacheOp, fmt::format("{} new positions after the {} cached pass the model's max_len ({}): clear() the "
                                  "cache or keep the context shorter", n, P, capacity()));
   const Device device = model_.embedding->weight.device();
   const int64_t NH = model_.config.heads, E = model_.config.d_model;

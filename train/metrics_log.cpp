@@ -15,14 +15,14 @@ namespace tg::train {
 
 namespace {
 
-constexpr const char* kOp = "metrics_log";
+constexpr const char* kMetricsLogOp = "metrics_log";
 constexpr int kMaxJsonDepth = 4;  // a record is one flat object
 
 double number(const nlohmann::json& record, const char* key, const std::string& where) {
   auto it = record.find(key);
   if (it == record.end() || it->is_null()) return kMissing;
   if (!it->is_number())
-    throw Error(kOp, fmt::format("{}: \"{}\" must be a number, got {}", where, key, excerpt(it->dump())));
+    throw Error(kMetricsLogOp, fmt::format("{}: \"{}\" must be a number, got {}", where, key, excerpt(it->dump())));
   return it->get<double>();
 }
 
@@ -32,7 +32,7 @@ int64_t count(const nlohmann::json& record, const char* key, const std::string& 
   if (it == record.end() || it->is_null()) return -1;
   if (!it->is_number_integer() || (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(max)
                                                               : it->get<int64_t>() < 0 || it->get<int64_t>() > max))
-    throw Error(kOp, fmt::format("{}: \"{}\" must be an integer in [0, {}], got {}", where, key, max,
+    throw Error(kMetricsLogOp, fmt::format("{}: \"{}\" must be an integer in [0, {}], got {}", where, key, max,
                                  excerpt(it->dump())));
   return it->get<int64_t>();
 }
@@ -64,24 +64,24 @@ std::string json_line(const EvalMetrics& m) {
 
 void add_json_line(MetricsLog& log, std::string_view line, const std::string& where) {
   if (auto at = json_too_deep(line, kMaxJsonDepth))
-    throw Error(kOp, fmt::format("{}: arrays and objects nest more than {} deep (at column {})", where, kMaxJsonDepth,
+    throw Error(kMetricsLogOp, fmt::format("{}: arrays and objects nest more than {} deep (at column {})", where, kMaxJsonDepth,
                                  *at + 1));
   nlohmann::json record;
   try {
     record = nlohmann::json::parse(line);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for a number such as 1e400
-    throw Error(kOp, fmt::format("{}: bad JSON: {}", where, excerpt(e.what(), 160)));
+    throw Error(kMetricsLogOp, fmt::format("{}: bad JSON: {}", where, excerpt(e.what(), 160)));
   }
-  if (!record.is_object()) throw Error(kOp, fmt::format("{}: expected a JSON object, got {}", where, excerpt(line)));
+  if (!record.is_object()) throw Error(kMetricsLogOp, fmt::format("{}: expected a JSON object, got {}", where, excerpt(line)));
   if (!record.contains("type"))
-    throw Error(kOp, fmt::format("{}: the record has no \"type\" (\"train\" or \"eval\")", where));
+    throw Error(kMetricsLogOp, fmt::format("{}: the record has no \"type\" (\"train\" or \"eval\")", where));
   if (!record["type"].is_string())
-    throw Error(kOp, fmt::format("{}: \"type\" must be \"train\" or \"eval\", got {}", where,
+    throw Error(kMetricsLogOp, fmt::format("{}: \"type\" must be \"train\" or \"eval\", got {}", where,
                                  json_excerpt(record["type"])));
   const std::string type = record["type"].get<std::string>();
   if (type != "train" && type != "eval") return;
   const int64_t step = count(record, "step", where, kMaxSteps);
-  if (step < 0) throw Error(kOp, fmt::format("{}: the record has no \"step\"", where));
+  if (step < 0) throw Error(kMetricsLogOp, fmt::format("{}: the record has no \"step\"", where));
   if (type == "train")
     log.steps.push_back({.step = step,
                          .loss = number(record, "loss", where),
@@ -101,7 +101,7 @@ void add_json_line(MetricsLog& log, std::string_view line, const std::string& wh
 }
 
 MetricsLog read_metrics_log(const std::filesystem::path& path) {
-  const std::string text = InputFile(kOp, path).read_all();
+  const std::string text = InputFile(kMetricsLogOp, path).read_all();
   MetricsLog log;
   size_t start = 0;
   for (int64_t line_no = 1; start < text.size(); ++line_no) {

@@ -13,7 +13,7 @@ namespace tg::train {
 
 namespace {
 
-constexpr const char* kOp = "data";
+constexpr const char* kRunDataOp = "data";
 
 struct DataField {
   const std::string TrainConfig::*path;
@@ -54,14 +54,14 @@ std::string sha256_hex(const InputFile& file) {
 void record_data_hash(TrainConfig& config, RunDataFile which) {
   const DataField f = field_of(which);
   const std::string& path = config.*f.path;
-  config.*f.sha256 = path.empty() ? std::string() : sha256_hex(InputFile(kOp, path_in_run(path, config.out)));
+  config.*f.sha256 = path.empty() ? std::string() : sha256_hex(InputFile(kRunDataOp, path_in_run(path, config.out)));
 }
 
 InputFile open_run_data(const TrainConfig& config, RunDataFile which) {
   const DataField f = field_of(which);
-  InputFile file(kOp, path_in_run(config.*f.path, config.out));
+  InputFile file(kRunDataOp, path_in_run(config.*f.path, config.out));
   const auto refuse = [&](const std::string& why) {
-    throw Error(kOp, fmt::format("{} (the run's {}, stored as \"{}\"): {}: a path stored in a run is read only while "
+    throw Error(kRunDataOp, fmt::format("{} (the run's {}, stored as \"{}\"): {}: a path stored in a run is read only while "
                                  "its file is unchanged; {}", file.path().string(), f.flag, config.*f.path, why,
                                  f.remedy));
   };

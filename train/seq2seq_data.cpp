@@ -22,7 +22,6 @@ namespace tg::train {
 
 namespace {
 
-constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;  // as the encoder's synthetic tasks (task_data.cpp)
 constexpr int kCountersPerPair = 20;                       // pair i at offset i << 20
 constexpr int kCountersPerEpoch = 32;                      // epoch e's order at offset e << 32
 

@@ -10,28 +10,28 @@ namespace tg::train {
 
 namespace {
 
-constexpr const char* kModule = "Seq2SeqModel";
+constexpr const char* kSeq2SeqModelModule = "Seq2SeqModel";
 
 ModelConfig checked(const ModelConfig& c) {
   check_model_config(c);
   if (!arch_named(c.arch).decodes_sequences)
-    throw Error(kModule, fmt::format("needs arch {}, got {}", one_of(arch_names_where(&Arch::decodes_sequences)),
+    throw Error(kSeq2SeqModelModule, fmt::format("needs arch {}, got {}", one_of(arch_names_where(&Arch::decodes_sequences)),
                                      c.arch));
   if (c.num_classes != c.vocab_size)
-    throw Error(kModule, fmt::format("input and output share a vocabulary: num_classes must be vocab_size ({}), got {}",
+    throw Error(kSeq2SeqModelModule, fmt::format("input and output share a vocabulary: num_classes must be vocab_size ({}), got {}",
                                      c.vocab_size, c.num_classes));
   return c;
 }
 
 void check_ids(const char* name, const Tensor& ids) {
   if (!ids.defined() || ids.dim() != 2 || ids.dtype() != kI64)
-    throw Error(kModule,
+    throw Error(kSeq2SeqModelModule,
                 fmt::format("expected {} (B,N) int64, got {}", name, ids.defined() ? ids.describe() : "undefined"));
 }
 
 }  // namespace
 
-Seq2SeqModel::Seq2SeqModel(const ModelConfig& c) : Module(kModule), config(checked(c)) {
+Seq2SeqModel::Seq2SeqModel(const ModelConfig& c) : Module(kSeq2SeqModelModule), config(checked(c)) {
   embedding = register_module("embedding", std::make_shared<nn::Embedding>(c.vocab_size, c.d_model, data::kPadId));
   pos_encoding =
       register_module("pos_encoding", std::make_shared<nn::SinusoidalPositionalEncoding>(c.max_len, c.d_model));

@@ -21,8 +21,6 @@ namespace tg::train {
 
 namespace {
 
-// The validation draws use their own seed, far from the training seed's counters.
-constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;
 static_assert(data::kMaxLabelledTokens == kMaxSequenceLength, "a labelled file's lines fit a model");
 
 }  // namespace

@@ -43,6 +43,10 @@ class SyntheticDataset : public data::Dataset {
   uint64_t seed_;
 };
 
+// The validation draws of the synthetic tasks (encoder and seq2seq) use the run's seed plus
+// this, far from the training seed's counters.
+inline constexpr uint64_t kValSeedOffset = 0x5eed'0000'0001ull;
+
 // Reads the data files the config names (relative paths: in the run directory, config.out);
 // errors name the file as looked for. The config's task (train/registry/task.h) makes the sets.
 TaskData make_task_data(const TrainConfig& config);

@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kCreateAttempts = 100;
+constexpr int kDirectoryCreateAttempts = 100;
 
 // "runs/x/" is the directory "runs/x".
 fs::path without_trailing_slash(fs::path path) { return path.has_filename() ? path : path.parent_path(); }
@@ -44,7 +44,7 @@ OutputDirectory::OutputDirectory(const char* op, fs::path path, std::vector<std:
     throw Error(op_, fmt::format("{}: give the directory to write by its own name (not \".\" or \"..\")",
                                  path_.string()));
   check_replaceable();
-  for (int attempt = 0; attempt < kCreateAttempts && temp_path_.empty(); ++attempt) {
+  for (int attempt = 0; attempt < kDirectoryCreateAttempts && temp_path_.empty(); ++attempt) {
     const std::string name = temporary_name(path_.filename());
     if (::mkdirat(parent_.fd(), name.c_str(), 0777) == 0) temp_path_ = path_.parent_path() / name;
     else if (errno != EEXIST)

@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr mode_t kFileMode = 0666;  // less the umask, as open(O_CREAT) makes any file
-constexpr int kCreateAttempts = 100;
+constexpr int kFileCreateAttempts = 100;
 constexpr size_t kMaxNameBytes = 255;  // NAME_MAX on Linux file systems
 constexpr size_t kSuffixBytes = 15;    // ".tmp-" and 10 random characters
 
@@ -74,7 +74,7 @@ namespace {
 
 // A new file under a fresh random name in `dir`, never an existing file or a link.
 int create_temporary(const char* op, const fs::path& path, const ParentDirectory& dir, std::string& name) {
-  for (int attempt = 0; attempt < kCreateAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kFileCreateAttempts; ++attempt) {
     name = temporary_name(path.filename());
     const int fd = ::openat(dir.fd(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
     if (fd >= 0) return fd;

@@ -12,7 +12,7 @@ namespace tg {
 
 namespace {
 
-std::string shapes(const Tensor& q, const Tensor& k, const Tensor& v) {
+std::string spec_shapes(const Tensor& q, const Tensor& k, const Tensor& v) {
   return fmt::format("q {} k {} v {}", shape_str(q.shape()), shape_str(k.shape()), shape_str(v.shape()));
 }
 
@@ -28,16 +28,16 @@ Shape scores_shape(const AttentionEntry& entry, AttentionKernel kernel, const Te
   if (kernel == AttentionKernel::fused) {  // the kernel walks (b, h) pairs: no broadcasting
     if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4)
       throw Error(entry.name, fmt::format("q, k and v must be 4-D (B,H,T,hs), (B,H,S,hs), (B,H,S,hv), got {}",
-                                          shapes(q, k, v)));
+                                          spec_shapes(q, k, v)));
     throw Error(entry.name, fmt::format("q, k and v must have the same (B,H) (no broadcasting), got {}",
-                                        shapes(q, k, v)));
+                                        spec_shapes(q, k, v)));
   }
   Shape scores;
   try {
     scores = broadcast_shapes(batch_dims(q), batch_dims(k), entry.name);  // q k^T
     broadcast_shapes(scores, batch_dims(v), entry.name);                  // weights v
   } catch (const Error&) {
-    throw Error(entry.name, fmt::format("the batch dims of q, k and v do not broadcast: {}", shapes(q, k, v)));
+    throw Error(entry.name, fmt::format("the batch dims of q, k and v do not broadcast: {}", spec_shapes(q, k, v)));
   }
   scores.push_back(T);
   scores.push_back(S);
@@ -99,10 +99,10 @@ AttentionSpec AttentionSpec::check(const AttentionEntry& entry, AttentionKernel 
   check_same_device(q, k, entry.name);
   check_same_device(q, v, entry.name);
   if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2)
-    throw Error(entry.name, fmt::format("q, k and v need at least 2 dims (..., T, head_dim), got {}", shapes(q, k, v)));
-  if (q.size(-1) != k.size(-1)) throw Error(entry.name, fmt::format("q and k head dims differ: {}", shapes(q, k, v)));
+    throw Error(entry.name, fmt::format("q, k and v need at least 2 dims (..., T, head_dim), got {}", spec_shapes(q, k, v)));
+  if (q.size(-1) != k.size(-1)) throw Error(entry.name, fmt::format("q and k head dims differ: {}", spec_shapes(q, k, v)));
   if (k.size(-2) != v.size(-2))
-    throw Error(entry.name, fmt::format("k and v have different numbers of keys: {}", shapes(q, k, v)));
+    throw Error(entry.name, fmt::format("k and v have different numbers of keys: {}", spec_shapes(q, k, v)));
   AttentionSpec spec(kernel, q, k, v, o);
   spec.scores_ = scores_shape(entry, kernel, q, k, v);
   check_masks(entry, kernel, q, o, spec.scores_);
@@ -112,7 +112,7 @@ AttentionSpec AttentionSpec::check(const AttentionEntry& entry, AttentionKernel 
     throw Error(entry.name, "need_weights: the (T,S) weights are what this op never forms; use "
                             "scaled_dot_product_attention");
   if (o.training && !(o.dropout_p >= 0 && o.dropout_p <= 1))
-    throw Error(entry.name, fmt::format("dropout_p must be in [0, 1], got {} ({})", o.dropout_p, shapes(q, k, v)));
+    throw Error(entry.name, fmt::format("dropout_p must be in [0, 1], got {} ({})", o.dropout_p, spec_shapes(q, k, v)));
   spec.scale_ = o.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.size(-1))));
   return spec;
 }

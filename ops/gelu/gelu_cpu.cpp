@@ -26,7 +26,7 @@ TG_VEC_CLONES void gelu_erf_backward_f32(float* dx, const float* g, const float*
   for (int64_t i = 0; i < n; ++i) dx[i] = gelu_math::erf_backward<float, VecMath>(g[i], x[i]);
 }
 
-constexpr int64_t kChunk = 4096;  // elements per call of the functions above
+constexpr int64_t kGeluChunk = 4096;  // elements per call of the functions above
 
 }  // namespace
 
@@ -35,7 +35,7 @@ void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx) {
   if (approx == GeluApprox::none && inp.dtype() == kF32 && inp.is_contiguous()) {
     float* o = out.data<float>();
     const float* x = inp.data<float>();
-    return for_chunks(out.numel(), kChunk, kParallelGrain,
+    return for_chunks(out.numel(), kGeluChunk, kParallelGrain,
                       [&](int64_t first, int64_t count) { gelu_erf_forward_f32(o + first, x + first, count); });
   }
   if (approx == GeluApprox::tanh)
@@ -50,7 +50,7 @@ void gelu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp
       dout.shape() == inp.shape()) {
     float* d = dinp.data<float>();
     const float *g = dout.data<float>(), *x = inp.data<float>();
-    return for_chunks(dinp.numel(), kChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+    return for_chunks(dinp.numel(), kGeluChunk, kParallelGrain, [&](int64_t first, int64_t count) {
       gelu_erf_backward_f32(d + first, g + first, x + first, count);
     });
   }

@@ -30,7 +30,7 @@ void check_affine(const Tensor& t, const char* arg, const Tensor& x, const Shape
                                           shape_str(normalized_shape)));
 }
 
-void check_args(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+void check_layer_norm_args(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
   check_floating(x, "layer_norm", "x");
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool matches = k >= 1 && k <= x.dim();
@@ -95,7 +95,7 @@ TG_OP_DOC(layer_norm) {
 }
 
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
-  check_args(x, normalized_shape, weight, bias, eps);
+  check_layer_norm_args(x, normalized_shape, weight, bias, eps);
   const Shape rows_shape(x.shape().begin(), x.shape().end() - static_cast<int64_t>(normalized_shape.size()));
   const int64_t N = numel(rows_shape), C = numel(normalized_shape);
   Tensor xc = contiguous_or_copy(x), wc = contiguous_or_copy(weight);

@@ -8,7 +8,7 @@ using namespace tg::test;
 
 namespace {
 // The transpose of a 2-D tensor, as a view (no transpose op is needed for core tests).
-Tensor transposed(const Tensor& t) {
+Tensor transposed_view(const Tensor& t) {
   return make_view(t, {t.size(1), t.size(0)}, {t.strides()[1], t.strides()[0]}, t.offset());
 }
 }  // namespace
@@ -35,11 +35,11 @@ TEST_CASE("copy_: across dtypes") {
 TEST_CASE("copy_: from and into non-contiguous and expanded views") {
   Tensor a = tensor({1, 2, 3, 4, 5, 6}, {2, 3}, kF64);
   Tensor dst = empty({3, 2}, kF64);
-  copy_(dst, transposed(a));
+  copy_(dst, transposed_view(a));
   CHECK(dst.to_vector<double>() == std::vector<double>{1, 4, 2, 5, 3, 6});
 
   Tensor into = zeros({2, 3}, kF64);
-  copy_(transposed(into), dst);  // writing through a transposed view puts a back
+  copy_(transposed_view(into), dst);  // writing through a transposed_view view puts a back
   CHECK(into.to_vector<double>() == a.to_vector<double>());
 
   Tensor row = tensor({10, 20, 30}, {1, 3}, kF64);
@@ -53,7 +53,7 @@ TEST_CASE("copy_: from and into non-contiguous and expanded views") {
 
   // Above the parallel grain (2^15 elements) the loop is split across threads.
   Tensor big = rand({300, 200}, kF64);
-  Tensor big_t = contiguous_copy(transposed(big));
+  Tensor big_t = contiguous_copy(transposed_view(big));
   std::vector<double> v = big.to_vector<double>(), vt = big_t.to_vector<double>();
   bool same = true;
   for (int64_t r = 0; r < 300; ++r)
@@ -75,7 +75,7 @@ TEST_CASE("add_into_: accumulates from any layout") {
   add_into_(dst, make_view(tensor({10, 20, 30}, {3}, kF64), {2, 3}, {0, 1}, 0));
   CHECK(dst.to_vector<double>() == std::vector<double>{12, 23, 34, 15, 26, 37});
   Tensor sq = zeros({2, 2});
-  add_into_(transposed(sq), tensor({1, 2, 3, 4}, {2, 2}));
+  add_into_(transposed_view(sq), tensor({1, 2, 3, 4}, {2, 2}));
   CHECK(sq.to_vector<float>() == std::vector<float>{1, 3, 2, 4});
 
   CHECK_THROWS_WITH_AS(add_into_(zeros({2}), zeros({3})), "add_into: shapes differ: dst (2,) vs src (3,)", Error);

@@ -42,7 +42,7 @@ std::vector<Tensor> case_inputs_as(const OpCase& c, DType dtype, Device device, 
 
 // The gradients of fn's output projected on a fixed random tensor, by the fast paths (no graph)
 // or by the reference rules (creating a graph).
-TensorList gradients(const OpCase& c, const std::vector<Tensor>& inputs, bool create_graph) {
+TensorList projected_gradients(const OpCase& c, const std::vector<Tensor>& inputs, bool create_graph) {
   Tensor y = c.fn(inputs);
   Generator gen(7);
   Tensor v = to_dtype_copy(randn(y.shape(), kF64, y.device(), gen), y.dtype());
@@ -57,7 +57,7 @@ void require_fast_matches_reference(const OpCase& c, DType dtype, Device device,
   CAPTURE(device.str());
   CAPTURE(strided);
   const std::vector<Tensor> inputs = case_inputs_as(c, dtype, device, strided);
-  const TensorList fast = gradients(c, inputs, false), reference = gradients(c, inputs, true);
+  const TensorList fast = projected_gradients(c, inputs, false), reference = projected_gradients(c, inputs, true);
   REQUIRE(fast.size() == reference.size());
   for (size_t i = 0; i < fast.size(); ++i) {
     CAPTURE(i);

@@ -15,14 +15,14 @@ using tg::test::TempFile;
 
 namespace {
 
-std::vector<TokenPair> jsonl(const std::string& content) {
+std::vector<TokenPair> jsonl_pairs(const std::string& content) {
   return parse_labelled(content, FileFormat::jsonl, "t.jsonl");
 }
 
 }  // namespace
 
 TEST_CASE("token rules: a JSON number is the token written in the file") {
-  const std::vector<TokenPair> pairs = jsonl(
+  const std::vector<TokenPair> pairs = jsonl_pairs(
       "{\"input\": [1.0, 1e0, 1e23, -0, 0, -7, 18446744073709551616, 0.10], \"output\": [1, 2, 3, 4, 5, 6, 7, 8]}");
   REQUIRE(pairs.size() == 1);
   CHECK(pairs[0].input ==
@@ -32,12 +32,12 @@ TEST_CASE("token rules: a JSON number is the token written in the file") {
 }
 
 TEST_CASE("token rules: a key twice in one object is an error naming the line") {
-  CHECK_THROWS_WITH_AS(jsonl("{\"input\": [\"a\"], \"output\": [\"X\"]}\n"
+  CHECK_THROWS_WITH_AS(jsonl_pairs("{\"input\": [\"a\"], \"output\": [\"X\"]}\n"
                              "{\"input\": [\"a\"], \"output\": [\"X\"], \"input\": [\"b\"]}\n"),
                        doctest::Contains("read_labelled_file: t.jsonl:2: the key \"input\" appears twice in one "
                                          "object"),
                        Error);
-  CHECK_THROWS_WITH_AS(jsonl("{\"input\": [\"a\"], \"output\": [\"X\"], \"meta\": {\"k\": 1, \"k\": 2}}"),
+  CHECK_THROWS_WITH_AS(jsonl_pairs("{\"input\": [\"a\"], \"output\": [\"X\"], \"meta\": {\"k\": 1, \"k\": 2}}"),
                        doctest::Contains("t.jsonl:1: the key \"k\" appears twice"), Error);
   CHECK_THROWS_WITH_AS(parse_seq2seq("{\"input\": \"a\", \"output\": \"b\", \"output\": \"c\"}", FileFormat::jsonl,
                                      "p.jsonl"),
@@ -47,7 +47,7 @@ TEST_CASE("token rules: a key twice in one object is an error naming the line") 
 TEST_CASE("token rules: a byte order mark at the start of a file is no part of the first token") {
   const std::string bom = "\xEF\xBB\xBF";
   CHECK(parse_labelled(bom + "a b\tX Y\n", FileFormat::tsv, "t.tsv")[0].input == std::vector<std::string>{"a", "b"});
-  CHECK(jsonl(bom + "{\"input\": [\"a\"], \"output\": [\"X\"]}")[0].input == std::vector<std::string>{"a"});
+  CHECK(jsonl_pairs(bom + "{\"input\": [\"a\"], \"output\": [\"X\"]}")[0].input == std::vector<std::string>{"a"});
   CHECK(parse_seq2seq(bom + "ab\tc\n", FileFormat::tsv, "p.tsv")[0].input == "ab");
   TempFile tsv("bom.tsv", bom + "a\tX\n");
   CHECK(read_labelled_file(tsv.path())[0].input == std::vector<std::string>{"a"});
@@ -65,7 +65,7 @@ TEST_CASE("token rules: a reserved name in a labelled file is an error naming th
                          doctest::Contains(fmt::format("read_labelled_file: r.tsv:2: input token {} (position 2) is a "
                                                        "reserved name", name).c_str()),
                          Error);
-    CHECK_THROWS_WITH_AS(jsonl(fmt::format("{{\"input\": [\"a\"], \"output\": [\"{}\"]}}", name)),
+    CHECK_THROWS_WITH_AS(jsonl_pairs(fmt::format("{{\"input\": [\"a\"], \"output\": [\"{}\"]}}", name)),
                          doctest::Contains(
                              fmt::format("t.jsonl:1: output token {} (position 1) is a reserved name", name).c_str()),
                          Error);
@@ -75,7 +75,7 @@ TEST_CASE("token rules: a reserved name in a labelled file is an error naming th
                        doctest::Contains("r.tsv:2: input token <bos> (position 3) is a reserved name: <bos> marks a "
                                          "sequence's start and may only be its first token"),
                        Error);
-  CHECK_THROWS_WITH_AS(jsonl(R"({"input": ["<bos>", "a"], "output": ["X", "<bos>"]})"),
+  CHECK_THROWS_WITH_AS(jsonl_pairs(R"({"input": ["<bos>", "a"], "output": ["X", "<bos>"]})"),
                        doctest::Contains("t.jsonl:1: output token <bos> (position 2) is a reserved name"), Error);
 }
 

@@ -20,7 +20,7 @@ using tg::test::TempFile;
 
 namespace {
 
-const std::string kHash(64, 'a');
+const std::string kTokenizerHash(64, 'a');
 
 std::vector<TokenId> iota_ids(int n) {
   std::vector<TokenId> ids(static_cast<size_t>(n));
@@ -31,7 +31,7 @@ std::vector<TokenId> iota_ids(int n) {
 // A .bin of `count` zero ids (2 bytes each) without writing them: a real header, then the file
 // extended to its size, sparse, so that a 2 GB corpus costs neither time nor disk.
 void write_sparse_zero_ids(const std::string& path, uint64_t count) {
-  write_token_id_file(path, std::vector<TokenId>{}, 300, kHash);
+  write_token_id_file(path, std::vector<TokenId>{}, 300, kTokenizerHash);
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   f.seekp(16);
   for (int i = 0; i < 8; ++i) f.put(static_cast<char>((count >> (8 * i)) & 0xff));
@@ -43,9 +43,9 @@ void write_sparse_zero_ids(const std::string& path, uint64_t count) {
 
 TEST_CASE("token windows: input and target are the file's ids shifted by the model's reserved ids") {
   TempFile file("windows.bin");
-  write_token_id_file(file.path(), iota_ids(20), 300, kHash);
+  write_token_id_file(file.path(), iota_ids(20), 300, kTokenizerHash);
   // 20 ids, val_fraction 0.25: train ids [0, 15), val ids [15, 20); T = 3, id_offset 4
-  const TokenWindowSets sets = token_id_file_windows(file.path(), kHash, 300, 4, 3, 0.25, 50, 5, 7);
+  const TokenWindowSets sets = token_id_file_windows(file.path(), kTokenizerHash, 300, 4, 3, 0.25, 50, 5, 7);
   REQUIRE(sets.train->size() == 50);
   REQUIRE(sets.val->size() == 2);  // the val part has 2 starts (15 and 16): fewer than the 5 asked
   CHECK(sets.val->get(0) == Example{{19, 20, 21}, {20, 21, 22}});
@@ -63,20 +63,20 @@ TEST_CASE("token windows: input and target are the file's ids shifted by the mod
 
   // Evenly spaced validation windows: 1000 ids, val [500, 1000), T = 4: 496 starts, 4 windows
   TempFile big("windows_even.bin");
-  write_token_id_file(big.path(), iota_ids(1000), 1000, kHash);
-  const TokenWindowSets even = token_id_file_windows(big.path(), kHash, 1000, 0, 4, 0.5, 1, 4, 7);
+  write_token_id_file(big.path(), iota_ids(1000), 1000, kTokenizerHash);
+  const TokenWindowSets even = token_id_file_windows(big.path(), kTokenizerHash, 1000, 0, 4, 0.5, 1, 4, 7);
   REQUIRE(even.val->size() == 4);
   std::vector<int64_t> firsts;
   for (int64_t i = 0; i < 4; ++i) firsts.push_back(even.val->get(i).input[0]);
   CHECK(firsts == std::vector<int64_t>{500, 624, 748, 872});
-  CHECK(token_id_file_windows(big.path(), kHash, 1000, 0, 4, 0, 1, 4, 7).val->size() == 0);
+  CHECK(token_id_file_windows(big.path(), kTokenizerHash, 1000, 0, 4, 0, 1, 4, 7).val->size() == 0);
 }
 
 TEST_CASE("token windows: the same seed gives the same training windows, another seed others") {
   TempFile file("windows_seed.bin");
-  write_token_id_file(file.path(), iota_ids(5000), 5000, kHash);
+  write_token_id_file(file.path(), iota_ids(5000), 5000, kTokenizerHash);
   auto firsts = [&](uint64_t seed) {
-    const TokenWindowSets sets = token_id_file_windows(file.path(), kHash, 5000, 0, 8, 0.1, 64, 8, seed);
+    const TokenWindowSets sets = token_id_file_windows(file.path(), kTokenizerHash, 5000, 0, 8, 0.1, 64, 8, seed);
     std::vector<int64_t> out;
     for (int64_t i = 0; i < sets.train->size(); ++i) out.push_back(sets.train->get(i).input[0]);
     return out;
@@ -87,8 +87,8 @@ TEST_CASE("token windows: the same seed gives the same training windows, another
 
 TEST_CASE("token windows: a truncated or foreign file, another tokenizer's, an id out of range, too few ids") {
   TempFile file("windows_faults.bin");
-  write_token_id_file(file.path(), std::vector<TokenId>{1, 2, 3, 4, 299}, 300, kHash);
-  auto error_opening = [&](const std::string& bytes, int64_t vocab = 300, const std::string& hash = kHash) {
+  write_token_id_file(file.path(), std::vector<TokenId>{1, 2, 3, 4, 299}, 300, kTokenizerHash);
+  auto error_opening = [&](const std::string& bytes, int64_t vocab = 300, const std::string& hash = kTokenizerHash) {
     std::ofstream(file.path(), std::ios::binary | std::ios::trunc) << bytes;
     try {
       MappedTokenIds ids(file.path(), hash, vocab);
@@ -113,20 +113,20 @@ TEST_CASE("token windows: a truncated or foreign file, another tokenizer's, an i
 
   // An id out of the vocabulary opens (the ids are not scanned) and fails when its window is read.
   error_opening(good);
-  const MappedTokenIds ids(file.path(), kHash, 100);
+  const MappedTokenIds ids(file.path(), kTokenizerHash, 100);
   CHECK(ids.id(3) == 4);
   CHECK_THROWS_WITH_AS(ids.id(4),
                        doctest::Contains("windows_faults.bin: id 299 (at position 4) is outside the tokenizer's "
                                          "vocabulary of 100 tokens"),
                        tg::Error);
   CHECK_THROWS_WITH_AS(ids.id(5), doctest::Contains("ids [5, 6) are out of range for its 5 ids"), tg::Error);
-  const TokenWindowSets sets = token_id_file_windows(file.path(), kHash, 100, 0, 2, 0, 100, 0, 1);
+  const TokenWindowSets sets = token_id_file_windows(file.path(), kTokenizerHash, 100, 0, 2, 0, 100, 0, 1);
   CHECK_THROWS_WITH_AS(
       [&] {
         for (int64_t i = 0; i < sets.train->size(); ++i) sets.train->get(i);
       }(),
       doctest::Contains("id 299 (at position 4)"), tg::Error);
-  CHECK_THROWS_WITH_AS(token_id_file_windows(file.path(), kHash, 300, 0, 2, 0.4, 1, 1, 1),
+  CHECK_THROWS_WITH_AS(token_id_file_windows(file.path(), kTokenizerHash, 300, 0, 2, 0.4, 1, 1, 1),
                        doctest::Contains("5 ids split 3 / 2 are too few for block_size 2"), tg::Error);
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("token windows: resident memory does not grow with the file (2 GB agai
     const double before = tg::bench::rss_mib();
     double after = 0;
     {
-      const TokenWindowSets sets = token_id_file_windows(path, kHash, 300, 4, 64, 0.1, 3072, 512, 1);
+      const TokenWindowSets sets = token_id_file_windows(path, kTokenizerHash, 300, 4, 64, 0.1, 3072, 512, 1);
       for (const auto* part : {&sets.train, &sets.val})
         for (int64_t i = 0; i < (*part)->size(); ++i) REQUIRE((*part)->get(i).input[0] == 4);
       after = tg::bench::rss_mib();  // while the file is still mapped

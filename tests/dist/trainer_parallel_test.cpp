@@ -41,7 +41,7 @@ Run train_run(const train::TrainConfig& config, const std::shared_ptr<train::Dat
   return run;
 }
 
-double largest_difference(const auto& a, const auto& b) {
+double largest_gap(const auto& a, const auto& b) {
   double d = 0;
   for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::abs(static_cast<double>(a[i]) - b[i]));
   return d;
@@ -68,8 +68,8 @@ TEST_CASE("Trainer on 2 ranks: the losses, parameters and accuracy of one proces
   });
   CHECK(checked == 50);
   REQUIRE(two.losses.size() == 50);
-  const double loss_diff = largest_difference(one.losses, two.losses);
-  const double param_diff = largest_difference(one.parameters, two.parameters);
+  const double loss_diff = largest_gap(one.losses, two.losses);
+  const double param_diff = largest_gap(one.parameters, two.parameters);
   MESSAGE("largest loss difference over 50 steps: " << loss_diff << ", largest parameter difference: " << param_diff);
   CHECK(loss_diff < 1e-5);
   CHECK(param_diff < 1e-5);
@@ -90,8 +90,8 @@ TEST_CASE("Trainer on 2 ranks: a seq2seq run's losses and parameters are one pro
   const Run one = train_run(config, nullptr);
   const Run two = train_run(config, std::make_shared<dist::TrainerParallel>());
   REQUIRE(two.losses.size() == 20);
-  const double loss_diff = largest_difference(one.losses, two.losses);
-  const double param_diff = largest_difference(one.parameters, two.parameters);
+  const double loss_diff = largest_gap(one.losses, two.losses);
+  const double param_diff = largest_gap(one.parameters, two.parameters);
   MESSAGE("seq2seq: largest loss difference over 20 steps: " << loss_diff << ", largest parameter difference: "
                                                                << param_diff);
   CHECK(loss_diff < 1e-5);
@@ -110,7 +110,7 @@ TEST_CASE("Trainer on 2 ranks: dropout draws per rank, reproducible, gradient ac
   CHECK(a.parameters == b.parameters);
   config.dropout = 0;
   const Run one = train_run(config, nullptr), two = train_run(config, std::make_shared<dist::TrainerParallel>());
-  CHECK(largest_difference(one.losses, two.losses) < 1e-5);
+  CHECK(largest_gap(one.losses, two.losses) < 1e-5);
 }
 
 // The loader's position counts global batches, whatever the number of ranks: a checkpoint of
@@ -142,8 +142,8 @@ TEST_CASE("Trainer on 2 ranks: a checkpoint resumes on 2 ranks and on one proces
   const std::vector<double> one = resumed_losses(nullptr);
   REQUIRE(two.size() == 10);
   REQUIRE(one.size() == 10);
-  CHECK(largest_difference(tail, two) < 1e-5);
-  CHECK(largest_difference(tail, one) < 1e-5);
+  CHECK(largest_gap(tail, two) < 1e-5);
+  CHECK(largest_gap(tail, one) < 1e-5);
   dist::barrier();
   if (dist::rank() == 0) std::filesystem::remove_all(dir);
 }

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-const json kTiny = {{"task", "reverse"}, {"steps", 12}, {"batch-size", 8}, {"d-model", 16}, {"heads", 2},
+const json kTinyLabRun = {{"task", "reverse"}, {"steps", 12}, {"batch-size", 8}, {"d-model", 16}, {"heads", 2},
                     {"layers", 1}, {"ff", 32}, {"max-len", 5}, {"val-examples", 16}, {"seed", 3}};
 
 // The first attention's query weight, (d_model, d_model), as describe() names it.
@@ -28,7 +28,7 @@ std::string query_weight(lab::LabTraining& lab) {
   return "";
 }
 
-std::vector<double> losses(const json& records) {
+std::vector<double> record_losses(const json& records) {
   std::vector<double> out;
   for (const json& r : records) out.push_back(r.at("loss").get<double>());
   return out;
@@ -61,25 +61,25 @@ TEST_CASE("lab training: flags the page cannot take are errors naming them") {
 }
 
 TEST_CASE("lab training: its updates are the Trainer's, and stop at the run's end") {
-  lab::LabTraining lab(kTiny);
+  lab::LabTraining lab(kTinyLabRun);
   const json first = lab.updates(5), rest = lab.updates(100);
   CHECK(first.size() == 5);
   CHECK(rest.size() == 7);  // 12 steps in all
   CHECK(rest.back().at("step") == 12);
   CHECK(lab.updates(1).empty());
 
-  train::Trainer trainer(lab::config_from_flags(kTiny), {.console = nullptr, .write_files = false});
+  train::Trainer trainer(lab::config_from_flags(kTinyLabRun), {.console = nullptr, .write_files = false});
   std::vector<double> expected;
   trainer.on_step = [&](const train::StepMetrics& m) { expected.push_back(m.loss); };
   trainer.fit();
-  std::vector<double> got = losses(first);
-  for (double loss : losses(rest)) got.push_back(loss);
+  std::vector<double> got = record_losses(first);
+  for (double loss : record_losses(rest)) got.push_back(loss);
   CHECK(got == expected);
   CHECK_THROWS_WITH_AS(trainer.update(), doctest::Contains("all its 12 steps"), Error);
 }
 
 TEST_CASE("lab training: looking back at kept steps changes nothing it trains") {
-  lab::LabTraining straight(kTiny), looked_at(kTiny);
+  lab::LabTraining straight(kTinyLabRun), looked_at(kTinyLabRun);
   const std::string wq = query_weight(looked_at);
   const json step0 = looked_at.snapshot(0, wq);
   json records = looked_at.updates(6);
@@ -88,7 +88,7 @@ TEST_CASE("lab training: looking back at kept steps changes nothing it trains") 
   const json tape0 = looked_at.record(0);
   const json again0 = looked_at.snapshot(0, wq);
   for (const json& r : looked_at.updates(6)) records.push_back(r);
-  CHECK(losses(records) == losses(straight.updates(12)));
+  CHECK(record_losses(records) == record_losses(straight.updates(12)));
 
   // Step 0 seen again after training: the weights it kept, exactly.
   CHECK(again0 == step0);
@@ -125,7 +125,7 @@ TEST_CASE("lab training: looking back at kept steps changes nothing it trains") 
 }
 
 TEST_CASE("lab training: a step neither kept nor reached, or an unknown parameter, is an error") {
-  lab::LabTraining lab(kTiny);
+  lab::LabTraining lab(kTinyLabRun);
   lab.updates(3);
   CHECK_THROWS_WITH_AS(lab.snapshot(2), doctest::Contains("the weights of step 2 are not kept (kept: 0)"), Error);
   CHECK_THROWS_WITH_AS(lab.record(7), doctest::Contains("step 7"), Error);

@@ -11,7 +11,7 @@ using namespace tg::test;
 namespace {
 
 // B 2, T 3 target positions, S 4 memory positions, E 4, NH 2
-nn::DecoderLayerConfig tiny(bool norm_first, double dropout = 0.1) {
+nn::DecoderLayerConfig tiny_decoder_layer(bool norm_first, double dropout = 0.1) {
   return {.d_model = 4, .nhead = 2, .dim_feedforward = 6, .dropout = dropout, .norm_first = norm_first};
 }
 
@@ -34,7 +34,7 @@ nn::DecoderMasks all_masks() {
 
 // The layer rebuilt from its children, as PyTorch's TransformerDecoderLayer.forward writes it
 // (eval mode: no dropout), with the masks in MultiHeadAttention's terms.
-Tensor reference(const nn::DecoderLayer& l, const Tensor& tgt, const Tensor& memory, const nn::DecoderMasks& m) {
+Tensor decoder_reference(const nn::DecoderLayer& l, const Tensor& tgt, const Tensor& memory, const nn::DecoderMasks& m) {
   const nn::MhaOptions self{.additive_mask = m.tgt_mask, .key_padding_mask = m.tgt_key_padding_mask,
                             .is_causal = m.tgt_is_causal};
   const nn::MhaOptions cross{.attn_mask = m.memory_mask, .key_padding_mask = m.memory_key_padding_mask};
@@ -55,7 +55,7 @@ Tensor reference(const nn::DecoderLayer& l, const Tensor& tgt, const Tensor& mem
 }  // namespace
 
 TEST_CASE("nn::DecoderLayer: PyTorch's names, post-LN and pre-LN as nn.TransformerDecoderLayer writes them") {
-  nn::DecoderLayer layer(tiny(false));
+  nn::DecoderLayer layer(tiny_decoder_layer(false));
   std::vector<std::string> expected;
   for (const char* attention : {"self_attn.", "multihead_attn."})
     for (const char* proj : {"q_proj.", "k_proj.", "v_proj.", "out_proj."})
@@ -67,15 +67,15 @@ TEST_CASE("nn::DecoderLayer: PyTorch's names, post-LN and pre-LN as nn.Transform
   const Tensor tgt = rand64({2, 3, 4}, 1).detach(), memory = rand64({2, 4, 4}, 2).detach();
   for (bool norm_first : {false, true}) {
     CAPTURE(norm_first);
-    nn::DecoderLayer l(tiny(norm_first));
+    nn::DecoderLayer l(tiny_decoder_layer(norm_first));
     prepared(l, 3);
     const Tensor out = l.forward(tgt, memory, all_masks());
     CHECK(out.shape() == Shape{2, 3, 4});
-    require_close(out, reference(l, tgt, memory, all_masks()), 1e-12, 1e-12);
+    require_close(out, decoder_reference(l, tgt, memory, all_masks()), 1e-12, 1e-12);
     // The memory is attended to: another memory gives another output.
     CHECK(max_abs_diff(l.forward(tgt, rand64({2, 4, 4}, 4).detach(), all_masks()), out) > 1e-3);
     // The two orders really differ.
-    nn::DecoderLayer other(tiny(!norm_first));
+    nn::DecoderLayer other(tiny_decoder_layer(!norm_first));
     other.to_(kF64);
     other.load_state_dict(l.state_dict());
     other.eval();
@@ -89,7 +89,7 @@ TEST_CASE("nn::DecoderLayer: PyTorch's names, post-LN and pre-LN as nn.Transform
 TEST_CASE("nn::DecoderLayer: gradcheck with every mask kind, post-LN and pre-LN") {
   for (bool norm_first : {false, true}) {
     CAPTURE(norm_first);
-    nn::DecoderLayer l(tiny(norm_first));
+    nn::DecoderLayer l(tiny_decoder_layer(norm_first));
     prepared(l, 5);
     const nn::DecoderMasks masks = all_masks();
     require_module_gradcheck(l, {rand64({2, 3, 4}, 6), rand64({2, 4, 4}, 7)},
@@ -98,7 +98,7 @@ TEST_CASE("nn::DecoderLayer: gradcheck with every mask kind, post-LN and pre-LN"
 }
 
 TEST_CASE("nn::DecoderLayer: tgt_is_causal is the causal tgt_mask, the masks change what is seen") {
-  nn::DecoderLayer l(tiny(false));
+  nn::DecoderLayer l(tiny_decoder_layer(false));
   prepared(l, 8);
   const Tensor tgt = rand64({2, 3, 4}, 9).detach(), memory = rand64({2, 4, 4}, 10).detach();
   const Tensor causal = l.forward(tgt, memory, {.tgt_is_causal = true});
@@ -117,7 +117,7 @@ TEST_CASE("nn::DecoderLayer: tgt_is_causal is the causal tgt_mask, the masks cha
 }
 
 TEST_CASE("nn::DecoderLayer: the composed path (set_composed) gives the fused one's results, dropout included") {
-  nn::DecoderLayer l(tiny(true, /*dropout=*/0.2));
+  nn::DecoderLayer l(tiny_decoder_layer(true, /*dropout=*/0.2));
   l.to_(kF64);
   randomize_parameters(l, 13);
   const Tensor tgt = rand64({2, 3, 4}, 14).detach(), memory = rand64({2, 4, 4}, 15).detach();
@@ -152,7 +152,7 @@ TEST_CASE("nn::DecoderLayer: the composed path (set_composed) gives the fused on
 }
 
 TEST_CASE("nn::DecoderLayer: a fully padded memory stays finite, forward and backward") {
-  nn::DecoderLayer l(tiny(true));
+  nn::DecoderLayer l(tiny_decoder_layer(true));
   Generator gen(5);
   Tensor tgt = rand({2, 3, 4}, kF32, kCPU, gen), memory = rand({2, 4, 4}, kF32, kCPU, gen);
   tgt.requires_grad_();
@@ -167,7 +167,7 @@ TEST_CASE("nn::DecoderLayer: a fully padded memory stays finite, forward and bac
 }
 
 TEST_CASE("nn::DecoderLayer: bad inputs and masks are errors naming the argument and the shape expected") {
-  nn::DecoderLayer l(tiny(false));
+  nn::DecoderLayer l(tiny_decoder_layer(false));
   Generator gen(1);
   const Tensor tgt = rand({2, 3, 4}, kF32, kCPU, gen), memory = rand({2, 4, 4}, kF32, kCPU, gen);
   auto forward = [&](const nn::DecoderMasks& masks) { l.forward(tgt, memory, masks); };

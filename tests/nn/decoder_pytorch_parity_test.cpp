@@ -20,9 +20,9 @@ using namespace tg::test;
 namespace {
 
 // The largest difference seen is 1.5e-14 (pre-LN layer; see the MESSAGE lines): 1e-12 leaves a margin of 70.
-constexpr double kTolerance = 1e-12;
+constexpr double kParityTolerance = 1e-12;
 
-const nn::DecoderLayerConfig kLayer{.d_model = 8, .nhead = 2, .dim_feedforward = 16, .dropout = 0};
+const nn::DecoderLayerConfig kParityLayer{.d_model = 8, .nhead = 2, .dim_feedforward = 16, .dropout = 0};
 
 // A <module>_reference.safetensors file with cases: input.<name>, mask.<name>, loss_weights, and
 // per case <case>:output, <case>:input_grad.<name>, <case>:state_grad.<PyTorch name>.
@@ -75,10 +75,10 @@ double require_case_matches(nn::Module& m, const CaseReference& ref, const std::
   Tensor out = forward(inputs);
   sum(mul(out, ref["loss_weights"])).backward();
   double worst = 0;
-  require_near("output", out, ref[c + ":output"], kTolerance, worst);
+  require_near("output", out, ref[c + ":output"], kParityTolerance, worst);
   for (size_t i = 0; i < inputs.size(); ++i)
-    require_near("d " + input_names[i], inputs[i].grad(), ref[c + ":input_grad." + input_names[i]], kTolerance, worst);
-  require_parameter_grads(m, ref.state_grads(c), kTolerance, worst);
+    require_near("d " + input_names[i], inputs[i].grad(), ref[c + ":input_grad." + input_names[i]], kParityTolerance, worst);
+  require_parameter_grads(m, ref.state_grads(c), kParityTolerance, worst);
   return worst;
 }
 
@@ -100,7 +100,7 @@ nn::DecoderMasks layer_case_masks(const CaseReference& ref, const std::string& c
 TEST_CASE("nn::DecoderLayer matches nn.TransformerDecoderLayer, post-LN and pre-LN, each mask kind") {
   for (const std::string module : {"pytorch_decoder_layer", "pytorch_decoder_layer_norm_first"}) {
     CAPTURE(module);
-    nn::DecoderLayerConfig config = kLayer;
+    nn::DecoderLayerConfig config = kParityLayer;
     config.norm_first = module.ends_with("norm_first");
     nn::DecoderLayer layer(config);
     load_pytorch(layer, module);
@@ -119,7 +119,7 @@ TEST_CASE("nn::DecoderLayer matches nn.TransformerDecoderLayer, post-LN and pre-
 }
 
 TEST_CASE("nn::TransformerDecoder (2 layers, final norm) matches nn.TransformerDecoder") {
-  nn::TransformerDecoder decoder(kLayer, 2, /*final_norm=*/true);
+  nn::TransformerDecoder decoder(kParityLayer, 2, /*final_norm=*/true);
   load_pytorch(decoder, "pytorch_decoder_2_layers");
   const CaseReference ref("pytorch_decoder_2_layers");
   REQUIRE(ref.cases() == std::vector<std::string>{"masked"});
@@ -133,7 +133,7 @@ TEST_CASE("nn::TransformerDecoder (2 layers, final norm) matches nn.TransformerD
 }
 
 TEST_CASE("nn::Transformer (pre-LN, 2 + 2 layers) matches nn.Transformer") {
-  nn::DecoderLayerConfig config = kLayer;
+  nn::DecoderLayerConfig config = kParityLayer;
   config.norm_first = true;
   nn::Transformer model(config, 2, 2);
   load_pytorch(model, "pytorch_transformer");
@@ -152,12 +152,12 @@ TEST_CASE("nn::Transformer (pre-LN, 2 + 2 layers) matches nn.Transformer") {
 
 TEST_CASE("nn::pytorch_interop: decoder state_dicts load from PyTorch's and save back bit for bit") {
   ScratchDir dir;
-  nn::DecoderLayerConfig pre_ln = kLayer;
+  nn::DecoderLayerConfig pre_ln = kParityLayer;
   pre_ln.norm_first = true;
   const std::vector<std::pair<std::string, std::function<std::shared_ptr<nn::Module>()>>> modules = {
-      {"pytorch_decoder_layer", [] { return std::make_shared<nn::DecoderLayer>(kLayer); }},
+      {"pytorch_decoder_layer", [] { return std::make_shared<nn::DecoderLayer>(kParityLayer); }},
       {"pytorch_decoder_layer_norm_first", [&] { return std::make_shared<nn::DecoderLayer>(pre_ln); }},
-      {"pytorch_decoder_2_layers", [] { return std::make_shared<nn::TransformerDecoder>(kLayer, 2, true); }},
+      {"pytorch_decoder_2_layers", [] { return std::make_shared<nn::TransformerDecoder>(kParityLayer, 2, true); }},
       {"pytorch_transformer", [&] { return std::make_shared<nn::Transformer>(pre_ln, 2, 2); }}};
   for (const auto& entry : modules) {
     const std::string& module = entry.first;  // not a structured binding: clang 14 cannot capture one

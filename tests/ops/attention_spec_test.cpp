@@ -94,7 +94,7 @@ std::vector<BadCall> bad_calls() {
   return calls;
 }
 
-bool contains(const std::vector<AttentionKernel>& kernels, AttentionKernel kernel) {
+bool has_kernel(const std::vector<AttentionKernel>& kernels, AttentionKernel kernel) {
   return std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("AttentionSpec::check rejects each bad call, naming the entry, for the
       CAPTURE(kernel == AttentionKernel::fused ? "fused" : "composed");
       const std::string error =
           error_of([&] { AttentionSpec::check({"an_entry"}, kernel, call.q, call.k, call.v, call.options); });
-      if (contains(call.rejected_by, kernel)) {
+      if (has_kernel(call.rejected_by, kernel)) {
         CHECK(error.rfind("an_entry: ", 0) == 0);
         CHECK(error.find(call.text) != std::string::npos);
       } else {

@@ -57,7 +57,7 @@ Tensor numeric_gradient(const std::function<double(const TensorList&)>& h, const
 // dL/dx comes from the reference rules (create_graph), against central differences of G computed
 // by the fast first-order backward. First order too: the reference rules' gradients are the
 // fast path's.
-void require_second_order(const Fn& fn, const TensorList& inputs) {
+void require_fused_second_order(const Fn& fn, const TensorList& inputs) {
   const TensorList x = leaves(inputs);
   const Tensor u = rand64(fn(x).shape(), 100);
   TensorList w;
@@ -89,7 +89,7 @@ void require_second_order(const Fn& fn, const TensorList& inputs) {
 }
 
 // Forward mode: jvp along random tangents (one per input) against central differences of fn.
-void require_forward_mode(const Fn& fn, const TensorList& inputs) {
+void require_jvp_matches_differences(const Fn& fn, const TensorList& inputs) {
   TensorList primals, tangents, plus, minus;
   for (size_t i = 0; i < inputs.size(); ++i) {
     primals.push_back(copy_keeping_strides(inputs[i].detach(), kF64, kCPU));
@@ -103,9 +103,9 @@ void require_forward_mode(const Fn& fn, const TensorList& inputs) {
   require_close(tangent_outs[0], numeric, 1e-6, 1e-4);
 }
 
-void require_higher_order(const Fn& fn, const TensorList& inputs) {
-  require_second_order(fn, inputs);
-  require_forward_mode(fn, inputs);
+void require_fused_higher_order(const Fn& fn, const TensorList& inputs) {
+  require_fused_second_order(fn, inputs);
+  require_jvp_matches_differences(fn, inputs);
 }
 
 }  // namespace
@@ -114,12 +114,12 @@ TEST_CASE("fused linear: second order and forward mode match finite differences"
   const Fn with_bias = [](const TensorList& in) { return linear(in[0], in[1], in[2]); };
   const Fn without_bias = [](const TensorList& in) { return linear(in[0], in[1]); };
   SUBCASE("x (2,3,4), weight (5,4), bias (5)") {
-    require_higher_order(with_bias, {rand64({2, 3, 4}, 1), rand64({5, 4}, 2), rand64({5}, 3)});
+    require_fused_higher_order(with_bias, {rand64({2, 3, 4}, 1), rand64({5, 4}, 2), rand64({5}, 3)});
   }
   SUBCASE("non-contiguous x, no bias") {
-    require_higher_order(without_bias, {noncontig64({3, 4}, 4), rand64({5, 4}, 5)});
+    require_fused_higher_order(without_bias, {noncontig64({3, 4}, 4), rand64({5, 4}, 5)});
   }
-  SUBCASE("1-D x") { require_higher_order(with_bias, {rand64({4}, 6), rand64({3, 4}, 7), rand64({3}, 8)}); }
+  SUBCASE("1-D x") { require_fused_higher_order(with_bias, {rand64({4}, 6), rand64({3, 4}, 7), rand64({3}, 8)}); }
 }
 
 TEST_CASE("fused relu_dropout: second order and forward mode match finite differences, away from x = 0") {
@@ -129,9 +129,9 @@ TEST_CASE("fused relu_dropout: second order and forward mode match finite differ
     Generator gen(7);  // the same mask at every evaluation
     return relu_dropout(in[0], 0.4, true, gen);
   };
-  require_higher_order(fn, {x});
+  require_fused_higher_order(fn, {x});
   // The forward-mode rule is dropout's too.
-  require_forward_mode([](const TensorList& in) {
+  require_jvp_matches_differences([](const TensorList& in) {
     Generator gen(7);
     return dropout(in[0], 0.4, true, gen);
   }, {x});
@@ -169,7 +169,7 @@ TEST_CASE("fused_attention: second order and forward mode match finite differenc
     o.training = true;
     o.dropout_p = 0.3;
   }
-  require_higher_order(with(o), qkv);
+  require_fused_higher_order(with(o), qkv);
 }
 
 TEST_CASE("fused_attention: second order and forward mode with q, k, v split from (B,T,E) by transposes") {
@@ -177,6 +177,6 @@ TEST_CASE("fused_attention: second order and forward mode with q, k, v split fro
   auto heads = [](int64_t T, uint64_t seed) { return transpose(rand64({1, T, 2, 2}, seed).detach(), 1, 2); };
   AttentionOptions o;
   o.is_causal = true;
-  require_higher_order([o](const TensorList& in) { return fused_attention(in[0], in[1], in[2], o); },
+  require_fused_higher_order([o](const TensorList& in) { return fused_attention(in[0], in[1], in[2], o); },
                        {heads(3, 1), heads(3, 2), heads(3, 3)});
 }

@@ -21,10 +21,6 @@ train::TrainConfig short_run(const std::filesystem::path& out) {
   return c;
 }
 
-void write(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
 }  // namespace
 
 TEST_CASE("checkpoint: truncated, corrupted and foreign files give clear errors and stay untouched") {
@@ -35,7 +31,7 @@ TEST_CASE("checkpoint: truncated, corrupted and foreign files give clear errors 
 
   const auto resume_fails = [&](const std::string& bytes, const char* message) {
     const std::filesystem::path bad = dir.path() / "bad.safetensors";
-    write(bad, bytes);
+    test::write_file(bad, bytes);
     train::Trainer t(short_run(dir.path() / "other"), {.console = nullptr});
     CHECK_THROWS_WITH_AS(t.resume(bad), doctest::Contains(message), Error);
     CHECK_THROWS_WITH_AS(t.resume(bad), doctest::Contains(bad.string().c_str()), Error);

@@ -23,13 +23,6 @@ namespace {
 
 constexpr bool kAddressSanitizer = TG_ADDRESS_SANITIZER;  // it aborts on a failed allocation instead of throwing
 
-// A copy-task run of a few milliseconds a step.
-std::vector<std::string> tiny_run(const std::filesystem::path& out, int steps) {
-  return {"train", "--task", "copy", "--steps", std::to_string(steps), "--warmup", "1", "--d-model", "16", "--heads",
-          "2", "--layers", "1", "--ff", "16", "--batch-size", "8", "--val-examples", "16", "--eval-batches", "1",
-          "--out", out.string()};
-}
-
 // Every file under `dir` with its bytes and modification time, but the lock file (train/run_lock.h),
 // which every command that may write into a run rewrites with its pid.
 std::map<std::string, std::pair<std::string, std::filesystem::file_time_type>> snapshot(
@@ -63,7 +56,7 @@ int64_t train_records(const std::filesystem::path& metrics) {
 TEST_CASE("cli: --resume DIR writes into DIR, never into the directory the checkpoint recorded") {
   TempDir dir("cli_resume_dir");
   const std::filesystem::path a = dir.path() / "a", b = dir.path() / "b";
-  REQUIRE(run_cli(tiny_run(a, 2)).status == 0);
+  REQUIRE(run_cli(test::tiny_run(a, 2)).status == 0);
   std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);
   const auto before = snapshot(a);
 
@@ -100,7 +93,7 @@ TEST_CASE("cli: --resume DIR writes into DIR, never into the directory the check
 
 TEST_CASE("cli: a resumed run that is already done says so") {
   TempDir dir("cli_resume_done");
-  REQUIRE(run_cli(tiny_run(dir.path(), 2)).status == 0);
+  REQUIRE(run_cli(test::tiny_run(dir.path(), 2)).status == 0);
   const auto before = snapshot(dir.path());
   const auto r = run_cli({"train", "--resume", dir.str()});
   CHECK(r.status == 0);
@@ -111,18 +104,18 @@ TEST_CASE("cli: a resumed run that is already done says so") {
 
 TEST_CASE("cli: a fresh run into a directory holding a run needs --overwrite") {
   TempDir dir("cli_overwrite");
-  REQUIRE(run_cli(tiny_run(dir.path(), 3)).status == 0);
+  REQUIRE(run_cli(test::tiny_run(dir.path(), 3)).status == 0);
   const auto before = snapshot(dir.path());
-  const auto r = run_cli(tiny_run(dir.path(), 2));
+  const auto r = run_cli(test::tiny_run(dir.path(), 2));
   CHECK(r.status == 2);
   CHECK(r.err.find(fmt::format("--out: {} already holds a run (checkpoint.safetensors); continue it with --resume "
                                "{} or start it afresh with --overwrite", dir.str(), dir.str())) != std::string::npos);
   CHECK(snapshot(dir.path()) == before);
 
   std::filesystem::remove(dir.path() / "checkpoint.safetensors");  // metrics alone are a run too
-  CHECK(run_cli(tiny_run(dir.path(), 2)).err.find("already holds a run (metrics.jsonl)") != std::string::npos);
+  CHECK(run_cli(test::tiny_run(dir.path(), 2)).err.find("already holds a run (metrics.jsonl)") != std::string::npos);
 
-  auto args = tiny_run(dir.path(), 2);
+  auto args = test::tiny_run(dir.path(), 2);
   args.push_back("--overwrite");
   REQUIRE(run_cli(args).status == 0);
   CHECK(train::load_checkpoint(dir.path() / "checkpoint.safetensors").step == 2);
@@ -180,7 +173,7 @@ TEST_CASE("cli: every numeric flag is range-checked as it is parsed, nothing cla
 
 TEST_CASE("cli: the default warmup fits a short run, and an explicit one must be shorter than the run") {
   TempDir dir("cli_warmup");
-  auto args = tiny_run(dir.path(), 20);
+  auto args = test::tiny_run(dir.path(), 20);
   args.erase(args.begin() + 5, args.begin() + 7);  // no --warmup: min(50, 20 / 10) = 2
   const auto r = run_cli(args);
   INFO(r.err);

@@ -25,20 +25,11 @@ using namespace tg;
 using tg::test::run_cli;
 using tg::test::TempDir;
 
-namespace {
-
-std::vector<std::string> tiny_run(const std::filesystem::path& out, int steps) {
-  return {"train", "--task", "copy", "--steps", std::to_string(steps), "--warmup", "1", "--d-model", "16", "--heads",
-          "2", "--layers", "1", "--ff", "16", "--batch-size", "8", "--val-examples", "16", "--eval-batches", "1",
-          "--out", out.string()};
-}
-
-}  // namespace
 
 TEST_CASE("run lock: a run holds its directory while it runs, and a lock file left by a dead process blocks nothing") {
   TempDir dir("run_lock");
   const std::filesystem::path run = dir.path() / "run", lock_file = run / train::kRunLockFile;
-  REQUIRE(run_cli(tiny_run(run, 2)).status == 0);
+  REQUIRE(run_cli(test::tiny_run(run, 2)).status == 0);
   CHECK(test::read_file(lock_file) == std::to_string(getpid()) + "\n");  // the last holder's pid
 
   std::ofstream(lock_file) << "999999999\n";  // as a run killed with SIGKILL leaves it
@@ -62,7 +53,7 @@ TEST_CASE("run lock: a run holds its directory while it runs, and a lock file le
 TEST_CASE("run lock: a directory named twice is locked once, and explore takes the lock when it writes into the run") {
   TempDir dir("run_lock_names");
   const std::filesystem::path run = dir.path() / "run", page = dir.path() / "page.html";
-  REQUIRE(run_cli(tiny_run(run, 2)).status == 0);
+  REQUIRE(run_cli(test::tiny_run(run, 2)).status == 0);
   for (const std::filesystem::path& again : {run, dir.path() / "." / "run"}) {
     const auto twice = run_cli({"report", run.string(), again.string(), "--csv", "--out", page.string()});
     INFO(again.string(), ": ", twice.err);
@@ -128,7 +119,7 @@ TEST_CASE("run lock: a symbolic link or a FIFO planted at the lock file is refus
   std::ofstream(target) << "precious\n";
   std::filesystem::create_directories(run);
   std::filesystem::create_symlink(target, run / train::kRunLockFile);
-  const auto linked = run_cli(tiny_run(run, 2));
+  const auto linked = run_cli(test::tiny_run(run, 2));
   CHECK(linked.status == 1);
   CHECK(linked.err.find("it is a symbolic link") != std::string::npos);
   CHECK(test::read_file(target) == "precious\n");
@@ -136,7 +127,7 @@ TEST_CASE("run lock: a symbolic link or a FIFO planted at the lock file is refus
 
   std::filesystem::remove(run / train::kRunLockFile);
   REQUIRE(::mkfifo((run / train::kRunLockFile).c_str(), 0600) == 0);
-  const auto fifo = run_cli(tiny_run(run, 2));  // without blocking on the FIFO
+  const auto fifo = run_cli(test::tiny_run(run, 2));  // without blocking on the FIFO
   CHECK(fifo.status == 1);
   CHECK(fifo.err.find("is not a regular file") != std::string::npos);
 }
@@ -145,7 +136,7 @@ TEST_CASE("OMP_NUM_THREADS: libgomp's forms within the --threads bound are accep
   TempDir dir("omp_num_threads");
   for (const std::string value : {"1", " 2 ", "2,1", " 1 , 2 "}) {
     const test::ScopedEnv env("OMP_NUM_THREADS", value);
-    const auto r = run_cli(tiny_run(dir.path() / "run", 2));
+    const auto r = run_cli(test::tiny_run(dir.path() / "run", 2));
     INFO("OMP_NUM_THREADS=\"", value, "\": ", r.err);
     CHECK(r.status == 0);
     std::filesystem::remove_all(dir.path() / "run");
@@ -155,14 +146,14 @@ TEST_CASE("OMP_NUM_THREADS: libgomp's forms within the --threads bound are accep
 TEST_CASE("paths: a UTF-8 run directory trains and resumes, one that is not UTF-8 is refused before anything is made") {
   TempDir dir("utf8_paths");
   const std::filesystem::path run = dir.path() / "r\xc3\xbcn \xe2\x9c\x93";  // "rün ✓"
-  REQUIRE(run_cli(tiny_run(run, 2)).status == 0);
+  REQUIRE(run_cli(test::tiny_run(run, 2)).status == 0);
   const auto resumed = run_cli({"train", "--resume", run.string(), "--steps", "3"});
   INFO(resumed.err);
   CHECK(resumed.status == 0);
   CHECK(train::load_checkpoint(run / "checkpoint.safetensors").config.out == run.string());
 
   const std::filesystem::path bad = dir.path() / "r\xff";
-  const auto refused = run_cli(tiny_run(bad, 2));
+  const auto refused = run_cli(test::tiny_run(bad, 2));
   CHECK(refused.status == 2);
   CHECK(refused.err.find("--out: the path \"" + dir.str() + "/r\\xff\" is not valid UTF-8") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(bad));

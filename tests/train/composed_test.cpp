@@ -21,7 +21,7 @@ struct LossAndGrads {
 
 // One training-mode forward and backward of the model at `dtype` on the given path, with the
 // global generator (dropout) reseeded, so both paths draw the same masks.
-LossAndGrads step(train::TransformerModel& model, bool composed, const data::Batch& batch) {
+LossAndGrads composed_step(train::TransformerModel& model, bool composed, const data::Batch& batch) {
   model.set_composed(composed);
   model.zero_grad();
   manual_seed(11);
@@ -58,7 +58,7 @@ TEST_CASE("composed path: the default model's loss and every parameter gradient 
                                      .dropout = dropout});
       model.to_(dtype);
       model.train();
-      const LossAndGrads fused = step(model, false, batch), composed = step(model, true, batch);
+      const LossAndGrads fused = composed_step(model, false, batch), composed = composed_step(model, true, batch);
       CHECK(has(fused.ops, "fused_attention"));
       CHECK(has(fused.ops, "linear"));
       CHECK(has(fused.ops, "relu_dropout") == (dropout > 0));  // without dropout it is a relu

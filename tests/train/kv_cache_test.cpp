@@ -11,7 +11,7 @@ using train::KvCache;
 
 namespace {
 
-train::ModelConfig lm(const std::string& arch, bool tie_weights = false) {
+train::ModelConfig arch_lm(const std::string& arch, bool tie_weights = false) {
   return {.vocab_size = 11, .num_classes = 11, .max_len = 12, .d_model = 16, .heads = 4, .layers = 2, .ff = 32,
           .causal = true, .arch = arch, .tie_weights = tie_weights};
 }
@@ -53,7 +53,7 @@ TEST_CASE("KvCache: cached and uncached logits agree at every position (f64 to 1
     CAPTURE(arch);
     CAPTURE(tied);
     manual_seed(3);
-    train::TransformerModel model(lm(arch, tied));
+    train::TransformerModel model(arch_lm(arch, tied));
     check_cache_matches_forward(model, 1e-5, 1e-5);
     model.to_(kF64);
     check_cache_matches_forward(model, 1e-12, 1e-12);
@@ -62,7 +62,7 @@ TEST_CASE("KvCache: cached and uncached logits agree at every position (f64 to 1
 
 TEST_CASE("KvCache: a new token sees every cached one (changing an early token changes the last logits)") {
   manual_seed(4);
-  train::TransformerModel model(lm("gpt"));
+  train::TransformerModel model(arch_lm("gpt"));
   model.eval();
   NoGradGuard no_grad;
   KvCache a(model), b(model);
@@ -74,8 +74,8 @@ TEST_CASE("KvCache: a new token sees every cached one (changing an early token c
 
 TEST_CASE("KvCache: inference only, causal models only, within max_len") {
   manual_seed(5);
-  train::TransformerModel model(lm("gpt")), encoder([] {
-    train::ModelConfig c = lm("encoder");
+  train::TransformerModel model(arch_lm("gpt")), encoder([] {
+    train::ModelConfig c = arch_lm("encoder");
     c.causal = false;
     return c;
   }());

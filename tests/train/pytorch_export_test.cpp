@@ -19,7 +19,7 @@ using tg::test::TempDir;
 namespace {
 
 // A finished one-layer reverse run (d_model 16, 2 heads, ff 24) in dir / "run".
-std::string tiny_run(const TempDir& dir) {
+std::string tiny_trained_run(const TempDir& dir) {
   const std::string run = (dir.path() / "run").string();
   const test::CliResult r = test::run_cli({"train", "--task", "reverse", "--steps", "3", "--warmup", "1", "--d-model",
                                            "16", "--heads", "2", "--layers", "1", "--ff", "24", "--batch-size", "8",
@@ -63,7 +63,7 @@ void require_bit_equal(const NamedTensors& a, const NamedTensors& b) {
 
 TEST_CASE("export --format pytorch writes PyTorch's state_dict, the model's Python file and the vocabularies") {
   TempDir dir("export_pytorch");
-  const std::string run = tiny_run(dir);
+  const std::string run = tiny_trained_run(dir);
   const std::filesystem::path out = dir.path() / "torch";
   const test::CliResult r = test::run_cli({"export", run, "--format", "pytorch", out.string()});
   REQUIRE_MESSAGE(r.status == 0, r.err);
@@ -100,7 +100,7 @@ TEST_CASE("export --format pytorch writes PyTorch's state_dict, the model's Pyth
 
 TEST_CASE("export -> import gives the run's weights back bit for bit, the rest of the run is kept") {
   TempDir dir("import_pytorch");
-  const std::string run = tiny_run(dir);
+  const std::string run = tiny_trained_run(dir);
   const std::filesystem::path out = dir.path() / "torch", imported = dir.path() / "imported";
   REQUIRE(test::run_cli({"export", run, "--format", "pytorch", out.string()}).status == 0);
   const test::CliResult r = test::run_cli({"import", run, (out / "model.safetensors").string(), "--out",

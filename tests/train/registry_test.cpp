@@ -23,12 +23,11 @@ using namespace tg::train;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 doctest::Contains contains(const std::string& part) { return doctest::Contains(part.c_str()); }
 
 // A tiny run of `task` with `arch`; task file reads a file of "1 2<TAB>2 4" lines, which is both
 // a labelled file and a file of input/output pairs.
-TrainConfig tiny_run(const Task& task, const std::string& arch, const test::TempDir& dir) {
+TrainConfig tiny_config_run(const Task& task, const std::string& arch, const test::TempDir& dir) {
   TrainConfig c = test::tiny_config(task.name, dir.path());
   c.arch = arch;
   if (!task.required_data.empty()) {
@@ -90,7 +89,7 @@ TEST_CASE("registry: every task makes its data and model with each arch it names
   for (const Task& task : tasks())
     for (const Arch& arch : archs()) {
       INFO("task ", task.name, ", arch ", arch.name);
-      const TrainConfig c = tiny_run(task, arch.name, dir);
+      const TrainConfig c = tiny_config_run(task, arch.name, dir);
       if (task.trains_with(arch.name)) {
         CHECK_NOTHROW(validate(c));
         CHECK(model_parameters(c) > 0);
@@ -142,11 +141,11 @@ TEST_CASE("registry: every task trains and evaluates from the command line with 
 TEST_CASE("registry: the command line refuses a task with an arch it does not name, listing the accepted ones") {
   const test::CliResult r = test::run_cli({"train", "--arch", "gpt", "--task", "copy"});
   CHECK(r.status == 2);
-  CHECK(has(r.err, fmt::format("--arch: gpt is a decoder-only language model: it needs --task {}, got task copy",
+  CHECK(test::has(r.err, fmt::format("--arch: gpt is a decoder-only language model: it needs --task {}, got task copy",
                                      one_of(tasks_training_with("gpt")))));
   const test::CliResult help = test::run_cli({"train", "--help"});
-  for (const Task& t : tasks()) CHECK(has(help.out, t.name));
-  for (const Arch& a : archs()) CHECK(has(help.out, a.summary));
+  for (const Task& t : tasks()) CHECK(test::has(help.out, t.name));
+  for (const Arch& a : archs()) CHECK(test::has(help.out, a.summary));
 }
 
 TEST_CASE("registry: dropout has one limit, kMaxDropout, in the config, on the command line and in the model") {
@@ -160,7 +159,7 @@ TEST_CASE("registry: dropout has one limit, kMaxDropout, in the config, on the c
   CHECK_THROWS_WITH_AS(check_model_config(m), contains(fmt::format("dropout must be in [0, {}]", kMaxDropout)),
                        Error);
   const test::CliResult r = test::run_cli({"train", "--dropout", fmt::format("{}", c.dropout)});
-  CHECK(has(r.err, fmt::format("[0, {}]", kMaxDropout)));
+  CHECK(test::has(r.err, fmt::format("[0, {}]", kMaxDropout)));
 }
 
 // The string tests the registry replaces: `arch == "..."`, `task != ...`, `== "seq2seq"` and the

@@ -16,15 +16,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 // A tiny language model trained on dir/corpus.txt, in dir/run.
 fs::path trained_lm(const TempDir& dir) {
   std::string text;
   for (int i = 0; i < 5; ++i) text += "abcabcabc\nbcabca\n";
-  write(dir.path() / "corpus.txt", text);
+  test::write_file(dir.path() / "corpus.txt", text);
   const fs::path run = dir.path() / "run";
   REQUIRE(run_cli({"train", "--task", "lm", "--data", (dir.path() / "corpus.txt").string(), "--block-size", "4",
                    "--steps", "2", "--warmup", "1", "--d-model", "16", "--heads", "2", "--layers", "1", "--ff", "16",
@@ -45,10 +41,10 @@ void tamper(const fs::path& run, Edit&& edit) {
 
 TEST_CASE("run data: sha256_hex is SHA-256") {
   TempDir dir("sha256");
-  write(dir.path() / "abc", "abc");
+  test::write_file(dir.path() / "abc", "abc");
   CHECK(train::sha256_hex(InputFile("test", dir.path() / "abc")) ==
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  write(dir.path() / "empty", "");
+  test::write_file(dir.path() / "empty", "");
   CHECK(train::sha256_hex(InputFile("test", dir.path() / "empty")) ==
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
@@ -60,7 +56,7 @@ TEST_CASE("run data: a checkpoint naming another file cannot make eval or explor
   CHECK(run_cli({"eval", run.string()}).status == 0);
   // A "secret" written in the model's characters, which a tampered config points at.
   const fs::path secret = dir.path() / "secret.txt";
-  write(secret, "cabbage\ncab\n" + std::string(40, 'a'));
+  test::write_file(secret, "cabbage\ncab\n" + std::string(40, 'a'));
   tamper(run, [&](train::TrainConfig& c) { c.data = secret.string(); });
   const std::string page = (dir.path() / "p.html").string();
   for (const std::vector<std::string>& command :
@@ -68,10 +64,10 @@ TEST_CASE("run data: a checkpoint naming another file cannot make eval or explor
     const CliResult r = run_cli(command);
     INFO(command[0], ": ", r.err);
     CHECK(r.status == 1);
-    CHECK(has(r.err, secret.string() + " (the run's --data, stored as \"" + secret.string() +
+    CHECK(test::has(r.err, secret.string() + " (the run's --data, stored as \"" + secret.string() +
                          "\"): the file's content is not the run's"));
-    CHECK(has(r.err, "give the data file with --data"));
-    CHECK_FALSE(has(r.out + r.err, "cabbage"));
+    CHECK(test::has(r.err, "give the data file with --data"));
+    CHECK_FALSE(test::has(r.out + r.err, "cabbage"));
   }
   // The user's own --data is theirs to vouch for.
   CHECK(run_cli({"eval", run.string(), "--data", (dir.path() / "corpus.txt").string()}).status == 0);
@@ -81,23 +77,23 @@ TEST_CASE("run data: a data file changed since training, or a run without hashes
   TempDir dir("run_data_changed");
   const fs::path run = trained_lm(dir);
   const fs::path corpus = dir.path() / "corpus.txt";
-  write(corpus, "abcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabcb\n");
+  test::write_file(corpus, "abcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabcb\n");
   CliResult r = run_cli({"eval", run.string()});
   CHECK(r.status == 1);
-  CHECK(has(r.err, "the file's content is not the run's (SHA-256 "));
+  CHECK(test::has(r.err, "the file's content is not the run's (SHA-256 "));
   r = run_cli({"train", "--resume", run.string(), "--steps", "+1"});
   CHECK(r.status == 1);
-  CHECK(has(r.err, "the file's content is not the run's"));
+  CHECK(test::has(r.err, "the file's content is not the run's"));
 
   // A run from before the hashes were stored: its paths are not read, --data is.
   tamper(run, [](train::TrainConfig& c) { c.data_sha256.clear(); });
   r = run_cli({"eval", run.string()});
   CHECK(r.status == 1);
-  CHECK(has(r.err, "the run stores no SHA-256 of the file's content"));
+  CHECK(test::has(r.err, "the run stores no SHA-256 of the file's content"));
   r = run_cli({"report", run.string()});
-  CHECK(has(r.err, "no attention maps"));
-  CHECK(has(r.err, "the run stores no SHA-256"));
-  write(corpus, "abcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\n");
+  CHECK(test::has(r.err, "no attention maps"));
+  CHECK(test::has(r.err, "the run stores no SHA-256"));
+  test::write_file(corpus, "abcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\nabcabcabc\nbcabca\n");
   r = run_cli({"train", "--resume", run.string(), "--steps", "+1", "--data", corpus.string()});
   INFO(r.err);
   CHECK(r.status == 0);

@@ -16,7 +16,7 @@ using tg::test::TempDir;
 namespace {
 
 // A few steps of a tiny model: seconds, not accuracy.
-std::vector<std::string> tiny_run(const std::string& task, const std::string& out, const std::string& steps = "20") {
+std::vector<std::string> tiny_seq2seq_run(const std::string& task, const std::string& out, const std::string& steps = "20") {
   return {"train", "--arch", "seq2seq", "--task", task, "--steps", steps, "--d-model", "16", "--heads", "2",
           "--layers", "1", "--ff", "32", "--batch-size", "16", "--eval-every", "0", "--out", out};
 }
@@ -26,7 +26,7 @@ std::vector<std::string> tiny_run(const std::string& task, const std::string& ou
 TEST_CASE("cli: train --arch seq2seq on addition, resume, eval greedy and with --beam, sample --prompt") {
   TempDir dir("seq2seq_cli");
   const std::string out = (dir.path() / "run").string();
-  std::vector<std::string> args = tiny_run("addition", out);
+  std::vector<std::string> args = tiny_seq2seq_run("addition", out);
   args.insert(args.end(), {"--val-examples", "24"});
   auto r = run_cli(args);
   REQUIRE_MESSAGE(r.status == 0, r.err);
@@ -73,7 +73,7 @@ TEST_CASE("cli: train --arch seq2seq --task FILE reads pairs of any lengths") {
     file << fmt::format("{{\"input\": \"{}\", \"output\": \"{}\"}}\n", i, std::string(i % 4 + 1, 'x'));
   file.close();
   const std::string out = (dir.path() / "run").string();
-  auto r = run_cli(tiny_run(data, out, "4"));
+  auto r = run_cli(tiny_seq2seq_run(data, out, "4"));
   REQUIRE_MESSAGE(r.status == 0, r.err);
   const tg::train::Checkpoint c = tg::train::load_checkpoint(dir.path() / "run" / "checkpoint.safetensors");
   CHECK(c.config.task == "file");
@@ -92,7 +92,7 @@ TEST_CASE("cli: train --arch seq2seq --task FILE reads pairs of any lengths") {
 TEST_CASE("cli: seq2seq bad input is refused naming the flag") {
   TempDir dir("seq2seq_cli_bad");
   const std::string out = (dir.path() / "run").string();
-  REQUIRE(run_cli(tiny_run("addition", out, "2")).status == 0);
+  REQUIRE(run_cli(tiny_seq2seq_run("addition", out, "2")).status == 0);
   const std::string encoder = (dir.path() / "encoder").string();
   REQUIRE(run_cli({"train", "--task", "copy", "--steps", "2", "--warmup", "1", "--d-model", "16", "--heads", "2",
                    "--layers", "1", "--ff", "32", "--out", encoder}).status == 0);

@@ -33,7 +33,7 @@ train::ModelConfig tiny_model(int64_t vocab, int64_t max_len) {
           .ff = 32, .dropout = 0, .causal = false, .arch = "seq2seq", .tie_weights = false};
 }
 
-std::vector<float> values(const Tensor& t) { return t.to_vector<float>(); }
+std::vector<float> float_values(const Tensor& t) { return t.to_vector<float>(); }
 
 // Log-probabilities by prefix, -infinity for a token not listed. Tokens: 0 = eos, 1 = A, 2 = B.
 train::NextTokenLogProbs table_scorer() {
@@ -111,12 +111,12 @@ TEST_CASE("seq2seq model: parameter_count as built, causal decoder, padded sourc
   // A later target token does not change the earlier positions' logits (causal); the pad's token
   // in the source changes nothing (masked out of the encoder and the cross-attention).
   const Tensor later = model.forward(src, src_pad, tensor_i64({2, 5, 13, 2, 7, 8}, {2, 3}));
-  CHECK(values(slice(later, 1, 0, 2)) == values(slice(logits, 1, 0, 2)));
-  CHECK(values(slice(later, 1, 2, 3)) != values(slice(logits, 1, 2, 3)));
+  CHECK(float_values(slice(later, 1, 0, 2)) == float_values(slice(logits, 1, 0, 2)));
+  CHECK(float_values(slice(later, 1, 2, 3)) != float_values(slice(logits, 1, 2, 3)));
   const Tensor other_pad = model.forward(tensor_i64({6, 7, 8, 17, 9, 10, 11, 12}, {2, 4}), src_pad, tgt);
   test::require_close(other_pad, logits, 1e-6);
   const Tensor unmasked = model.forward(tensor_i64({6, 7, 8, 17, 9, 10, 11, 12}, {2, 4}), Tensor(), tgt);
-  CHECK(values(slice(unmasked, 0, 0, 1)) != values(slice(logits, 0, 0, 1)));
+  CHECK(float_values(slice(unmasked, 0, 0, 1)) != float_values(slice(logits, 0, 0, 1)));
 }
 
 TEST_CASE("seq2seq data: a shipped task's batches are a function of the seed and index, a file's are shuffled") {
@@ -205,9 +205,9 @@ TEST_CASE("seq2seq trainer: 3 steps, a checkpoint, resume and 3 more give 6 unin
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     CAPTURE(a[i].first);
-    CHECK(values(a[i].second) == values(b[i].second));
+    CHECK(float_values(a[i].second) == float_values(b[i].second));
   }
-  CHECK(values(a[0].second) != values(first.model().state_dict()[0].second));  // the last 3 steps changed it
+  CHECK(float_values(a[0].second) != float_values(first.model().state_dict()[0].second));  // the last 3 steps changed it
 
   train::TrainConfig other = c;
   other.lr = 1e-2;

@@ -27,7 +27,7 @@ std::string json_list(const std::vector<std::string>& tokens) {
 }
 
 // number words -> its digits reversed, as token lists: ["four", "hundred", "two"] -> ["2", "0", "4"].
-void write_number_pairs(const std::string& path, int count) {
+void write_number_word_pairs(const std::string& path, int count) {
   std::vector<int> numbers(1000);
   for (int i = 0; i < 1000; ++i) numbers[i] = i;
   std::shuffle(numbers.begin(), numbers.end(), std::mt19937(7));
@@ -53,7 +53,7 @@ double metric(const std::string& out, const std::string& name) {
 TEST_CASE("cli: a word-level pair file trains, and eval and sample decode it with beam search as words") {
   TempDir dir("seq2seq_words_cli");
   const std::string data = (dir.path() / "numbers.jsonl").string();
-  write_number_pairs(data, 400);
+  write_number_word_pairs(data, 400);
   const std::string out = (dir.path() / "run").string();
   auto r = run_cli({"train", "--arch", "seq2seq", "--task", data, "--steps", "250", "--d-model", "32", "--heads", "2",
                     "--layers", "1", "--ff", "64", "--batch-size", "32", "--lr", "1e-2", "--eval-every", "0", "--out",

@@ -29,7 +29,7 @@ const std::vector<std::string> kTinyRun = {"--task", "copy", "--steps", "2", "--
 const char* const kRunFiles[] = {"checkpoint.safetensors", "metrics.jsonl", "metrics.csv", "report.html"};
 
 // Every entry under `dir`: its kind and bytes (a file), target (a link) or nothing (a directory).
-std::map<std::string, std::string> snapshot(const fs::path& dir) {
+std::map<std::string, std::string> file_bytes_under(const fs::path& dir) {
   std::map<std::string, std::string> entries;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     const std::string name = fs::relative(entry.path(), dir).string();
@@ -51,7 +51,7 @@ class Planting {
     REQUIRE(run_cli(train).status == 0);
     fs::copy_file(run_ / "checkpoint.safetensors", outside_ / "checkpoint.safetensors");
     fs::copy_file(run_ / "metrics.jsonl", outside_ / "metrics.jsonl");
-    before_ = snapshot(outside_);
+    before_ = file_bytes_under(outside_);
   }
 
   // A fresh copy of the trained run.
@@ -86,7 +86,7 @@ class Planting {
              const fs::path& dir) {
     INFO(what);
     CHECK(command() == expected_status);
-    CHECK(snapshot(outside_) == before_);
+    CHECK(file_bytes_under(outside_) == before_);
     CHECK(std::set<fs::path>(fs::directory_iterator(root_.path()), fs::directory_iterator()) ==
           std::set<fs::path>{outside_, root_.path() / "work"});
     CHECK(temporaries_in(dir).empty());
@@ -184,7 +184,7 @@ TEST_CASE("output flags naming a run's record are refused, and the run stays byt
   const fs::path run = dir.path() / "run", checkpoint = run / "checkpoint.safetensors", link = dir.path() / "link";
   REQUIRE(run_cli(with_tiny_run({"train", "--out", run.string()})).status == 0);
   fs::create_symlink(checkpoint, link);
-  const auto before = snapshot(run);
+  const auto before = file_bytes_under(run);
   const std::vector<std::vector<std::string>> refused = {
       {"report", run.string(), "--out", checkpoint.string()},
       {"report", run.string(), "--out", (run / "." / "metrics.jsonl").string()},
@@ -199,7 +199,7 @@ TEST_CASE("output flags naming a run's record are refused, and the run stays byt
     CHECK(r.status == 1);
     CHECK(r.err.find("a record of the run, which no output replaces") != std::string::npos);
   }
-  CHECK(snapshot(run) == before);
+  CHECK(file_bytes_under(run) == before);
   // A command's own output in the run directory stays writable.
   CHECK(run_cli({"report", run.string(), "--csv", "--out", (run / "report.html").string()}).status == 0);
 }

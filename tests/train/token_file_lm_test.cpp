@@ -43,7 +43,7 @@ EncodedCorpus write_encoded_corpus(const std::filesystem::path& dir) {
   return c;
 }
 
-std::vector<std::string> tiny_lm(const std::string& data, const std::string& tok, const std::string& out) {
+std::vector<std::string> tiny_token_file_lm(const std::string& data, const std::string& tok, const std::string& out) {
   return {"train", "--task", "lm", "--arch", "gpt", "--data", data, "--tokenizer", tok, "--out", out,
           "--d-model", "32", "--heads", "2", "--layers", "1", "--ff", "64", "--block-size", "16",
           "--batch-size", "8", "--steps", "6", "--eval-every", "0", "--eval-batches", "4", "--threads", "1"};
@@ -90,14 +90,14 @@ double peak_rss_mib(const std::vector<std::string>& args) {
 TEST_CASE("token id file lm: train and eval on a .bin, with bits per byte") {
   TempDir dir("bin_lm");
   const auto [text, tok, bin] = write_encoded_corpus(dir.path());
-  const auto trained = run_cli(tiny_lm(bin.string(), tok.string(), (dir.path() / "run").string()));
+  const auto trained = run_cli(tiny_token_file_lm(bin.string(), tok.string(), (dir.path() / "run").string()));
   REQUIRE_MESSAGE(trained.status == 0, trained.err);
   const auto eval = run_cli({"eval", (dir.path() / "run").string()});
   REQUIRE_MESSAGE(eval.status == 0, eval.err);
   CHECK(eval.out.find("bits per byte") != std::string::npos);
 
   // Without the tokenizer that made it, or with another, a .bin is refused.
-  std::vector<std::string> args = tiny_lm(bin.string(), tok.string(), (dir.path() / "none").string());
+  std::vector<std::string> args = tiny_token_file_lm(bin.string(), tok.string(), (dir.path() / "none").string());
   args.erase(args.begin() + 7, args.begin() + 9);  // "--tokenizer", tok
   const auto no_tokenizer = run_cli(args);
   CHECK(no_tokenizer.status != 0);
@@ -107,13 +107,13 @@ TEST_CASE("token id file lm: train and eval on a .bin, with bits per byte") {
   const auto other = dir.path() / "other.json";
   REQUIRE(run_cli({"tokenizer", "train", (dir.path() / "other.txt").string(), "--vocab-size", "270", "--out",
                    other.string()}).status == 0);
-  const auto foreign = run_cli(tiny_lm(bin.string(), other.string(), (dir.path() / "foreign").string()));
+  const auto foreign = run_cli(tiny_token_file_lm(bin.string(), other.string(), (dir.path() / "foreign").string()));
   CHECK(foreign.status != 0);
   CHECK(foreign.err.find("corpus.bin") != std::string::npos);
   CHECK(foreign.err.find("SHA-256") != std::string::npos);
 
   // --tokenizer bpe learns from text: a .bin is already tokens.
-  args = tiny_lm(bin.string(), "bpe", (dir.path() / "learned").string());
+  args = tiny_token_file_lm(bin.string(), "bpe", (dir.path() / "learned").string());
   const auto learned = run_cli(args);
   CHECK(learned.status != 0);
   CHECK_MESSAGE(learned.err.find("--tokenizer bpe learns from text, but data " + bin.string() +
@@ -125,7 +125,7 @@ TEST_CASE("token id file lm: eval --data scores a .bin of the run's tokenizer, a
   const auto [text, tok, bin] = write_encoded_corpus(dir.path());
   // Trained on the text, scored on its .bin: the same tokens, so the same loss as on the text
   // within the difference of the windows (evenly spaced over the ids against side by side).
-  std::vector<std::string> args = tiny_lm(text.string(), tok.string(), (dir.path() / "run").string());
+  std::vector<std::string> args = tiny_token_file_lm(text.string(), tok.string(), (dir.path() / "run").string());
   REQUIRE(run_cli(args).status == 0);
   const auto on_bin = run_cli({"eval", (dir.path() / "run").string(), "--data", bin.string()});
   REQUIRE_MESSAGE(on_bin.status == 0, on_bin.err);
@@ -154,7 +154,7 @@ TEST_CASE("token id file lm: a 2 GB corpus trains and evaluates in the memory of
   const auto peak = [&](const std::string& name, uint64_t ids) {
     const auto bin = dir.path() / (name + ".bin");
     write_sparse_ids(bin, ids, hash);
-    const double train = peak_rss_mib(tiny_lm(bin.string(), tok.string(), (dir.path() / name).string()));
+    const double train = peak_rss_mib(tiny_token_file_lm(bin.string(), tok.string(), (dir.path() / name).string()));
     const double eval = peak_rss_mib({"eval", (dir.path() / name).string()});
     std::filesystem::remove(bin);
     return std::pair{train, eval};

@@ -10,25 +10,12 @@
 using tg::test::run_cli;
 using tg::test::TempDir;
 
-namespace {
-
-void write(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string read(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-}  // namespace
-
 TEST_CASE("tokenizer CLI: train, encode and decode give back the corpus byte for byte") {
   TempDir dir("tokenizer_cli");
   std::string corpus;
   for (int i = 0; i < 200; ++i) corpus += "the cat sat on the mat; the dog sat on the log.\n";
   corpus += std::string("\xff\x00 <bos> caf\xc3\xa9\n", 15);
-  write(dir.path() / "corpus.txt", corpus);
+  tg::test::write_file(dir.path() / "corpus.txt", corpus);
   const std::string tok = (dir.path() / "tok.json").string(), ids = (dir.path() / "corpus.bin").string();
   const auto trained = run_cli({"tokenizer", "train", (dir.path() / "corpus.txt").string(), "--vocab-size", "300",
                                 "--special", "<bos>", "--out", tok});
@@ -39,10 +26,10 @@ TEST_CASE("tokenizer CLI: train, encode and decode give back the corpus byte for
   const auto decoded = run_cli({"tokenizer", "decode", "--tokenizer", tok, ids, "--out",
                                 (dir.path() / "decoded.txt").string()});
   REQUIRE(decoded.status == 0);
-  CHECK(read(dir.path() / "decoded.txt") == corpus);
+  CHECK(tg::test::read_file(dir.path() / "decoded.txt") == corpus);
 
   // Another tokenizer's ids are refused, naming both hashes.
-  write(dir.path() / "other.txt", "another corpus, another tokenizer, another corpus");
+  tg::test::write_file(dir.path() / "other.txt", "another corpus, another tokenizer, another corpus");
   const std::string other = (dir.path() / "other.json").string();
   REQUIRE(run_cli({"tokenizer", "train", (dir.path() / "other.txt").string(), "--vocab-size", "280", "--out", other})
               .status == 0);

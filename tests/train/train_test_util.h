@@ -69,6 +69,19 @@ inline std::string read_file(const std::filesystem::path& path) {
   return s.str();
 }
 
+inline void write_file(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The command line of a copy-task run of a few milliseconds a step.
+inline std::vector<std::string> tiny_run(const std::filesystem::path& out, int steps) {
+  return {"train", "--task", "copy", "--steps", std::to_string(steps), "--warmup", "1", "--d-model", "16", "--heads",
+          "2", "--layers", "1", "--ff", "16", "--batch-size", "8", "--val-examples", "16", "--eval-batches", "1",
+          "--out", out.string()};
+}
+
 struct CliResult {
   int status;
   std::string out, err;

@@ -68,7 +68,7 @@ TensorList reference_backward(const BackwardContext& ctx) { return linear_backwa
 
 // The fast path: on the CPU dweight and dbias by one kernel, the bias's column sums inside the
 // product's parallel region.
-TensorList kernel_backward(const BackwardContext& ctx) {
+TensorList linear_kernel_backward(const BackwardContext& ctx) {
   return linear_backward(ctx, [](const Tensor& grad2d, const Tensor& x2d, bool needs_dbias) -> TensorList {
     if (grad2d.is_cuda()) return weight_bias_grad_ops(grad2d, x2d, needs_dbias);
     const int64_t out = grad2d.size(1);
@@ -129,7 +129,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       }
       return {ty};
     });
-    rec.backward(reference_backward, kernel_backward);
+    rec.backward(reference_backward, linear_kernel_backward);
   }
   return y;
 }

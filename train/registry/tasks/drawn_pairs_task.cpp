@@ -6,7 +6,7 @@ namespace tg::train {
 
 namespace {
 
-data::Seq2SeqTask from_config(data::Seq2SeqTaskKind kind, const TrainConfig& c) {
+data::Seq2SeqTask drawn_pairs_from_config(data::Seq2SeqTaskKind kind, const TrainConfig& c) {
   return data::Seq2SeqTask(kind, {.min_len = c.min_len, .max_len = c.max_len});
 }
 
@@ -20,9 +20,9 @@ Task drawn_pairs_task(data::Seq2SeqTaskKind kind, std::string summary, std::vect
   task.does = "maps an input to an output of another length";
   task.archs = {"seq2seq"};
   task.reads = std::move(reads);
-  task.pairs = [kind](const TrainConfig& c) { return drawn_pairs(c, from_config(kind, c)); };
+  task.pairs = [kind](const TrainConfig& c) { return drawn_pairs(c, drawn_pairs_from_config(kind, c)); };
   task.positions = [kind](const TrainConfig& c) {
-    const data::Seq2SeqTask drawn = from_config(kind, c);
+    const data::Seq2SeqTask drawn = drawn_pairs_from_config(kind, c);
     return std::optional(seq2seq_positions(drawn.max_input_length(), drawn.max_output_length()));
   };
   return task;
