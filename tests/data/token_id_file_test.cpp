@@ -67,9 +67,10 @@ TEST_CASE("token id file: truncated, foreign, another tokenizer's, or holding an
       {good.substr(0, 16) + std::string("\xff\xff\xff\xff\xff\xff\xff\xff", 8) + good.substr(24), "the header says"},
       {good.substr(0, 24) + std::string(64, 'Z') + good.substr(88), "64 lowercase hex digits"},
   };
-  for (const auto& [bytes, expected] : cases) {
+  for (const auto& c : cases) {
+    const std::string& expected = c.second;  // INFO takes it by reference: not a structured binding
     INFO(expected);
-    TempFile bad("ids_bad.bin", bytes);
+    TempFile bad("ids_bad.bin", c.first);
     const std::string message = error_reading(bad.path());
     CHECK(message.find(bad.path()) != std::string::npos);
     CHECK(message.find(expected) != std::string::npos);

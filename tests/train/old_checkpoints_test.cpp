@@ -68,9 +68,10 @@ std::map<std::string, std::string> contents(const std::filesystem::path& file) {
 void check_same_checkpoint(const std::filesystem::path& a, const std::filesystem::path& b) {
   const auto x = contents(a), y = contents(b);
   CHECK(x.size() == y.size());
-  for (const auto& [name, value] : x) {
+  for (const auto& entry : x) {
+    const std::string& name = entry.first;  // CAPTURE takes it by reference: not a structured binding
     CAPTURE(name);
-    CHECK((y.contains(name) && y.at(name) == value));
+    CHECK((y.contains(name) && y.at(name) == entry.second));
   }
 }
 
