@@ -54,13 +54,14 @@ struct ExploreArgs {
 nlohmann::json record_trace(uint64_t seed) {
   TapeCapture capture;
   const AttentionExample ex = attention_example(seed);
+  const explore::LabelledWeights weights = explore::softmax_outputs(capture);  // before backward frees the tape
   nlohmann::json rec = explore::record(capture, ex.loss);
   rec["title"] = "One head of causal self-attention";
   rec["description"] = fmt::format("tapegrad trace's example: {} tokens, head size {}; loss = mean(out^2)",
                                    kExampleTokens, kExampleHeadSize);
   std::vector<std::string> tokens;
   for (int64_t t = 0; t < kExampleTokens; ++t) tokens.push_back(fmt::format("token {}", t));
-  rec["attention"] = explore::attention_maps(explore::softmax_outputs(capture), tokens);
+  rec["attention"] = explore::attention_maps(weights, tokens);
   return rec;
 }
 

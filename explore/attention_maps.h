@@ -19,7 +19,8 @@ using LabelledWeights = std::vector<std::pair<std::string, Tensor>>;  // {"layer
 nlohmann::json attention_maps(const LabelledWeights& weights, const std::vector<std::string>& tokens);
 
 // The outputs of a capture's softmax entries over (T,S) or (B,NH,T,S) scores, labelled by their
-// entries ("#7 softmax"): the attention weights of a computation written op by op.
+// entries ("#7 softmax"): the attention weights of a computation written op by op. Take them
+// before backward runs: it frees the tape, and the capture keeps only the entries still on it.
 LabelledWeights softmax_outputs(const TapeCapture& capture);
 
 }  // namespace tg::explore

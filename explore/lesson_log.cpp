@@ -27,8 +27,20 @@ void LessonPageLog::backward_from(const Tensor& loss) {
     loss.backward();
     return;
   }
-  recording_ = record(capture_, loss);
-  recording_["attention"] = attention_maps(softmax_outputs(capture_), {});
+  const LabelledWeights weights = softmax_outputs(capture_);  // before backward frees the tape
+  recording_ = record(capture_, loss, graphs_);
+  recording_["attention"] = attention_maps(weights, token_texts());
+}
+
+// The texts of the lesson's tokens (its first token input's), which label its attention maps.
+std::vector<std::string> LessonPageLog::token_texts() const {
+  std::vector<std::string> texts;
+  for (const Input& input : inputs()) {
+    if (input.vocabulary.empty()) continue;
+    for (const int64_t id : input.tensor.to_vector<int64_t>()) texts.push_back(input.vocabulary.at(size_t(id)));
+    break;
+  }
+  return texts;
 }
 
 nlohmann::json LessonPageLog::recording() const {
@@ -38,14 +50,19 @@ nlohmann::json LessonPageLog::recording() const {
   return page;
 }
 
-nlohmann::json record_lesson(const lessons::Lesson& lesson, std::vector<lessons::LessonEdit> edits) {
+nlohmann::json record_lesson(const lessons::Lesson& lesson, std::vector<lessons::LessonEdit> edits, Graphs graphs) {
   TapeCapture capture;
-  LessonPageLog log(capture);
+  LessonPageLog log(capture, graphs);
   lessons::run_lesson(lesson, log, std::move(edits));
   nlohmann::json recording = log.recording();
   recording["inputs"] = nlohmann::json::array();
-  for (const lessons::LessonLog::Input& input : log.inputs())
+  for (const lessons::LessonLog::Input& input : log.inputs()) {
     recording["inputs"].push_back({{"name", input.name}, {"value", summarize(input.tensor)}});
+    if (!input.vocabulary.empty()) recording["inputs"].back()["vocabulary"] = input.vocabulary;
+  }
+  recording["axis_labels"] = nlohmann::json::object();
+  for (const lessons::LessonLog::AxisLabels& labels : log.axis_labels())
+    recording["axis_labels"][labels.name] = {{"rows", labels.rows}, {"cols", labels.cols}};
   const auto text = [](double v) { return fmt::format("{}", v); };  // "-inf", "1e+09": JSON has no infinity
   recording["settings"] = nlohmann::json::array();
   for (const lessons::LessonSetting& setting : log.settings()) {

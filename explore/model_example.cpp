@@ -52,7 +52,8 @@ struct RemovedAtEnd {
 }  // namespace
 
 nlohmann::json record_model_example(train::TransformerModel& model, const data::Example& example,
-                                    const std::vector<std::string>& tokens, const std::vector<std::string>& classes) {
+                                    const std::vector<std::string>& tokens, const std::vector<std::string>& classes,
+                                    Graphs graphs) {
   TeachingMode mode(model);
   LabelledWeights weights;  // each attention's (B,NH,T,S) weights, by its module's name
   RemovedAtEnd hooks;
@@ -70,7 +71,7 @@ nlohmann::json record_model_example(train::TransformerModel& model, const data::
   TapeCapture capture;
   const Tensor logits = model.forward(batch.inputs, batch.padding_mask);  // (1,T,C)
   const Tensor loss = cross_entropy(logits, batch.targets).set_name("loss");
-  nlohmann::json rec = record(capture, loss);
+  nlohmann::json rec = record(capture, loss, graphs);
   rec["attention"] = attention_maps(weights, tokens);
   rec["prediction"] = prediction_json(logits, example, tokens, classes);
   return rec;

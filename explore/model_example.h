@@ -19,12 +19,14 @@
 #include <nlohmann/json.hpp>
 
 #include "data/example.h"
+#include "explore/recording.h"
 #include "train/model.h"
 
 namespace tg::explore {
 
 nlohmann::json record_model_example(train::TransformerModel& model, const data::Example& example,
-                                    const std::vector<std::string>& tokens, const std::vector<std::string>& classes);
+                                    const std::vector<std::string>& tokens, const std::vector<std::string>& classes,
+                                    Graphs graphs = Graphs::kDot);
 
 // The "prediction" above from the model's logits for the example, (1,T,C).
 nlohmann::json prediction_json(const Tensor& logits, const data::Example& example,

@@ -61,10 +61,10 @@ namespace {
 
 // Each module group's own graph, laid out by dot: "first-last" -> its SVG.
 nlohmann::json group_graphs(const nlohmann::json& recording) {
-  const nlohmann::json dots = recording.value("group_dots", nlohmann::json::object());
   nlohmann::json svgs = nlohmann::json::object();
-  for (const auto& [range, dot] : dots.items())
-    svgs[range] = render_svg(top_to_bottom(dot.get<std::string>()));
+  for (const nlohmann::json& group : recording.value("groups", nlohmann::json::array()))
+    svgs[fmt::format("{}-{}", group.at("first").get<int64_t>(), group.at("last").get<int64_t>())] =
+        render_svg(top_to_bottom(group.at("dot").get<std::string>()));
   return svgs;
 }
 

@@ -68,7 +68,7 @@ nlohmann::json contributions_json(const Entry& e, const TensorList& grads, const
 
 }  // namespace
 
-nlohmann::json record(const TapeCapture& capture, const Tensor& loss) {
+nlohmann::json record(const TapeCapture& capture, const Tensor& loss, Graphs graphs) {
   if (!loss.defined() || loss.numel() != 1 || !loss.requires_grad())
     throw Error("explore", "the recorded loss must be a one-element tensor that requires grad");
   TensorTable table;
@@ -83,13 +83,16 @@ nlohmann::json record(const TapeCapture& capture, const Tensor& loss) {
     for (const Tensor& in : c.inputs)
       if (in.defined() && in.is_leaf() && in.requires_grad()) leaves.push_back(in);
   }
-  nlohmann::json doc = {{"loss", json_number(loss.item())}, {"dot", tape().to_dot()}, {"entries", std::move(entries)}};
-  // each module group's own graph: "first-last" (its entries' positions) -> its DOT
-  nlohmann::json group_dots = nlohmann::json::object();
-  for (const ModuleGroup& g : module_groups(positions, modules))
-    group_dots[fmt::format("{}-{}", g.first, g.last)] =
-        tape().to_dot([&g](const Entry& e) { return e.tape_position >= g.first && e.tape_position <= g.last; });
-  doc["group_dots"] = std::move(group_dots);
+  nlohmann::json doc = {{"loss", json_number(loss.item())}, {"entries", std::move(entries)}};
+  if (graphs == Graphs::kDot) doc["dot"] = tape().to_dot();
+  nlohmann::json groups = nlohmann::json::array();
+  for (const ModuleGroup& g : module_groups(positions, modules)) {
+    groups.push_back({{"name", module_levels(g.path).back()}, {"path", g.path}, {"first", g.first}, {"last", g.last}});
+    if (graphs == Graphs::kDot)
+      groups.back()["dot"] =
+          tape().to_dot([&g](const Entry& e) { return e.tape_position >= g.first && e.tape_position <= g.last; });
+  }
+  doc["groups"] = std::move(groups);
 
   nlohmann::json steps = nlohmann::json::array();
   const GradientReaders readers = gradient_readers(loss);

@@ -11,9 +11,12 @@
 //
 // JSON (a tensor's "value" is a summary, explore/tensor_summary.h; ids are Tensor::id()):
 //   "loss":     its value (a non-finite one as a string, as in a summary)
-//   "dot":      the tape as Graphviz DOT (Tape::to_dot: ops are nodes "op<position>")
-//   "group_dots": {"<first>-<last>": DOT of those entries alone}, one per module group
-//               (explore/module_groups.h: the groups the pages nest the entries in)
+//   "dot":      the tape as Graphviz DOT (Tape::to_dot: ops are nodes "op<position>"); only
+//               with Graphs::kDot
+//   "groups":   the module groups the pages nest the entries in (explore/module_groups.h),
+//               outermost first within each run: {"name": its last level ("layers.0"), "path",
+//               "first", "last": the positions of its first and last entry, and with
+//               Graphs::kDot "dot": those entries alone as DOT}
 //   "entries":  in execution order: {"position", "op", "module": the dotted path of the module
 //               that made it ("encoder.layers.0.self_attn.q_proj"; "" outside every module,
 //               core/module_scope.h), "attributes": [[key, value]],
@@ -32,6 +35,10 @@
 
 namespace tg::explore {
 
-nlohmann::json record(const TapeCapture& capture, const Tensor& loss);
+// The graphs as Graphviz DOT (kDot: tapegrad explore lays them out with dot), or none (kNone:
+// the lab lays the graph out in the page from the entries).
+enum class Graphs { kDot, kNone };
+
+nlohmann::json record(const TapeCapture& capture, const Tensor& loss, Graphs graphs = Graphs::kDot);
 
 }  // namespace tg::explore

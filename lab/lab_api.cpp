@@ -6,7 +6,7 @@
 //   tapegrad_lab_lessons()  -> [{"name", "title", "summary"}]                       (teaching order)
 //   tapegrad_lab_run(R)     R: {"lesson": name, "edits": [{"name", "index" (none for a setting), "value"}]}
 //                           -> explore::record_lesson's recording (explore/lesson_log.h): the
-//                              lesson with those edits, its "inputs" and "settings"
+//                              lesson with those edits, its "inputs" and "settings", without DOT
 //   A value is a number, or text the library reads ("-inf", "nan", "0.5").
 //   tapegrad_lab_train(R)   the page's training (lab/lab_training.h), R: {"action": one of
 //                             "start" (with "flags": tapegrad train's, as an object) -> describe()
@@ -63,7 +63,7 @@ nlohmann::json run(const nlohmann::json& request) {
     if (edit.contains("index")) index = edit.at("index").get<int64_t>();
     edits.push_back({edit.at("name").get<std::string>(), index, edit_value(edit.at("value"))});
   }
-  return tg::explore::record_lesson(*lesson, std::move(edits));
+  return tg::explore::record_lesson(*lesson, std::move(edits), tg::explore::Graphs::kNone);  // the page lays it out
 }
 
 nlohmann::json train(const nlohmann::json& request) {

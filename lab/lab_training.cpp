@@ -182,8 +182,8 @@ nlohmann::json LabTraining::snapshot(int64_t step, const std::string& gradient) 
 nlohmann::json LabTraining::record(int64_t step) {
   return with_weights_of(step, [&] {
     const data::Example ex = shown_example(*trainer_);
-    nlohmann::json rec =
-        explore::record_model_example(sequence_task(*trainer_).model(), ex, input_tokens(ex), class_names());
+    nlohmann::json rec = explore::record_model_example(sequence_task(*trainer_).model(), ex, input_tokens(ex),
+                                                       class_names(), explore::Graphs::kNone);  // the page lays it out
     rec["step"] = step;
     return rec;
   });

@@ -127,7 +127,23 @@ Tensor LessonLog::input(std::string_view name, Tensor t) {
     if (grad) t.requires_grad_();
   }
   t.set_name(std::string(name));
-  inputs_.push_back({std::string(name), t});
+  inputs_.push_back({std::string(name), t, {}});
+  return t;
+}
+
+Tensor LessonLog::tokens(std::string_view name, const std::vector<int64_t>& ids, std::vector<std::string> vocabulary) {
+  Tensor t = input(name, tensor_i64(ids));
+  const std::vector<double> chosen = values(t);
+  for (size_t i = 0; i < chosen.size(); ++i)
+    if (chosen[i] < 0 || chosen[i] >= double(vocabulary.size())) {
+      std::vector<std::string> listed;
+      for (size_t id = 0; id < vocabulary.size(); ++id) listed.push_back(fmt::format("{} {}", id, vocabulary[id]));
+      throw Error("lesson", fmt::format("{}[{}] = {}: {} holds ids into a vocabulary of {} tokens ({}), so an id "
+                                        "lies in 0 to {}",
+                                        name, i, chosen[i], name, vocabulary.size(), fmt::join(listed, ", "),
+                                        vocabulary.size() - 1));
+    }
+  inputs_.back().vocabulary = std::move(vocabulary);
   return t;
 }
 
@@ -138,7 +154,11 @@ void LessonLog::parameter(std::string_view name, Tensor p) {  // p shares the mo
     copy_(p, tensor(edited, p.shape(), p.dtype()));
   }
   p.set_name(std::string(name));
-  inputs_.push_back({std::string(name), p});
+  inputs_.push_back({std::string(name), p, {}});
+}
+
+void LessonLog::label_axes(std::string_view name, std::vector<std::string> rows, std::vector<std::string> cols) {
+  axis_labels_.push_back({std::string(name), std::move(rows), std::move(cols)});
 }
 
 double LessonLog::setting(std::string_view name, double value, std::vector<double> allowed, std::string_view meaning) {
@@ -165,6 +185,7 @@ void run_lesson(const Lesson& lesson, LessonLog& log, std::vector<LessonEdit> ed
   log.edits_ = std::move(edits);
   log.inputs_.clear();
   log.settings_.clear();
+  log.axis_labels_.clear();
   lesson.run(log);
   std::vector<std::string> inputs, settings;
   for (const LessonLog::Input& input : log.inputs_) inputs.push_back(input.name);

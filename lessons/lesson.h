@@ -23,8 +23,8 @@
 //   of every lesson holds;
 // - backward_from() is called at most once per loss; the log runs the whole backward pass
 //   before returning, so the lesson may read gradients afterwards;
-// - every tensor a student may change (its inputs and parameters) is made through input(), which
-//   names it and applies the student's edits (`tapegrad explore --lesson NAME --set x[3]=0.5`, the lab),
+// - every tensor a student may change (its inputs and parameters) is made through input() (or
+//   tokens(), parameter()), which names it and applies the student's edits (`tapegrad explore --lesson NAME --set x[3]=0.5`, the lab),
 //   and every choice a student may make (the scale on or off, d_k, the mask's fill) through setting();
 // - its final scalar is named "loss".
 #include <cstdint>
@@ -72,14 +72,28 @@ class LessonLog {
   // applied (a fresh leaf of the same shape, dtype and requires_grad when there are any); a
   // tg::Error naming the tensor and its size for an index out of range.
   Tensor input(std::string_view name, Tensor t);
+  // The lesson's tokens, named `name`: `ids` (int64, (T,)) into `vocabulary`, with the edits for
+  // that name applied; a tg::Error listing the vocabulary for an id outside it.
+  Tensor tokens(std::string_view name, const std::vector<int64_t>& ids, std::vector<std::string> vocabulary);
   // A module's parameter a student may change, named `name`: the edits for that name are written
   // into it (the module keeps it), off the tape.
   void parameter(std::string_view name, Tensor p);
   struct Input {
     std::string name;
     Tensor tensor;
+    std::vector<std::string> vocabulary;  // a token input's (tokens()): id -> its text; else empty
   };
   const std::vector<Input>& inputs() const { return inputs_; }  // in the order the lesson made them
+
+  // Labels for the rows and the columns of the tensor named `name` wherever a page shows it (its
+  // gradient's too): the tokens a row or column stands for, say. An empty list leaves that axis
+  // numbered; so does a list whose length is not the axis's.
+  void label_axes(std::string_view name, std::vector<std::string> rows, std::vector<std::string> cols = {});
+  struct AxisLabels {
+    std::string name;
+    std::vector<std::string> rows, cols;
+  };
+  const std::vector<AxisLabels>& axis_labels() const { return axis_labels_; }
 
   // One of the lesson's choices: `value` unless an edit names it; a tg::Error listing `allowed`
   // when the edit's value is not one of them. `meaning` says what it changes, for a control's label.
@@ -92,6 +106,7 @@ class LessonLog {
   std::vector<LessonEdit> edits_;
   std::vector<Input> inputs_;
   std::vector<LessonSetting> settings_;
+  std::vector<AxisLabels> axis_labels_;
 };
 
 struct Lesson {

@@ -12,6 +12,7 @@ packages=(cmake g++ ninja-build ccache libfmt-dev doctest-dev nlohmann-json3-dev
           gnuplot-nox  # tapegrad experiment draws its SVG plots with gnuplot
           graphviz katex  # tapegrad explore: Graphviz lays out the tape, KaTeX renders formulas (katex provides node-katex)
           libopenmpi-dev openmpi-bin  # data-parallel training on MPI (dist/) and its tests under mpirun
+          emscripten node-dagre-layout  # the live lab (wasm preset): its prebuilt libraries, nothing downloaded; dagre lays out its graph
           python3-torch)  # torch for /usr/bin/python3: the PyTorch round-trip test (tests/pytorch/)
 missing=()
 for p in "${packages[@]}"; do

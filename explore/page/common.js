@@ -15,53 +15,35 @@ function colour(x, scale) {
 }
 
 // ---- the tape grouped by module ------------------------------------------------------------
-// Each entry knows its module's dotted path (explore/recording.h: "module"); entries made outside
-// every module (a lesson's, the loss) stay at the top level.
+// The recording lists the module groups (explore/recording.h: "groups", made by
+// explore/module_groups.h, the one place the rule lives): each a range of tape positions, nested,
+// outermost first within each run. Entries made outside every module (a lesson's, the loss) stay
+// at the top level.
 
-// A module path's levels, one group each: "encoder.layers.0.self_attn.q_proj" ->
-// ["encoder", "layers.0", "self_attn", "q_proj"] (a list's index stays with the list's name).
-function moduleLevels(path) {
-  const levels = [];
-  for (const part of path ? path.split('.') : []) {
-    if (/^\d+$/.test(part) && levels.length > 0) levels[levels.length - 1] += '.' + part;
-    else levels.push(part);
-  }
-  return levels;
-}
-
-// Fills the list `root` with makeRow(entry) (an <li>) for each entry, in order, inside the groups
-// of its module: <li class="group"><details open><summary>name #first–#last</summary><ol>; then
-// calls decorate(summary, positions) for each group, when given.
-function fillGroupedTape(root, entries, makeRow, decorate = null) {
-  const open = [{ list: root, name: null, rows: [] }];  // the groups the last entry was in, outermost first
-  const groups = [];
+// Fills the list `root` with makeRow(entry) (an <li>) for each entry, in order, inside its
+// groups: <li class="group"><details open><summary>name #first–#last</summary><ol>; then calls
+// decorate(summary, positions: the group's entries') for each group, when given.
+function fillGroupedTape(root, entries, groups, makeRow, decorate = null) {
+  const open = [{ list: root, last: Infinity }];  // the groups that hold the last entry, outermost first
+  let next = 0;
   for (const e of entries) {
-    const levels = moduleLevels(e.module);
-    let same = 0;
-    while (same < levels.length && same + 1 < open.length && open[same + 1].name === levels[same]) ++same;
-    open.length = same + 1;
-    for (const name of levels.slice(same)) {
-      const list = document.createElement('ol'), details = document.createElement('details');
+    while (e.position > open.at(-1).last) open.pop();
+    for (; next < groups.length && groups[next].first === e.position; ++next) {
+      const g = groups[next], list = document.createElement('ol'), details = document.createElement('details');
       const summary = document.createElement('summary'), item = document.createElement('li');
-      summary.textContent = name;
+      const range = document.createElement('span');
+      range.className = 'range';
+      range.textContent = ` #${g.first}\u2013#${g.last}`;
+      summary.append(g.name, range);
       details.open = true;
       details.append(summary, list);
       item.className = 'group';
       item.append(details);
       open.at(-1).list.append(item);
-      const group = { list, name, summary, positions: [] };
-      open.push(group);
-      groups.push(group);
+      open.push({ list, last: g.last });
+      if (decorate) decorate(summary, entries.map(x => x.position).filter(p => p >= g.first && p <= g.last));
     }
     open.at(-1).list.append(makeRow(e));
-    for (const group of open.slice(1)) group.positions.push(e.position);
-  }
-  for (const g of groups) {
-    const span = document.createElement('span');
-    span.className = 'range';
-    span.textContent = ` #${g.positions[0]}\u2013#${g.positions.at(-1)}`;
-    g.summary.append(span);
-    if (decorate) decorate(g.summary, g.positions);
   }
 }
 

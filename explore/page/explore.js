@@ -200,13 +200,26 @@ function cellText(summary, r, c, v, options) {
 
 // In the detail pane, as wide as it leaves room for (a narrow window's too), coloured by the
 // step's shared scale when the reader chose one.
-// A model's example ids are labelled with the tokens they stand for (explore/model_example.h).
-function tensorFigure(id, title, role, extraClass) {
-  const width = Math.min(440, document.getElementById('detail').clientWidth - 20);
+// The labels a lesson gave the rows and columns of the tensor named `name` ("axis_labels",
+// explore/lesson_log.h), each kept where its length is the axis's.
+function givenLabels(name, value) {
+  const given = rec.axis_labels?.[name];
+  const fits = (labels, n) => (value.exact && labels?.length === n ? labels.map(tokenLabel) : undefined);
+  return { rowLabels: fits(given?.rows, value.rows), colLabels: fits(given?.cols, value.cols) };
+}
+
+// Ids are labelled with the tokens they stand for: a model's example's (explore/model_example.h)
+// and a lesson's tokens (an input with a vocabulary, explore/lesson_log.h); a lesson's tensor's
+// rows and columns with the labels it gave them, which its gradient (labelledAs: the tensor's
+// name) takes too.
+function tensorFigure(id, title, role, extraClass, labelledAs = rec.tensors[id].name) {
+  const width = Math.min(440, document.getElementById('detail').clientWidth - 20), value = rec.tensors[id].value;
   const tokens = new Map([['tokens', p => p.token], ['targets', p => p.target ?? '\u2014']]).get(rec.tensors[id].name);
-  const colLabels = rec.prediction && tokens ? rec.prediction.map(tokens).map(tokenLabel) : undefined;
-  return heatmap(rec.tensors[id].value, { title, role, tensor: id, extraClass, scale: state.detailScale, width,
-                                          colLabels });
+  const vocabulary = rec.inputs?.find(i => i.name === rec.tensors[id].name)?.vocabulary;
+  const labels = givenLabels(labelledAs, value);
+  if (rec.prediction && tokens) labels.colLabels = rec.prediction.map(tokens).map(tokenLabel);
+  else if (vocabulary) labels.colLabels = value.values.map(v => tokenLabel(vocabulary[Number(v)]));
+  return heatmap(value, { title, role, tensor: id, extraClass, scale: state.detailScale, width, ...labels });
 }
 
 // ---- the list and the graph ----------------------------------------------------------------
@@ -232,7 +245,7 @@ function buildList() {
     });
     summary.append(button);
   };
-  fillGroupedTape(document.getElementById('entry-list'), rec.entries, e => {
+  fillGroupedTape(document.getElementById('entry-list'), rec.entries, rec.groups, e => {
     const row = el('li', { title: entryLine(e) }, el('span', { class: 'pos', text: '#' + e.position }),
                    document.createTextNode(entryLine(e)));
     row.dataset.position = e.position;
@@ -341,11 +354,11 @@ function inputTitle(e, k) {
 function gradientSections(e, k) {
   const step = rec.backward[k];
   const incoming = step.grads_in.map((g, i) => (g === null ? el('div', { class: 'no-grad', text: `output ${i}: no gradient` })
-      : tensorFigure(g, gradientLabel(tensorName(e.outputs[i])), 'grad-in', 'grad-in')));
+      : tensorFigure(g, gradientLabel(tensorName(e.outputs[i])), 'grad-in', 'grad-in', rec.tensors[e.outputs[i]].name)));
   const outgoing = step.grads_out.map((g, i) => {
     const input = e.inputs[i];
     if (g === null) return el('div', { class: 'no-grad', text: `${inputTitle(e, i)}: no gradient (it does not require one)` });
-    const fig = tensorFigure(g, gradientLabel(tensorName(input.tensor)), 'grad-out', 'grad-out');
+    const fig = tensorFigure(g, gradientLabel(tensorName(input.tensor)), 'grad-out', 'grad-out', rec.tensors[input.tensor].name);
     if (step.contributions[i] !== null) {  // counted by the recording: only the readers backward runs
       fig.querySelector('figcaption').append(withEntryLinks(el('span', { class: 'stats' }), step.contributions[i]));
     }
@@ -508,7 +521,7 @@ function buildLesson() {
   const box = document.getElementById('lesson');
   for (const step of rec.lesson) {
     if ('say' in step) box.append(withEntryLinks(el('p'), step.say));
-    else if ('show' in step) box.append(heatmap(step.value, { title: step.show, role: 'lesson' }));
+    else if ('show' in step) box.append(heatmap(step.value, { title: step.show, role: 'lesson', ...givenLabels(step.show, step.value) }));
     else if ('fact' in step) box.append(withEntryLinks(el('p', { class: 'fact ' + (step.holds ? 'holds' : 'fails') }), step.fact));
     else if ('backward' in step) {
       box.append(el('p', { class: 'note', text: `Backward from ${step.backward}: step through it with the Backward buttons above.` }));

@@ -8,7 +8,8 @@
 //   ready                  a Promise, resolved once the library is loaded and the first lesson ran
 //   lessons()              the lessons' names, in teaching order
 //   lesson(name)           switch to a lesson (its edits cleared) and run it; returns its inputs' names
-//   set(tensor, i, value)  change element i (row-major) of one of the lesson's inputs (run() applies it)
+//   set(tensor, i, value)  change element i (row-major) of one of the lesson's inputs (run() applies it);
+//                          of its tokens, the id (an input with a "vocabulary": tokens(name) gives the texts)
 //   choose(setting, value) change one of the lesson's settings (d_k, scale, masks, fill: settings())
 //   settings()             [{name, meaning, value, allowed}], values as text ("-inf")
 //   run()                  forward and backward again with every change; {loss, ms}; throws the
@@ -18,6 +19,7 @@
 //   get(tensor)            the tensor's values, a flat array of numbers ("loss": the final scalar),
 //                          to the 5 significant digits the recording keeps (explore/tensor_summary.h)
 //   grad(tensor)           its gradient dL/dtensor, likewise, or null when none reaches it
+//   tokens(name)           the texts of the lesson's tokens named `name`, in order
 // and train.js adds training in the page: train(options), kept(), lookAt(step), openTape(step), ...
 'use strict';
 
@@ -130,11 +132,23 @@ function dragToChange(input, name, index, start, integer) {
   });
 }
 
-// A table of the tensor's values, rows x cols as the explorer lays them out; editable cells for an input.
-function valuesTable(name, summary, editable) {
+// The labels the lesson gave the rows and columns of the tensor named `name` (its tokens, say:
+// explore/lesson_log.h, "axis_labels"), each kept where its length is the axis's.
+function axisLabels(name, summary) {
+  const given = page.rec.axis_labels?.[name];
+  if (given === undefined) return {};
+  const fits = (labels, n) => (labels.length === n ? labels : undefined);
+  return { rows: fits(given.rows, summary.rows), cols: fits(given.cols, summary.cols) };
+}
+
+// A table of the tensor's values, rows x cols as the explorer lays them out; editable cells for an
+// input; rows and columns that stand for tokens labelled with them.
+function valuesTable(name, summary, editable, labels) {
   const values = flat(summary), table = el('table', { class: 'values' });
+  if (labels.cols) table.append(el('tr', {}, labels.rows ? el('th') : '', ...labels.cols.map(t => el('th', {}, tokenLabel(t)))));
   for (let r = 0; r < summary.rows; ++r) {
     const row = el('tr');
+    if (labels.rows) row.append(el('th', { class: 'row' }, tokenLabel(labels.rows[r])));
     for (let c = 0; c < summary.cols; ++c) {
       const index = r * summary.cols + c, v = values[index], key = `${name}[${index}]`;
       const cell = el('td', { class: Number.isFinite(v) ? '' : 'nonfinite', title: key });
@@ -193,11 +207,35 @@ function colourGrid(values, rows, cols, label) {
   return el('div', { class: 'colour-grid' }, canvas, scale);
 }
 
+// The lesson's tokens as their texts, one cell per position; editable, a choice of the vocabulary's
+// tokens in each cell (the library takes the id, as `--set tokens[2]=5` does).
+function tokensRow(name, summary, vocabulary, editable) {
+  const row = el('tr');
+  flat(summary).forEach((id, index) => {
+    const key = `${name}[${index}]`, cell = el('td', { class: 'token', title: `${key} = ${id}` });
+    if (page.edits.has(key)) cell.classList.add('edited');
+    if (editable) {
+      const choice = el('select', { 'aria-label': key },
+                        ...vocabulary.map((text, v) => el('option', { value: String(v) }, text)));
+      choice.value = String(id);
+      choice.addEventListener('change', () => edit(name, index, choice.value));
+      cell.append(choice);
+    } else {
+      cell.append(vocabulary[id] ?? String(id));
+    }
+    row.append(cell);
+  });
+  return el('table', { class: 'values tokens' }, row);
+}
+
 // A tensor: its values printed in a table up to 8x8 (and always an input's, to edit), larger ones
-// as a colour grid (block means where the recording keeps only those).
-function figure(name, summary, editable) {
+// as a colour grid (block means where the recording keeps only those); a lesson's tokens as text.
+// `tensor` names the tensor whose labels it takes (the gradient of x: x's); `name` is the caption.
+function figure(name, summary, editable, tensor = name) {
+  const vocabulary = (page.rec.inputs ?? []).find(i => i.name === name)?.vocabulary;
   const printed = editable || (summary.exact && summary.rows * summary.cols <= 64);
-  const body = printed ? valuesTable(name, summary, editable)
+  const body = vocabulary ? tokensRow(name, summary, vocabulary, editable)
+    : printed ? valuesTable(name, summary, editable, axisLabels(tensor, summary))
     : colourGrid(summary.values.map(number), summary.grid_rows, summary.grid_cols,
                  `${name}: ${summary.exact ? 'its values' : 'block means of its values'}`);
   return el('figure', {}, el('figcaption', {}, name + ' ', el('span', { class: 'shape' },
@@ -236,7 +274,7 @@ function drawInputs() {
   const grads = rec.inputs.map(input => [input.name, rec.leaf_grads[String(recorded(input.name)?.id)]])
     .filter(([, id]) => id !== undefined);
   $('gradients').replaceChildren(
-    ...grads.map(([name, id]) => figure(gradientLabel(name), rec.tensors[id].value, false)));
+    ...grads.map(([name, id]) => figure(gradientLabel(name), rec.tensors[id].value, false, name)));
 }
 
 // A tensor's own name; else that of the entry that made it ("#5 matmul"), as the explorer names it.
@@ -265,7 +303,7 @@ function drawTape() {
     });
     summary.append(button);
   };
-  fillGroupedTape($('tape'), rec.entries, e => el('li', { 'data-position': e.position },
+  fillGroupedTape($('tape'), rec.entries, rec.groups, e => el('li', { 'data-position': e.position },
     el('span', { class: 'pos' }, `#${e.position}`),
     `${e.op}(${e.inputs.map(i => tensorLabel(i.tensor)).join(', ')}) \u2192 `,
     e.outputs.map(tensorLabel).join(', ')), graphButton);
@@ -295,7 +333,7 @@ function drawStep() {
   const entry = rec.entries.find(e => e.position === current.position);
   $('bw-status').textContent = `backward step ${page.step} of ${steps.length}: #${entry.position} ${entry.op}`;
   const figures = (ids, names) => ids.flatMap((id, k) => (id === null ? [] :
-    [figure(gradientLabel(names[k]), rec.tensors[id].value, false)]));
+    [figure(gradientLabel(names[k]), rec.tensors[id].value, false, names[k])]));
   pane.replaceChildren(
     el('h3', {}, `#${entry.position} ${entry.op}: the gradient flows in`),
     ...figures(current.grads_in, entry.outputs.map(tensorLabel)),
@@ -426,6 +464,13 @@ function edit(name, index, text) {
   }
 }
 
+// The texts of the lesson's tokens named `name` (an input with a vocabulary), in order.
+function tokens(name) {
+  const input = (page.rec.inputs ?? []).find(i => i.name === name && i.vocabulary);
+  if (input === undefined) throw new Error(`the lesson ${page.lesson} has no tokens named '${name}'`);
+  return flat(input.value).map(id => input.vocabulary[id]);
+}
+
 function lesson(name) {
   if (!page.lessons.some(l => l.name === name))
     throw new Error(`there is no lesson named '${name}': the lessons are ${page.lessons.map(l => l.name).join(', ')}`);
@@ -464,5 +509,6 @@ window.tapegrad = {
   run,
   get,
   grad,
+  tokens,
   loadMs: () => page.loadMs,
 };

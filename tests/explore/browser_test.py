@@ -272,6 +272,12 @@ def main(binary, work):
     tapegrad(binary, "train", "--task", "reverse", "--max-len", "6", "--steps", "30", "--val-examples", "8",
              "--eval-every", "0", "--out", str(run), "--overwrite")
     explore("run", str(run), "--example", "2")
+    # A computation written op by op shows the weights of its softmax: the trace's by position, the
+    # attention lesson's labelled with its tokens.
+    recordings = {page.stem: rec for page, rec, _ in pages}
+    assert len(recordings["trace"]["attention"]) == 1, recordings["trace"]["attention"]
+    lesson_keys = recordings["lesson-attention_head"]["attention"][0]["keys"]
+    assert lesson_keys == ["the", "cat", "sat", "<pad>"], lesson_keys
 
     with tempfile.TemporaryDirectory() as profile:
         driver = browser(profile)

@@ -7,14 +7,14 @@
 - small_tensors_print_their_values: a slice of at most 8x8 values has them printed in its cells
   (3 significant digits), grid lines between the cells, and a colour bar with its scale's range;
   the "one colour scale" choice colours every tensor of the entry on one scale.
-- gradients_have_one_notation: every gradient the page names is dL/dx (dL/d(#10 mul) for an
+- gradients_have_one_notation: every gradient the page names is dL/dx (dL/d(#11 mul) for an
   unnamed entry's output), the backward formulas typeset it as a fraction of partials (no
   overline, which Chromium drew as "oūt"), and the page says once what it means.
 - fits_a_projector: at 1024x768 a lesson's and a trained model's page do not scroll sideways, the detail pane
   does not either (through every entry), and the attention maps' column labels ("<mask>") fit
   inside their canvas.
 - lesson_prose_in_view: at 1200x900 the lesson's first paragraph is on the first screen, and a
-  mention of a tape entry in it ("#6") is a link that selects that entry.
+  mention of a tape entry in it ("#7") is a link that selects that entry.
 
 It writes the lesson pages it reads into WORK_DIR and saves screenshots there. Chromium failing
 to start is a failure, not a skip.
@@ -72,10 +72,13 @@ def printed_as(shown, value):
 
 
 def small_tensors_print_their_values(driver, pages, recordings, work):
-    """The attention head's first entry, matmul(x, Wq): 4x4 tensors with their own ranges."""
+    """The attention head's entry #1, matmul(x, Wq) (after #0, the tokens' lookup): 4x4 tensors
+    with their own ranges."""
     driver.set_window_size(1500, 1000)
     driver.get(pages["attention_head"].as_uri())
     rec = recordings["attention_head"]
+    assert rec["entries"][1]["op"] == "matmul", rec["entries"][1]["op"]
+    driver.find_element(By.CSS_SELECTOR, '#entry-list li[data-position="1"]').click()
     figures = driver.execute_script(READ_DETAIL_FIGURES)
     assert len(figures) >= 3, f"the first entry shows {len(figures)} heatmaps"
     for f in figures:
@@ -123,7 +126,7 @@ def gradients_have_one_notation(driver, pages, recordings, work):
     shown = driver.execute_script(READ_GRADIENT_NAMES)
     assert shown["names"], "no gradient shown while stepping backward"
     assert all(n.startswith("dL/d") for n in shown["names"]), f"gradients named {shown['names']}"
-    assert "dL/d(#10 mul)" in shown["names"], f"an unnamed entry's output's gradient: {shown['names']}"
+    assert "dL/d(#11 mul)" in shown["names"], f"an unnamed entry's output's gradient: {shown['names']}"
     gradients = [n for n in shown["lesson"] if n.startswith("d")]
     assert gradients and all(n.startswith("dL/d") for n in gradients), f"the lesson's gradients {shown['lesson']}"
     assert shown["formulas"], "no backward formula"
@@ -189,7 +192,7 @@ def lesson_prose_in_view(driver, pages, recordings, work):
     assert box[3] == 0 and 0 <= box[0] and box[1] <= box[2], f"the lesson's first paragraph {box[:2]} is off the first screen ({box[2]} px)"
     assert first.text.startswith("Self-attention"), first.text
     links = driver.find_elements(By.CSS_SELECTOR, "#lesson a.entry-link")
-    assert [link.text for link in links] == ["#6", "#7"], f"entry links {[link.text for link in links]}"
+    assert [link.text for link in links] == ["#7", "#8"], f"entry links {[link.text for link in links]}"
     entries = {e["position"]: e for e in recordings["attention_head"]["entries"]}
     for link in links:
         driver.execute_script("const box = document.getElementById('lesson'); "

@@ -157,20 +157,29 @@ TEST_CASE("explore module groups: runs of entries nest by module path, a list's 
                                           "encoder.layers.1.linear1 4-4", "head 6-6"});
 }
 
-TEST_CASE("explore recording: each module group's own graph holds its entries alone") {
+TEST_CASE("explore recording: the module groups, each with its own graph of its entries alone") {
   const nlohmann::json rec = explore::record_lesson(*lessons::find_lesson("encoder_layer"), {});
-  const nlohmann::json& dots = rec.at("group_dots");
-  REQUIRE(!dots.empty());
-  for (const auto& group : dots.items()) {  // no structured binding: clang 14's CAPTURE
-    const std::string range = group.key();
-    const nlohmann::json& dot = group.value();
-    CAPTURE(range);
-    const int64_t first = std::stoll(range), last = std::stoll(range.substr(range.find('-') + 1));
+  const nlohmann::json& groups = rec.at("groups");
+  REQUIRE(!groups.empty());
+  for (const nlohmann::json& group : groups) {
+    const std::string path = group["path"];
+    CAPTURE(path);
+    CHECK(group["name"] == explore::module_levels(path).back());
+    const int64_t first = group["first"], last = group["last"];
     for (const auto& e : rec["entries"]) {
       const int64_t p = e["position"];
-      const bool drawn = dot.get<std::string>().find(fmt::format("  op{} [", p)) != std::string::npos;
+      const bool drawn = group["dot"].get<std::string>().find(fmt::format("  op{} [", p)) != std::string::npos;
       CHECK(drawn == (p >= first && p <= last));
+      if (p >= first && p <= last) CHECK(e["module"].get<std::string>().starts_with(path));
     }
+  }
+  // The lab lays its graphs out itself: without DOT, the same groups.
+  const nlohmann::json plain = explore::record_lesson(*lessons::find_lesson("encoder_layer"), {}, explore::Graphs::kNone);
+  CHECK_FALSE(plain.contains("dot"));
+  REQUIRE(plain["groups"].size() == groups.size());
+  for (size_t i = 0; i < groups.size(); ++i) {
+    CHECK_FALSE(plain["groups"][i].contains("dot"));
+    CHECK(plain["groups"][i]["path"] == groups[i]["path"]);
   }
 }
 

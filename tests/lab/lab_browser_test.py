@@ -259,11 +259,35 @@ def main(lab_page, binary, work):
         print(f"all {len(lessons)} lessons equal the native library's recordings")
 
         # Edits through the API: the native run with the same --set edits, a computed tensor included.
-        driver.execute_script("tapegrad.lesson('attention_head'); tapegrad.set('x', 3, 0.5);"
+        driver.execute_script("tapegrad.lesson('attention_head'); tapegrad.set('E', 3, 0.5);"
                               "tapegrad.set('Wq', 0, -1.25); tapegrad.set('Wk', 5, -Infinity); tapegrad.run()")
-        rec = native(binary, work, "attention_head", ["x[3]=0.5", "Wq[0]=-1.25", "Wk[5]=-inf"])
-        check_against_native(driver, rec, ["x", "Wq", "Wk", "Wv", "weights", "scores"], "attention_head, edited")
+        rec = native(binary, work, "attention_head", ["E[3]=0.5", "Wq[0]=-1.25", "Wk[5]=-inf"])
+        check_against_native(driver, rec, ["E", "x", "Wq", "Wk", "Wv", "weights", "scores"], "attention_head, edited")
         print("three edits (one to -inf) equal the native run with the same --set edits")
+
+        # A token chosen from its menu, as a student does: <pad> for "cat" masks that key as padding.
+        driver.execute_script("tapegrad.lesson('attention_head')")
+        assert driver.execute_script("return tapegrad.tokens('tokens')") == ["the", "cat", "sat", "<pad>"]
+        menu = driver.find_element(By.CSS_SELECTOR, 'select[aria-label="tokens[1]"]')
+        menu.find_element(By.CSS_SELECTOR, 'option[value="0"]').click()
+        rec = native(binary, work, "attention_head", ["tokens[1]=0"])
+        check_against_native(driver, rec, ["tokens", "x", "masked", "weights"], "attention_head, tokens[1] = <pad>")
+        assert driver.execute_script("return tapegrad.tokens('tokens')") == ["the", "<pad>", "sat", "<pad>"]
+        weights = driver.execute_script("return tapegrad.get('weights')")
+        assert weights[1 * 4 + 1] == 0 and weights[2 * 4 + 1] == 0, weights  # key 1 is padding now
+        header = driver.execute_script(
+            "const f = [...document.querySelectorAll('#lesson figure')]"
+            ".find(f => f.querySelector('figcaption').textContent.startsWith('weights '));"
+            "return [...f.querySelectorAll('tr:first-child th')].map(th => th.textContent)")
+        assert header == ["", "the", "<pad>", "sat", "<pad>"], header
+        driver.execute_script("tapegrad.set('tokens', 2, 7); tapegrad.run()")  # "dog" for "sat", through the API
+        rec = native(binary, work, "attention_head", ["tokens[1]=0", "tokens[2]=7"])
+        check_against_native(driver, rec, ["tokens", "x", "weights"], "attention_head, tokens[2] = dog")
+        error = driver.execute_script("tapegrad.set('tokens', 0, 9); try { tapegrad.run(); return null; }"
+                                      " catch (e) { return e.message; }")
+        assert error is not None and "a vocabulary of 9 tokens" in error, error
+        print("tokens chosen from their menus and through the API equal the native runs; the weights' columns are "
+              "labelled with the tokens; an id outside the vocabulary is the library's error")
 
         # Settings: through the API, and through a menu as a student does; the graph follows the tape.
         driver.execute_script("tapegrad.lesson('multi_head'); tapegrad.choose('heads', 4); tapegrad.run()")
@@ -317,42 +341,42 @@ def main(lab_page, binary, work):
             current = driver.find_element(By.CSS_SELECTOR, "#tape li.current").get_attribute("data-position")
             assert int(current) == step["position"], (k, current)
         assert driver.execute_script("return window.scrollY") == scroll, "stepping scrolled the window"
-        driver.execute_script("tapegrad.stepTo(3); tapegrad.set('x', 0, 1); tapegrad.run()")
+        driver.execute_script("tapegrad.stepTo(3); tapegrad.set('E', 4, 1); tapegrad.run()")
         assert driver.find_element(By.ID, "bw-status").text.startswith("backward step 3 of"), "the step was lost"
         print(f"backward stepped through all {len(rec['backward'])} steps: each step's gradients equal the native ones")
 
         # A cell typed into, as a student does.
         driver.execute_script("tapegrad.lesson('attention_head')")
-        cell = driver.find_element(By.CSS_SELECTOR, 'input[aria-label="x[0]"]')
+        cell = driver.find_element(By.CSS_SELECTOR, 'input[aria-label="E[4]"]')
         cell.send_keys(Keys.CONTROL, "a")
         cell.send_keys("2" + Keys.ENTER)
-        check_against_native(driver, native(binary, work, "attention_head", ["x[0]=2"]), ["x", "Wq", "weights"],
-                             "attention_head, x[0] typed")
-        assert driver.find_element(By.CSS_SELECTOR, 'input[aria-label="x[0]"]').find_element(By.XPATH, "..") \
+        check_against_native(driver, native(binary, work, "attention_head", ["E[4]=2"]), ["E", "x", "Wq", "weights"],
+                             "attention_head, E[4] typed")
+        assert driver.find_element(By.CSS_SELECTOR, 'input[aria-label="E[4]"]').find_element(By.XPATH, "..") \
             .get_attribute("class") == "edited", "the typed cell is not marked as changed"
-        print("a typed cell equals the native run with --set x[0]=2")
+        print("a typed cell equals the native run with --set E[4]=2")
 
         # A cell dragged sideways: the value moves with the pointer, and the numbers follow it.
         driver.execute_script("tapegrad.lesson('attention_head')")
-        before = driver.execute_script("return tapegrad.get('x')[5]")
-        cell = driver.find_element(By.CSS_SELECTOR, 'input[aria-label="x[5]"]')
+        before = driver.execute_script("return tapegrad.get('E')[5]")
+        cell = driver.find_element(By.CSS_SELECTOR, 'input[aria-label="E[5]"]')
         ActionChains(driver).click_and_hold(cell).move_by_offset(20, 0).move_by_offset(20, 0).release().perform()
         driver.execute_async_script("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))")
-        after = driver.execute_script("return tapegrad.get('x')[5]")
+        after = driver.execute_script("return tapegrad.get('E')[5]")
         expected = float(f"{before + 40 * max(abs(before), 1) / 100:.4g}")
-        assert close(after, expected), f"x[5] dragged 40 px: {before} -> {after}, expected {expected}"
-        rec = native(binary, work, "attention_head", [f"x[5]={after!r}"])
-        check_against_native(driver, rec, ["x", "Wq", "weights"], "attention_head, x[5] dragged")
+        assert close(after, expected), f"E[5] dragged 40 px: {before} -> {after}, expected {expected}"
+        rec = native(binary, work, "attention_head", [f"E[5]={after!r}"])
+        check_against_native(driver, rec, ["E", "x", "Wq", "weights"], "attention_head, E[5] dragged")
         print(f"a cell dragged 40 px ({before} -> {after}) equals the native run with that edit")
 
         # A bad edit: the library's error, in the page; then the page still works.
-        error = driver.execute_script("tapegrad.set('x', 99, 1); try { tapegrad.run(); return null; }"
+        error = driver.execute_script("tapegrad.set('E', 99, 1); try { tapegrad.run(); return null; }"
                                       " catch (e) { return e.message; }")
-        expected = "lesson: x[99] is out of range: x has 16 elements (indices 0 to 15)"
+        expected = "lesson: E[99] is out of range: E has 36 elements (indices 0 to 35)"
         assert error == expected, error
         shown = driver.find_element(By.ID, "error")
         assert shown.is_displayed() and shown.text == expected, shown.text
-        cell = driver.find_element(By.CSS_SELECTOR, 'input[aria-label="x[1]"]')
+        cell = driver.find_element(By.CSS_SELECTOR, 'input[aria-label="E[1]"]')
         cell.send_keys(Keys.CONTROL, "a")
         cell.send_keys("abc" + Keys.ENTER)
         assert "the value 'abc' is not a number" in shown.text, shown.text
@@ -367,9 +391,13 @@ def main(lab_page, binary, work):
         print(f"page {size / 1e6:.2f} MB; load (library and first lesson) {load_ms:.0f} ms; attention_head "
               f"forward + backward median {statistics.median(times):.1f} ms over {len(times)} runs")
 
-        driver.execute_script("tapegrad.lesson('attention_head'); tapegrad.set('x', 3, 0.5); tapegrad.run()")
+        driver.execute_script("tapegrad.lesson('attention_head'); tapegrad.set('tokens', 1, 7); tapegrad.run()")
         no_sideways_scroll(driver, 1024, 768, work / "lab-1024x768.png")
         no_sideways_scroll(driver, 1920, 1080, work / "lab-1920x1080.png")
+        driver.set_window_size(1280, 900)  # docs/guide.md's picture of facts turning red
+        driver.execute_script("tapegrad.lesson('attention_head'); tapegrad.choose('fill', 0); tapegrad.run();"
+                              "document.querySelector('.fact.fails').scrollIntoView({block: 'center'})")
+        driver.save_screenshot(str(work / "lab-fill-0.png"))
 
         driver.set_window_size(1280, 900)
         check_training(driver, binary, work)

@@ -52,6 +52,14 @@ struct ExactLog : lessons::LessonLog {
   }
 };
 
+// The recorded facts of a lesson, statement -> holds.
+std::map<std::string, bool> facts(const nlohmann::json& rec) {
+  std::map<std::string, bool> out;
+  for (const auto& step : rec["lesson"])
+    if (step.contains("fact")) out[step["fact"]] = step["holds"];
+  return out;
+}
+
 ExactLog run_exactly(std::vector<LessonEdit> edits) {
   ExactLog log;
   lessons::run_lesson(*lessons::find_lesson("attention_head"), log, std::move(edits));
@@ -87,25 +95,60 @@ TEST_CASE("lesson edits: an edit changes that element before the lesson reads it
   const nlohmann::json plain = record("attention_head");
   std::vector<std::string> inputs;
   for (const auto& input : plain["inputs"]) inputs.push_back(input["name"]);
-  CHECK(inputs == std::vector<std::string>{"x", "Wq", "Wk", "Wv"});
-  const int64_t x_id = plain["entries"][0]["inputs"][0]["tensor"];  // matmul(x, Wq)
-  CHECK(plain["inputs"][0]["value"] == plain["tensors"][std::to_string(x_id)]["value"]);
-  std::vector<double> x = recorded(plain, "x");
-  REQUIRE(x.size() == 16);
+  CHECK(inputs == std::vector<std::string>{"tokens", "E", "Wq", "Wk", "Wv"});
+  const int64_t E_id = plain["entries"][0]["inputs"][1]["tensor"];  // embedding(tokens, E)
+  CHECK(plain["inputs"][1]["value"] == plain["tensors"][std::to_string(E_id)]["value"]);
+  std::vector<double> E = recorded(plain, "E");
+  REQUIRE(E.size() == 36);  // (V, C) = (9, 4)
 
   // The element's own value again: the same loss to the bit (an edit is a copy, not a perturbation).
   const ExactLog exact = run_exactly({});
-  CHECK(run_exactly({{"x", 3, exact.shown.at("x")[3]}}).loss == exact.loss);
+  CHECK(run_exactly({{"Wq", 3, exact.shown.at("Wq")[3]}}).loss == exact.loss);
 
-  const nlohmann::json edited = record("attention_head", {{"x", 3, 0.5}, {"Wq", 0, -1.25}});
-  std::vector<double> edited_x = recorded(edited, "x");
-  CHECK(edited_x[3] == 0.5);
-  edited_x[3] = x[3];
-  CHECK(edited_x == x);
+  const nlohmann::json edited = record("attention_head", {{"E", 7, 0.5}, {"Wq", 0, -1.25}});  // E[1, 3]: "the"
+  std::vector<double> edited_E = recorded(edited, "E");
+  CHECK(edited_E[7] == 0.5);
+  edited_E[7] = E[7];
+  CHECK(edited_E == E);
   CHECK(recorded(edited, "Wq")[0] == -1.25);
   CHECK(edited["loss"].get<double>() != plain["loss"].get<double>());
-  // Wq stays a parameter: its gradient is still recorded.
+  // Wq and E stay parameters: their gradients are still recorded.
   CHECK(edited["leaf_grads"].size() == plain["leaf_grads"].size());
+}
+
+TEST_CASE("lesson edits: the tokens are ids into the lesson's vocabulary, and a <pad> anywhere is masked as padding") {
+  const nlohmann::json plain = record("attention_head");
+  const nlohmann::json& tokens = plain["inputs"][0];
+  REQUIRE(tokens["name"] == "tokens");
+  const std::vector<std::string> vocabulary = tokens["vocabulary"];
+  REQUIRE(vocabulary.size() == 9);
+  CHECK(vocabulary[0] == "<pad>");
+  CHECK(recorded(plain, "tokens") == std::vector<double>{1, 2, 3, 0});  // "the cat sat <pad>"
+  CHECK(plain["attention"][0]["keys"] == nlohmann::json({"the", "cat", "sat", "<pad>"}));
+
+  // "the <pad> sat <pad>": key 1 is masked too, so query 1 and query 2 see only "the" and "sat".
+  const nlohmann::json padded = record("attention_head", {{"tokens", 1, 0}});
+  CHECK(padded["attention"][0]["queries"] == nlohmann::json({"the", "<pad>", "sat", "<pad>"}));
+  std::vector<double> weights = recorded(padded, "weights");
+  REQUIRE(weights.size() == 16);
+  CHECK(weights[1 * 4 + 1] == 0);
+  CHECK(weights[2 * 4 + 1] == 0);
+  CHECK(weights[2 * 4 + 0] + weights[2 * 4 + 2] == doctest::Approx(1));
+  for (const auto& fact : facts(padded)) {  // statement -> holds (no structured binding: clang 14's CAPTURE)
+    CAPTURE(fact.first);
+    CHECK(fact.second);
+  }
+  CHECK(facts(padded).at("masked keys get weight exactly 0 (the causal upper triangle and each <pad> column)"));
+
+  // A changed token changes the loss; "dog" for "cat" reads another row of E.
+  CHECK(record("attention_head", {{"tokens", 1, 7}})["loss"].get<double>() != plain["loss"].get<double>());
+  CHECK_THROWS_WITH_AS((record("attention_head", {{"tokens", 2, 9}})),
+                       "lesson: tokens[2] = 9: tokens holds ids into a vocabulary of 9 tokens (0 <pad>, 1 the, 2 cat, "
+                       "3 sat, 4 on, 5 warm, 6 mat, 7 dog, 8 ran), so an id lies in 0 to 8",
+                       Error);
+  CHECK_THROWS_WITH_AS((record("attention_head", {{"tokens", 0, -1}})), doctest::Contains("an id lies in 0 to 8"),
+                       Error);
+  CHECK_THROWS_WITH_AS((record("attention_head", {{"tokens", 0, 1.5}})), doctest::Contains("a whole number"), Error);
 }
 
 TEST_CASE("lesson edits: a module's parameter is changed in place, and the module computes with it") {
@@ -121,15 +164,17 @@ TEST_CASE("lesson edits: a module's parameter is changed in place, and the modul
 }
 
 TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction for class ids is a clear error") {
-  CHECK_THROWS_WITH_AS((record("attention_head", {{"x", 16, 1}})),
-                       "lesson: x[16] is out of range: x has 16 elements (indices 0 to 15)", Error);
-  CHECK_THROWS_WITH_AS((record("attention_head", {{"x", -1, 1}})), doctest::Contains("x[-1] is out of range"), Error);
+  CHECK_THROWS_WITH_AS((record("attention_head", {{"Wq", 16, 1}})),
+                       "lesson: Wq[16] is out of range: Wq has 16 elements (indices 0 to 15)", Error);
+  CHECK_THROWS_WITH_AS((record("attention_head", {{"E", -1, 1}})), doctest::Contains("E[-1] is out of range"), Error);
+  CHECK_THROWS_WITH_AS((record("attention_head", {{"tokens", 4, 1}})),
+                       doctest::Contains("tokens[4] is out of range: tokens has 4 elements"), Error);
   CHECK_THROWS_WITH_AS((record("attention_head", {{"scores", 0, 1}})),
-                       "lesson: attention_head has no input or setting named 'scores': its inputs are x, Wq, Wk, "
-                       "Wv; its settings T, d_k, scale, masks, fill",
+                       "lesson: attention_head has no input or setting named 'scores': its inputs are tokens, E, Wq, "
+                       "Wk, Wv; its settings T, d_k, scale, masks, fill",
                        Error);
-  CHECK_THROWS_WITH_AS((record("attention_head", {{"x", std::nullopt, 1}})),
-                       "lesson: x is a tensor: give the element, as x[0]=1", Error);
+  CHECK_THROWS_WITH_AS((record("attention_head", {{"Wq", std::nullopt, 1}})),
+                       "lesson: Wq is a tensor: give the element, as Wq[0]=1", Error);
   CHECK_THROWS_WITH_AS((record("attention_head", {{"d_k", 0, 2}})),
                        "lesson: d_k is a setting, not a tensor: write d_k=2", Error);
   CHECK_THROWS_WITH_AS((record("attention_head", {{"d_k", std::nullopt, 3}})),
@@ -144,14 +189,6 @@ TEST_CASE("lesson edits: an index out of range, an unknown tensor or a fraction 
                        doctest::Contains("a whole number"), Error);
   CHECK_THROWS_WITH_AS((record("cross_entropy", {{"targets", 0, 1e300}})), doctest::Contains("a whole number"), Error);
   CHECK_THROWS_WITH_AS((record("cross_entropy", {{"targets", 0, 99}})), doctest::Contains("cross_entropy"), Error);
-}
-
-// The recorded facts of a lesson, statement -> holds.
-std::map<std::string, bool> facts(const nlohmann::json& rec) {
-  std::map<std::string, bool> out;
-  for (const auto& step : rec["lesson"])
-    if (step.contains("fact")) out[step["fact"]] = step["holds"];
-  return out;
 }
 
 std::vector<std::string> ops(const nlohmann::json& rec) {
@@ -175,7 +212,8 @@ TEST_CASE("lesson settings: d_k, the scale, the masks and their fill change the 
   CHECK(d2["settings"][1]["value"] == "2");
   for (const double T : {2.0, 3.0, 5.0, 8.0}) {  // the facts hold for every length, the masks included
     const nlohmann::json rec = record("attention_head", {{"T", std::nullopt, T}});
-    CHECK(recorded(rec, "x").size() == size_t(T) * 4);
+    CHECK(recorded(rec, "tokens").size() == size_t(T));
+    CHECK(rec["attention"][0]["keys"].back() == "<pad>");
     for (const auto& fact : facts(rec)) {  // statement -> holds (no structured binding: clang 14's CAPTURE)
       CAPTURE(fact.first);
       CHECK(fact.second);
@@ -196,7 +234,7 @@ TEST_CASE("lesson settings: d_k, the scale, the masks and their fill change the 
   CHECK_FALSE(facts(record("attention_head", {{"fill", std::nullopt, 0}})).at(query0));
   const auto huge = facts(record("attention_head", {{"fill", std::nullopt, -1e9}}));
   CHECK(huge.at(query0));
-  CHECK(huge.at("masked keys get weight exactly 0 (the causal upper triangle and the padding column)"));
+  CHECK(huge.at("masked keys get weight exactly 0 (the causal upper triangle and each <pad> column)"));
 }
 
 TEST_CASE("lesson settings: multi_head's heads split the same E channels, and every check against the module holds") {
@@ -262,12 +300,13 @@ TEST_CASE("cli: lesson --set prints the changed lesson and says which facts stop
 TEST_CASE("cli: explore --lesson --set writes the edited lesson's recording") {
   const TempDir temp("lesson_edits");
   const std::filesystem::path& dir = temp.path();
-  const auto r = run_cli({"explore", "--lesson", "attention_head", "--set", "x[3]=0.5", "--set", "Wq[0]=-inf", "--set",
-                          "d_k=2", "--out", (dir / "page.html").string(), "--json", (dir / "rec.json").string()});
+  const auto r = run_cli({"explore", "--lesson", "attention_head", "--set", "E[3]=0.5", "--set", "Wq[0]=-inf", "--set",
+                          "d_k=2", "--set", "tokens[1]=7", "--out", (dir / "page.html").string(), "--json", (dir / "rec.json").string()});
   REQUIRE_MESSAGE(r.status == 0, r.err);
   std::ifstream in(dir / "rec.json");
   const nlohmann::json rec = nlohmann::json::parse(in);
-  CHECK(recorded(rec, "x")[3] == 0.5);
+  CHECK(recorded(rec, "E")[3] == 0.5);
+  CHECK(recorded(rec, "tokens")[1] == 7);  // "dog"
   CHECK(recorded(rec, "Wq")[0] == -INFINITY);
   CHECK(recorded(rec, "Wq").size() == 8);
 }

@@ -84,7 +84,8 @@ TEST_CASE("cli: lesson lists the lessons, and prints each with its key steps") {
   for (const lessons::Lesson& lesson : lessons::lessons()) CHECK(list.out.find(lesson.name) != std::string::npos);
 
   const std::map<std::string, std::vector<std::string>> key_steps = {
-      {"attention_head", {"matmul(x (4,4) const, Wq (4,4)) -> q", "sqrt(d_k)", "masked_fill", "-inf", "softmax", "weights =",
+      {"attention_head", {"embedding(tokens (4,) const, E (9,4); padding_idx=0) -> x", "matmul(x (4,4), Wq (4,4)) -> q",
+                          "sqrt(d_k)", "masked_fill", "-inf", "softmax", "weights =",
                           "BACKWARD from loss", "dL/dweights (flows in)", "dL/dWq =",
                           "rule: dL/da = sum_to(dL/dout @ b^T, a.shape)", "out is used 2 times"}},
       {"multi_head", {"(B,NH,T,hs)", "cat(", "W_O", "[holds] the step-by-step output equals nn::MultiHeadAttention"}},
