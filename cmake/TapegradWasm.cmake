@@ -1,8 +1,9 @@
 # The WebAssembly build (the wasm preset: Debian's Emscripten), for the live lab (lab/): the
 # library's own sources compiled for the browser, on one thread, without OpenMP or CUDA.
 #
-# Left out, with what they need that the browser has not (the lab calls none of them; the three
-# functions its training's task code could reach are errors in lab/no_files.cpp):
+# Left out, with what they need that the browser has not (the three functions its training's task
+# code could reach are errors in lab/no_files.cpp; its optimizer's openmp_update_finished has
+# nothing to do on one thread, lab/one_thread.cpp):
 #   core/io/safetensors.cpp      zlib's crc32 (safetensors files)
 #   core/io/output_directory.cpp renameat2 (run directories)
 #   core/openmp_wait.cpp         libgomp's wait policy

@@ -10,6 +10,7 @@
 #include "core/copy.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
+#include "core/openmp_wait.h"
 #include "core/tape.h"
 
 namespace tg {
@@ -106,6 +107,7 @@ void Optimizer::step() {
     update(groups_[g], updates);
     for (const ParamUpdate& u : updates) u.param.tensor.storage()->bump_version();
   }
+  openmp_update_finished();  // an update's end: how the OpenMP threads wait may change (core/openmp_wait.h)
 }
 
 void Optimizer::zero_grad() {
