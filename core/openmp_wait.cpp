@@ -83,7 +83,9 @@ void openmp_update_finished() {
 }
 
 unsigned long long faster_spin_count(const double (&ms)[6]) {
-  const auto median = [](double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); };
+  const auto median = [](double a, double b, double c) {
+    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+  };
   const double brief = median(ms[0], ms[2], ms[4]), long_spin = median(ms[1], ms[3], ms[5]);
   return long_spin < 0.97 * brief ? kLongSpin : kBriefSpin;
 }

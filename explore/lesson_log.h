@@ -41,10 +41,11 @@ class LessonPageLog : public lessons::LessonLog {
 };
 
 // The recording of `lesson` run with `edits` (lessons::run_lesson), with "inputs": [{"name",
-// "value", and for tokens "vocabulary": [id -> text]}], the tensors it lets a student edit, in the order it makes them (a lesson may make
-// one that its recorded loss never reads, as gradcheck's inputs), and "settings": [{"name",
-// "meaning", "value", "allowed": [values]}], its choices, each value as text ("-inf", "1e+09"),
-// and "axis_labels": {tensor name: {"rows": [text], "cols": [text]}} (LessonLog::label_axes).
+// "value", and for tokens "vocabulary": [id -> text]}], the tensors it lets a student edit, in
+// the order it makes them (a lesson may make one that its recorded loss never reads, as
+// gradcheck's inputs), and "settings": [{"name", "meaning", "value", "allowed": [values]}], its
+// choices, each value as text ("-inf", "1e+09"), and "axis_labels": {tensor name: {"rows":
+// [text], "cols": [text]}} (LessonLog::label_axes). `graphs`: as record()'s.
 nlohmann::json record_lesson(const lessons::Lesson& lesson, std::vector<lessons::LessonEdit> edits,
                              Graphs graphs = Graphs::kDot);
 

@@ -24,8 +24,9 @@
 // - backward_from() is called at most once per loss; the log runs the whole backward pass
 //   before returning, so the lesson may read gradients afterwards;
 // - every tensor a student may change (its inputs and parameters) is made through input() (or
-//   tokens(), parameter()), which names it and applies the student's edits (`tapegrad explore --lesson NAME --set x[3]=0.5`, the lab),
-//   and every choice a student may make (the scale on or off, d_k, the mask's fill) through setting();
+//   tokens(), parameter()), which names it and applies the student's edits (`tapegrad explore
+//   --lesson NAME --set x[3]=0.5`, the lab), and every choice a student may make (the scale on
+//   or off, d_k, the mask's fill) through setting();
 // - its final scalar is named "loss".
 #include <cstdint>
 #include <optional>
