@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 // libgomp's spin count, which it reads at every wait (its config/linux/wait.h). It is hidden in
 // libgomp.a, so it links only into a program that links libgomp statically; this weak
@@ -27,12 +28,6 @@
 extern "C" unsigned long long gomp_spin_count_var [[gnu::weak]];
 
 namespace {
-
-// Rounds of spinning before a waiting thread sleeps when a program starts: about 3 us by
-// libgomp's own estimate of 100,000 rounds per millisecond, tens of us where `pause` is slow.
-// Chosen by measurement (docs/benchmarks.md, "Busy machine").
-constexpr const char* kDefaultSpinCount = "300";
-static_assert(tg::kBriefSpin == 300);
 
 bool tapegrad_chose_the_wait = false;
 
@@ -68,7 +63,7 @@ class SpinChooser {
 
 extern "C" [[gnu::constructor(101)]] void tapegrad_openmp_wait_default() {
   if (std::getenv("OMP_WAIT_POLICY") == nullptr && std::getenv("GOMP_SPINCOUNT") == nullptr) {
-    setenv("GOMP_SPINCOUNT", kDefaultSpinCount, /*overwrite=*/0);
+    setenv("GOMP_SPINCOUNT", std::to_string(tg::kBriefSpin).c_str(), /*overwrite=*/0);
     tapegrad_chose_the_wait = true;
   }
 }

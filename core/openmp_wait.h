@@ -20,7 +20,10 @@ bool tapegrad_chooses_the_wait();
 // than a sleeping one costs an idle machine). ms[i] is update i's time; even i spun briefly.
 unsigned long long faster_spin_count(const double (&ms)[6]);
 
-inline constexpr unsigned long long kBriefSpin = 300;     // rounds of `pause`: microseconds
+// Rounds of `pause` before a waiting thread sleeps. The brief one, which a program starts with,
+// is about 3 us by libgomp's own estimate of 100,000 rounds per millisecond, tens of us where
+// `pause` is slow; chosen by measurement (docs/benchmarks.md, "Busy machine").
+inline constexpr unsigned long long kBriefSpin = 300;
 inline constexpr unsigned long long kLongSpin = 300000;   // libgomp's own default: milliseconds
 inline constexpr int kKeptUpdates = 250;
 

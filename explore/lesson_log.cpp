@@ -1,5 +1,6 @@
 #include "explore/lesson_log.h"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -34,12 +35,11 @@ void LessonPageLog::backward_from(const Tensor& loss) {
 
 // The texts of the lesson's tokens (its first token input's), which label its attention maps.
 std::vector<std::string> LessonPageLog::token_texts() const {
+  const auto has_vocabulary = [](const Input& input) { return !input.vocabulary.empty(); };
+  const auto tokens = std::find_if(inputs().begin(), inputs().end(), has_vocabulary);
   std::vector<std::string> texts;
-  for (const Input& input : inputs()) {
-    if (input.vocabulary.empty()) continue;
-    for (const int64_t id : input.tensor.to_vector<int64_t>()) texts.push_back(input.vocabulary.at(size_t(id)));
-    break;
-  }
+  if (tokens != inputs().end())
+    for (const int64_t id : tokens->tensor.to_vector<int64_t>()) texts.push_back(tokens->vocabulary.at(size_t(id)));
   return texts;
 }
 

@@ -35,7 +35,7 @@ std::vector<ModuleGroup> module_groups(const std::vector<int64_t>& positions, co
       const std::string path = depth == 0 ? levels[0] : groups[open.back()].path + "." + levels[depth];
       open.push_back(groups.size());
       open_levels.push_back(levels[depth]);
-      groups.push_back({path, positions[i], positions[i]});
+      groups.push_back({levels[depth], path, positions[i], positions[i]});
     }
     for (size_t g : open) groups[g].last = positions[i];
   }

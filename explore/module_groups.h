@@ -10,6 +10,7 @@
 namespace tg::explore {
 
 struct ModuleGroup {
+  std::string name;     // its own level: "self_attn", "layers.0"
   std::string path;     // its levels joined: "encoder.layers.0.self_attn"
   int64_t first, last;  // the tape positions of its first and last entry
 };

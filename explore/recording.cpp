@@ -87,7 +87,7 @@ nlohmann::json record(const TapeCapture& capture, const Tensor& loss, Graphs gra
   if (graphs == Graphs::kDot) doc["dot"] = tape().to_dot();
   nlohmann::json groups = nlohmann::json::array();
   for (const ModuleGroup& g : module_groups(positions, modules)) {
-    groups.push_back({{"name", module_levels(g.path).back()}, {"path", g.path}, {"first", g.first}, {"last", g.last}});
+    groups.push_back({{"name", g.name}, {"path", g.path}, {"first", g.first}, {"last", g.last}});
     if (graphs == Graphs::kDot)
       groups.back()["dot"] =
           tape().to_dot([&g](const Entry& e) { return e.tape_position >= g.first && e.tape_position <= g.last; });

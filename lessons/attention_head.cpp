@@ -68,7 +68,6 @@ void attention_head_lesson(LessonLog& log) {
   Tensor E = log.input("E", randn({std::ssize(kVocabulary), C}, kF32, kCPU, gen).requires_grad_());
   Tensor x = embedding(tokens, E, kPad).set_name("x");
   log.label_axes("E", kVocabulary);
-  log.label_axes("tokens", {}, words);
   log.label_axes("padding_mask", {}, words);
   log.label_axes("k^T", {}, words);
   for (const char* by_token : {"x", "q", "k", "v", "out"}) log.label_axes(by_token, words);  // (T, ...)
