@@ -14,6 +14,14 @@ function colour(x, scale) {
   return `rgb(${mix(r)},${mix(g)},${mix(b)})`;
 }
 
+// The labels a lesson gave the rows and columns of the tensor named `name` (its tokens, say:
+// explore/lesson_log.h, "axis_labels"), each kept where its length is the axis's: {rows, cols}.
+function axisLabels(rec, name, summary) {
+  const given = rec.axis_labels?.[name];
+  const fits = (labels, n) => (summary.exact && labels?.length === n ? labels : undefined);
+  return { rows: fits(given?.rows, summary.rows), cols: fits(given?.cols, summary.cols) };
+}
+
 // ---- the tape grouped by module ------------------------------------------------------------
 // The recording lists the module groups (explore/recording.h: "groups", made by
 // explore/module_groups.h, the one place the rule lives): each a range of tape positions, nested,

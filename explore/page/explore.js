@@ -200,12 +200,10 @@ function cellText(summary, r, c, v, options) {
 
 // In the detail pane, as wide as it leaves room for (a narrow window's too), coloured by the
 // step's shared scale when the reader chose one.
-// The labels a lesson gave the rows and columns of the tensor named `name` ("axis_labels",
-// explore/lesson_log.h), each kept where its length is the axis's.
+// A lesson's labels of a tensor's rows and columns (common.js), as heatmap() takes them.
 function givenLabels(name, value) {
-  const given = rec.axis_labels?.[name];
-  const fits = (labels, n) => (value.exact && labels?.length === n ? labels.map(tokenLabel) : undefined);
-  return { rowLabels: fits(given?.rows, value.rows), colLabels: fits(given?.cols, value.cols) };
+  const { rows, cols } = axisLabels(rec, name, value);
+  return { rowLabels: rows?.map(tokenLabel), colLabels: cols?.map(tokenLabel) };
 }
 
 // Ids are labelled with the tokens they stand for: a model's example's (explore/model_example.h)

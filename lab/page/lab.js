@@ -132,15 +132,6 @@ function dragToChange(input, name, index, start, integer) {
   });
 }
 
-// The labels the lesson gave the rows and columns of the tensor named `name` (its tokens, say:
-// explore/lesson_log.h, "axis_labels"), each kept where its length is the axis's.
-function axisLabels(name, summary) {
-  const given = page.rec.axis_labels?.[name];
-  if (given === undefined) return {};
-  const fits = (labels, n) => (labels.length === n ? labels : undefined);
-  return { rows: fits(given.rows, summary.rows), cols: fits(given.cols, summary.cols) };
-}
-
 // A table of the tensor's values, rows x cols as the explorer lays them out; editable cells for an
 // input; rows and columns that stand for tokens labelled with them.
 function valuesTable(name, summary, editable, labels) {
@@ -235,7 +226,7 @@ function figure(name, summary, editable, tensor = name) {
   const vocabulary = (page.rec.inputs ?? []).find(i => i.name === name)?.vocabulary;
   const printed = editable || (summary.exact && summary.rows * summary.cols <= 64);
   const body = vocabulary ? tokensRow(name, summary, vocabulary, editable)
-    : printed ? valuesTable(name, summary, editable, axisLabels(tensor, summary))
+    : printed ? valuesTable(name, summary, editable, axisLabels(page.rec, tensor, summary))
     : colourGrid(summary.values.map(number), summary.grid_rows, summary.grid_cols,
                  `${name}: ${summary.exact ? 'its values' : 'block means of its values'}`);
   return el('figure', {}, el('figcaption', {}, name + ' ', el('span', { class: 'shape' },
