@@ -198,25 +198,25 @@ function cellText(summary, r, c, v, options) {
   return `rows ${span(r, summary.rows, summary.grid_rows)}, cols ${span(c, summary.cols, summary.grid_cols)}: mean ${show(v)}`;
 }
 
-// In the detail pane, as wide as it leaves room for (a narrow window's too), coloured by the
-// step's shared scale when the reader chose one.
-// A lesson's labels of a tensor's rows and columns (common.js), as heatmap() takes them.
+// The labels of a lesson's tensor's rows and columns, as heatmap() takes them: its tokens by
+// their texts (an input with a vocabulary, explore/lesson_log.h), else the labels the lesson gave
+// it (common.js).
 function givenLabels(name, value) {
+  const vocabulary = rec.inputs?.find(i => i.name === name)?.vocabulary;
+  if (vocabulary) return { colLabels: value.values.map(v => tokenLabel(vocabulary[Number(v)])) };
   const { rows, cols } = axisLabels(rec, name, value);
   return { rowLabels: rows?.map(tokenLabel), colLabels: cols?.map(tokenLabel) };
 }
 
-// Ids are labelled with the tokens they stand for: a model's example's (explore/model_example.h)
-// and a lesson's tokens (an input with a vocabulary, explore/lesson_log.h); a lesson's tensor's
-// rows and columns with the labels it gave them, which its gradient (labelledAs: the tensor's
-// name) takes too.
+// In the detail pane, as wide as it leaves room for (a narrow window's too), coloured by the
+// step's shared scale when the reader chose one.
+// A model's example's ids are labelled with the tokens they stand for (explore/model_example.h),
+// a lesson's tensors as givenLabels says; a gradient takes its tensor's (labelledAs: its name).
 function tensorFigure(id, title, role, extraClass, labelledAs = rec.tensors[id].name) {
   const width = Math.min(440, document.getElementById('detail').clientWidth - 20), value = rec.tensors[id].value;
   const tokens = new Map([['tokens', p => p.token], ['targets', p => p.target ?? '\u2014']]).get(rec.tensors[id].name);
-  const vocabulary = rec.inputs?.find(i => i.name === rec.tensors[id].name)?.vocabulary;
   const labels = givenLabels(labelledAs, value);
   if (rec.prediction && tokens) labels.colLabels = rec.prediction.map(tokens).map(tokenLabel);
-  else if (vocabulary) labels.colLabels = value.values.map(v => tokenLabel(vocabulary[Number(v)]));
   return heatmap(value, { title, role, tensor: id, extraClass, scale: state.detailScale, width, ...labels });
 }
 

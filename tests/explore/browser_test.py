@@ -284,6 +284,9 @@ def main(binary, work):
         try:
             for page, rec, small in pages:
                 check_page(driver, page, rec, work / f"{page.stem}.png", click_graph=small)
+                if page.stem == "lesson-attention_head":  # the lesson's tokens figure shows their texts
+                    shown = driver.execute_script("return givenLabels('tokens', rec.inputs[0].value).colLabels")
+                    assert shown == ["the", "cat", "sat", "<pad>"], shown
                 print(f"{page.name}: {len(rec['entries'])} entries and {len(rec['backward'])} backward steps shown "
                       f"as recorded")
             check_model_page(driver, pages[-1][0], pages[-1][1])
