@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/cuda/cuda_only.h"
+#include "optim/norm_term.h"
 
 namespace tg {
 
@@ -24,9 +25,19 @@ std::vector<Tensor> defined_grads(const std::vector<NamedParameter>& params, con
   return grads;
 }
 
-double norm_part(const Tensor& grad, double norm_type) {
-  if (grad.is_cuda()) TG_CUDA_ONLY(return grad_norm_part_cuda(grad, norm_type));
-  return grad_norm_part_cpu(grad, norm_type);
+// The gradients on the CPU, which one parallel region each visits, and those on GPUs.
+struct GradsByDevice {
+  std::vector<Tensor> cpu, cuda;
+};
+
+GradsByDevice by_device(const std::vector<Tensor>& grads) {
+  GradsByDevice split;
+  for (const Tensor& g : grads) (g.is_cuda() ? split.cuda : split.cpu).push_back(g);
+  return split;
+}
+
+void bump_versions(const std::vector<Tensor>& grads) {
+  for (const Tensor& g : grads) g.storage()->bump_version();
 }
 
 }  // namespace
@@ -34,34 +45,26 @@ double norm_part(const Tensor& grad, double norm_type) {
 double clip_grad_norm(const std::vector<NamedParameter>& params, double max_norm, double norm_type) {
   if (!(max_norm >= 0)) throw Error("clip_grad_norm", fmt::format("max_norm must be >= 0, got {}", max_norm));
   if (!(norm_type > 0)) throw Error("clip_grad_norm", fmt::format("norm_type must be > 0 or kInfNorm, got {}", norm_type));
-  const std::vector<Tensor> grads = defined_grads(params, "clip_grad_norm");
-  double total = 0;
-  for (const Tensor& g : grads) {
-    const double part = norm_part(g, norm_type);
-    total = norm_type == kInfNorm ? (std::isnan(part) || part > total ? part : total) : total + part;
-  }
+  const GradsByDevice grads = by_device(defined_grads(params, "clip_grad_norm"));
+  double total = grads.cpu.empty() ? 0 : grads_norm_part_cpu(grads.cpu, norm_type);
+  for (const Tensor& g : grads.cuda) TG_CUDA_ONLY(total = combine_norm_parts(total, grad_norm_part_cuda(g, norm_type), norm_type == kInfNorm));
   if (norm_type != kInfNorm) total = std::pow(total, 1 / norm_type);
   const double scale = max_norm / (total + 1e-6);
   if (!std::isfinite(total) || scale >= 1) return total;
-  for (const Tensor& grad : grads) {
-    if (grad.is_cuda())
-      TG_CUDA_ONLY(grad_scale_cuda(grad, scale));
-    else
-      grad_scale_cpu(grad, scale);
-    grad.storage()->bump_version();
-  }
+  grads_scale_cpu(grads.cpu, scale);
+  for (const Tensor& g : grads.cuda) TG_CUDA_ONLY(grad_scale_cuda(g, scale));
+  bump_versions(grads.cpu);
+  bump_versions(grads.cuda);
   return total;
 }
 
 void clip_grad_value(const std::vector<NamedParameter>& params, double clip) {
   if (!(clip >= 0)) throw Error("clip_grad_value", fmt::format("clip must be >= 0, got {}", clip));
-  for (const Tensor& grad : defined_grads(params, "clip_grad_value")) {
-    if (grad.is_cuda())
-      TG_CUDA_ONLY(grad_clamp_cuda(grad, clip));
-    else
-      grad_clamp_cpu(grad, clip);
-    grad.storage()->bump_version();
-  }
+  const GradsByDevice grads = by_device(defined_grads(params, "clip_grad_value"));
+  grads_clamp_cpu(grads.cpu, clip);
+  for (const Tensor& g : grads.cuda) TG_CUDA_ONLY(grad_clamp_cuda(g, clip));
+  bump_versions(grads.cpu);
+  bump_versions(grads.cuda);
 }
 
 }  // namespace tg

@@ -9,6 +9,7 @@
 #include "core/factories.h"
 #include "ops/common/block_reduce_cuda.cuh"
 #include "optim/clip_grad.h"
+#include "optim/norm_term.h"
 
 namespace tg {
 
@@ -21,7 +22,7 @@ __global__ void grad_norm_part_kernel(double* partial, const T* g, int64_t n, do
   double acc = 0;
   TG_GRID_STRIDE_LOOP(i, n) {
     const double a = fabs(static_cast<double>(g[i]));
-    acc = inf_norm ? max_keep_nan(acc, a) : acc + pow(a, norm_type);
+    acc = inf_norm ? max_keep_nan(acc, a) : acc + norm_term(a, norm_type);
   }
   acc = inf_norm ? block_max(acc) : block_sum(acc);  // inf_norm is the same for every thread
   if (threadIdx.x == 0) partial[blockIdx.x] = acc;
@@ -53,8 +54,7 @@ double grad_norm_part_cuda(const Tensor& grad, double norm_type) {
   });
   TG_CUDA_CHECK_LAUNCH("clip_grad_norm");
   double total = 0;
-  for (double part : partial.to_vector<double>())
-    total = inf_norm ? (std::isnan(part) || part > total ? part : total) : total + part;
+  for (double part : partial.to_vector<double>()) total = combine_norm_parts(total, part, inf_norm);
   return total;
 }
 

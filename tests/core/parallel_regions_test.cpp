@@ -74,6 +74,29 @@ TEST_CASE("parallel regions: AdamW updates every parameter in one region" * doct
   for (size_t i = 0; i < one.size(); ++i) require_same_bits(two[i].tensor, one[i].tensor);
 }
 
+TEST_CASE("parallel regions: clip_grad_norm measures every gradient in one region and scales them in one" *
+          doctest::skip(!counting)) {
+  // float gradients above and below the grain and a double one
+  auto make_params = [] {
+    manual_seed(5);
+    std::vector<NamedParameter> params{{"big", randn({300, 400}).requires_grad_()},
+                                       {"small", randn({64}).requires_grad_()},
+                                       {"big2", randn({70000}).requires_grad_()},
+                                       {"wide", randn({5000}, kF64).requires_grad_()}};
+    for (auto& p : params) {
+      Tensor t = p.tensor;
+      t.backward(randn(t.shape(), t.dtype()));
+    }
+    return params;
+  };
+  std::vector<NamedParameter> two = make_params(), one = make_params();
+  double two_norm = 0, one_norm = 0;
+  CHECK(regions_opened_by([&] { two_norm = clip_grad_norm(two, 1); }) == 2);
+  on_one_thread([&] { one_norm = clip_grad_norm(one, 1); });
+  CHECK(std::memcmp(&two_norm, &one_norm, sizeof(double)) == 0);  // the same sum order at every thread count
+  for (size_t i = 0; i < one.size(); ++i) require_same_bits(two[i].tensor.grad(), one[i].tensor.grad());
+}
+
 TEST_CASE("parallel regions: linear's weight and bias gradients share the product's region" *
           doctest::skip(!counting)) {
   // x (512, 256), weight (256, 256), bias (256): the bias's column sums run inside the region of

@@ -1,4 +1,9 @@
+#include <omp.h>
+
 #include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
 
 #include "optim_test_util.h"
 
@@ -96,6 +101,37 @@ TEST_CASE("clip_grad_norm: large gradients (the threaded loops)") {
   g[n / 2] = std::nan("");
   set_grad(p, g);
   CHECK(std::isnan(clip_grad_norm({p}, 1, kInfNorm)));
+}
+
+TEST_CASE("clip_grad_norm: many gradients give the same norm, to the bit, on one thread and on two") {
+  // 3 x 70000 float elements and a small double gradient: chunks from several gradients in one
+  // parallel region; the 2-norm, the 1-norm and a 3-norm (pow per element)
+  Generator gen(11);
+  std::vector<std::vector<double>> values;
+  for (int i = 0; i < 3; ++i) values.push_back(rand({70000}, kF64, kCPU, gen, -1, 1).to_vector<double>());
+  auto make = [&] {
+    std::vector<NamedParameter> params;
+    for (size_t i = 0; i < values.size(); ++i)
+      params.push_back(param(fmt::format("w{}", i), std::vector<double>(values[i].size()), {70000}, kF32));
+    params.push_back(param("d", {0.5, -2}));
+    for (size_t i = 0; i < values.size(); ++i) set_grad(params[i], values[i]);
+    set_grad(params.back(), {0.5, -2});
+    return params;
+  };
+  const int threads = omp_get_max_threads();
+  for (double norm_type : {2.0, 1.0, 3.0}) {
+    CAPTURE(norm_type);
+    omp_set_num_threads(1);
+    const double one = clip_grad_norm(make(), 1e9, norm_type);
+    omp_set_num_threads(2);
+    const double two = clip_grad_norm(make(), 1e9, norm_type);
+    omp_set_num_threads(threads);
+    CHECK(std::memcmp(&one, &two, sizeof(double)) == 0);
+    double expected = std::pow(0.5, norm_type) + std::pow(2.0, norm_type);  // in a different order: close, not equal
+    for (const auto& v : values)
+      for (double x : v) expected += std::pow(std::abs(static_cast<double>(static_cast<float>(x))), norm_type);
+    CHECK(one == doctest::Approx(std::pow(expected, 1 / norm_type)).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("clip_grad: CUDA gradients give the CPU's norm and clipped values") {
