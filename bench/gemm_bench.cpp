@@ -64,6 +64,11 @@ std::vector<Case> bench_cases() {
   add_linear(cases, "C256 proj", 2048, 256, 256, false);
   add_linear(cases, "C256 ffn1", 2048, 256, 1024, false);
   add_linear(cases, "C256 ffn2", 2048, 1024, 256, false);
+  // Issue 31's character GPT (nanoGPT's "baby GPT": batch 12 x block 64 = 768 rows, C=128).
+  add_linear(cases, "gpt qkv", 768, 128, 384, false);
+  add_linear(cases, "gpt proj", 768, 128, 128, false);
+  add_linear(cases, "gpt ffn1", 768, 128, 512, false);
+  add_linear(cases, "gpt ffn2", 768, 512, 128, false);
   // Attention over B*NH = 64 (T,hs) heads: q@k^T and datt = dout@v^T; att@v and dq = datt@k;
   // dv = att^T@dout and dk = datt^T@q.
   cases.push_back({"attn q@k^T", 64, 128, 128, 32, false, true});

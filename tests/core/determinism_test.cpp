@@ -33,8 +33,8 @@ std::vector<std::string> bytes_with_threads(int threads, const std::function<Ten
   Threads scope(threads);
   std::vector<std::string> out;
   for (const Tensor& t : fn()) {
-    const std::vector<float> v = t.to_vector<float>();
-    out.emplace_back(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+    const Tensor c = contiguous(t);
+    out.emplace_back(static_cast<const char*>(c.raw_data()), static_cast<size_t>(c.numel()) * element_size(c.dtype()));
   }
   return out;
 }
@@ -118,5 +118,15 @@ TEST_CASE("determinism: the kernels documented as independent of the thread coun
     Tensor loss = cross_entropy(logits, tensor_i64(targets), {.reduction = Reduction::none});
     loss.backward(ones_like(loss));
     return TensorList{table.grad(), loss, logits.grad()};
+  });
+  require_thread_count_independent("clip_grad_norm: the norm and the scaled gradients", [&] {
+    std::vector<NamedParameter> params;
+    for (const Tensor& values : {x, table_values, w}) {
+      Tensor p = zeros_like(values).requires_grad_();
+      p.backward(values);
+      params.push_back({"p", p});
+    }
+    const double norm = clip_grad_norm(params, 1);
+    return TensorList{tensor({norm}, {1}, kF64), params[0].tensor.grad(), params[1].tensor.grad()};
   });
 }
