@@ -45,10 +45,13 @@ void serial_for_each(const Shape& shape, const std::array<const Shape*, N>& stri
   strided_range<N>(shape, strides, 0, numel(shape), fn);
 }
 
+// work_per_element: the elements fn reads for each one it is given (a reduction's row length),
+// so that a few long rows are shared among the threads too.
 template <size_t N, class Fn>
-void strided_for_each(const Shape& shape, const std::array<const Shape*, N>& strides, Fn&& fn) {
+void strided_for_each(const Shape& shape, const std::array<const Shape*, N>& strides, Fn&& fn,
+                      int64_t work_per_element = 1) {
   const int64_t n = numel(shape);
-  if (n <= kParallelGrain) return strided_range<N>(shape, strides, 0, n, fn);
+  if (n * work_per_element <= kParallelGrain || n < 2) return strided_range<N>(shape, strides, 0, n, fn);
 #pragma omp parallel
   {
     const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();

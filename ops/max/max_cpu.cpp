@@ -40,7 +40,7 @@ void max_forward_cpu(const Tensor& out, const Tensor& indices, const Tensor& x, 
         if (replaces(row[k * step], row[best * step])) best = k;
       o[off[0]] = row[best * step];
       idx[off[0]] = best;
-    });
+    }, n);
   });
 }
 
