@@ -46,13 +46,15 @@ double clip_grad_norm(const std::vector<NamedParameter>& params, double max_norm
   if (!(max_norm >= 0)) throw Error("clip_grad_norm", fmt::format("max_norm must be >= 0, got {}", max_norm));
   if (!(norm_type > 0)) throw Error("clip_grad_norm", fmt::format("norm_type must be > 0 or kInfNorm, got {}", norm_type));
   const GradsByDevice grads = by_device(defined_grads(params, "clip_grad_norm"));
-  double total = grads.cpu.empty() ? 0 : grads_norm_part_cpu(grads.cpu, norm_type);
-  for (const Tensor& g : grads.cuda) TG_CUDA_ONLY(total = combine_norm_parts(total, grad_norm_part_cuda(g, norm_type), norm_type == kInfNorm));
-  if (norm_type != kInfNorm) total = std::pow(total, 1 / norm_type);
+  double total = grads_norm_part_cpu(grads.cpu, norm_type);
+  const bool inf_norm = norm_type == kInfNorm;
+  if (!grads.cuda.empty())
+    TG_CUDA_ONLY(total = combine_norm_parts(total, grads_norm_part_cuda(grads.cuda, norm_type), inf_norm));
+  if (!inf_norm) total = std::pow(total, 1 / norm_type);
   const double scale = max_norm / (total + 1e-6);
   if (!std::isfinite(total) || scale >= 1) return total;
   grads_scale_cpu(grads.cpu, scale);
-  for (const Tensor& g : grads.cuda) TG_CUDA_ONLY(grad_scale_cuda(g, scale));
+  if (!grads.cuda.empty()) TG_CUDA_ONLY(grads_scale_cuda(grads.cuda, scale));
   bump_versions(grads.cpu);
   bump_versions(grads.cuda);
   return total;
@@ -62,7 +64,7 @@ void clip_grad_value(const std::vector<NamedParameter>& params, double clip) {
   if (!(clip >= 0)) throw Error("clip_grad_value", fmt::format("clip must be >= 0, got {}", clip));
   const GradsByDevice grads = by_device(defined_grads(params, "clip_grad_value"));
   grads_clamp_cpu(grads.cpu, clip);
-  for (const Tensor& g : grads.cuda) TG_CUDA_ONLY(grad_clamp_cuda(g, clip));
+  if (!grads.cuda.empty()) TG_CUDA_ONLY(grads_clamp_cuda(grads.cuda, clip));
   bump_versions(grads.cpu);
   bump_versions(grads.cuda);
 }

@@ -22,18 +22,18 @@ double clip_grad_norm(const std::vector<NamedParameter>& params, double max_norm
 // Clamps every gradient element into [-clip, clip] (NaN stays NaN). clip >= 0.
 void clip_grad_value(const std::vector<NamedParameter>& params, double clip);
 
-// The kernels, on contiguous gradients. On the CPU (clip_grad_cpu.cpp, OpenMP) each visits every
-// gradient of the list in one parallel region; on a GPU (clip_grad_cuda.cu, one thread per
-// element) one gradient per launch.
+// The kernels, on lists of contiguous gradients, on the CPU (clip_grad_cpu.cpp: every gradient of
+// the list in one OpenMP parallel region) or on a GPU (clip_grad_cuda.cu: one launch per
+// gradient, one thread per element):
 // sum over g of |g|^norm_type, or max |g| for kInfNorm (NaN if any element is NaN); in double,
 // summed on the CPU in an order that does not depend on the thread count.
 double grads_norm_part_cpu(const std::vector<Tensor>& grads, double norm_type);
-double grad_norm_part_cuda(const Tensor& grad, double norm_type);
+double grads_norm_part_cuda(const std::vector<Tensor>& grads, double norm_type);
 // g *= scale (in place).
 void grads_scale_cpu(const std::vector<Tensor>& grads, double scale);
-void grad_scale_cuda(const Tensor& grad, double scale);
+void grads_scale_cuda(const std::vector<Tensor>& grads, double scale);
 // g = clamp(g, -clip, clip) (in place); NaN stays NaN.
 void grads_clamp_cpu(const std::vector<Tensor>& grads, double clip);
-void grad_clamp_cuda(const Tensor& grad, double clip);
+void grads_clamp_cuda(const std::vector<Tensor>& grads, double clip);
 
 }  // namespace tg

@@ -34,7 +34,8 @@ std::vector<GradChunk> grad_chunks(const std::vector<Tensor>& grads, const char*
     dispatch_floating(grad.dtype(), op, [&](auto zero) {
       using T = decltype(zero);
       T* g = grad.data<T>();
-      for (int64_t first = 0; first < n; first += kGradChunk) chunks.push_back({g + first, std::min(kGradChunk, n - first)});
+      for (int64_t first = 0; first < n; first += kGradChunk)
+        chunks.push_back({g + first, std::min(kGradChunk, n - first)});
     });
     elements += n;
   }
@@ -88,7 +89,8 @@ double grads_norm_part_cpu(const std::vector<Tensor>& grads, double norm_type) {
   int64_t elements = 0;
   const std::vector<GradChunk> chunks = grad_chunks(grads, "clip_grad_norm", elements);
   std::vector<double> parts(chunks.size());
-  for_each_chunk(chunks, elements, [&](int64_t c, const auto* g, int64_t n) { parts[c] = chunk_norm_part(g, n, norm_type); });
+  for_each_chunk(chunks, elements,
+                 [&](int64_t c, const auto* g, int64_t n) { parts[c] = chunk_norm_part(g, n, norm_type); });
   double total = 0;  // the chunks' parts in order: the same bits at every thread count
   for (double part : parts) total = combine_norm_parts(total, part, norm_type == kInfNorm);
   return total;

@@ -40,9 +40,7 @@ __global__ void grad_clamp_kernel(T* g, T hi, int64_t n) {
   TG_GRID_STRIDE_LOOP(i, n) g[i] = g[i] > hi ? hi : (g[i] < -hi ? -hi : g[i]);
 }
 
-}  // namespace
-
-double grad_norm_part_cuda(const Tensor& grad, double norm_type) {
+double norm_part_of(const Tensor& grad, double norm_type) {
   const int64_t n = grad.numel();
   if (n == 0) return 0;
   const bool inf_norm = norm_type == kInfNorm;
@@ -58,7 +56,7 @@ double grad_norm_part_cuda(const Tensor& grad, double norm_type) {
   return total;
 }
 
-void grad_scale_cuda(const Tensor& grad, double scale) {
+void scale_one(const Tensor& grad, double scale) {
   const int64_t n = grad.numel();
   if (n == 0) return;
   dispatch_floating(grad.dtype(), "clip_grad_norm", [&](auto zero) {
@@ -68,7 +66,7 @@ void grad_scale_cuda(const Tensor& grad, double scale) {
   TG_CUDA_CHECK_LAUNCH("clip_grad_norm");
 }
 
-void grad_clamp_cuda(const Tensor& grad, double clip) {
+void clamp_one(const Tensor& grad, double clip) {
   const int64_t n = grad.numel();
   if (n == 0) return;
   dispatch_floating(grad.dtype(), "clip_grad_value", [&](auto zero) {
@@ -76,6 +74,23 @@ void grad_clamp_cuda(const Tensor& grad, double clip) {
     grad_clamp_kernel<<<blocks_for(n), kThreads>>>(grad.data<T>(), static_cast<T>(clip), n);
   });
   TG_CUDA_CHECK_LAUNCH("clip_grad_value");
+}
+
+}  // namespace
+
+double grads_norm_part_cuda(const std::vector<Tensor>& grads, double norm_type) {
+  double total = 0;
+  for (const Tensor& grad : grads)
+    total = combine_norm_parts(total, norm_part_of(grad, norm_type), norm_type == kInfNorm);
+  return total;
+}
+
+void grads_scale_cuda(const std::vector<Tensor>& grads, double scale) {
+  for (const Tensor& grad : grads) scale_one(grad, scale);
+}
+
+void grads_clamp_cuda(const std::vector<Tensor>& grads, double clip) {
+  for (const Tensor& grad : grads) clamp_one(grad, clip);
 }
 
 }  // namespace tg
