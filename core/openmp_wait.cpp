@@ -39,23 +39,24 @@ class SpinChooser {
     const std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
     if (started_) {  // the update that just ended ran with the spin count of position_
-      if (position_ < kTrial) ms_[position_] = std::chrono::duration<double, std::milli>(now - last_).count();
-      if (++position_ == kTrial) chosen_ = tg::faster_spin_count(ms_);
-      if (position_ == kTrial + tg::kKeptUpdates) position_ = 0;
+      if (position_ < tg::kTrialUpdates)
+        ms_[position_] = std::chrono::duration<double, std::milli>(now - last_).count();
+      if (++position_ == tg::kTrialUpdates) chosen_ = tg::faster_spin_count(ms_);
+      if (position_ == tg::kTrialUpdates + tg::kKeptUpdates) position_ = 0;
     }
     started_ = true;
     last_ = now;
-    const unsigned long long next = position_ >= kTrial ? chosen_ : position_ % 2 ? tg::kLongSpin : tg::kBriefSpin;
+    const unsigned long long trial_spin = position_ % 2 ? tg::kLongSpin : tg::kBriefSpin;
+    const unsigned long long next = position_ >= tg::kTrialUpdates ? chosen_ : trial_spin;
     __atomic_store_n(&gomp_spin_count_var, next, __ATOMIC_RELAXED);
   }
 
  private:
-  static constexpr int kTrial = 6;
   std::mutex mutex_;
   bool started_ = false;  // the first update's end starts the clock: its own time is the warm-up's
   int position_ = 0;
   std::chrono::steady_clock::time_point last_;
-  double ms_[kTrial] = {};
+  double ms_[tg::kTrialUpdates] = {};
   unsigned long long chosen_ = tg::kBriefSpin;
 };
 
@@ -77,7 +78,7 @@ void openmp_update_finished() {
   if (tapegrad_chooses_the_wait()) chooser.update_finished();
 }
 
-unsigned long long faster_spin_count(const double (&ms)[6]) {
+unsigned long long faster_spin_count(const double (&ms)[kTrialUpdates]) {
   const auto median = [](double a, double b, double c) {
     return std::max(std::min(a, b), std::min(std::max(a, b), c));
   };

@@ -15,10 +15,13 @@ void openmp_update_finished();
 // and the environment set neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT when the program started.
 bool tapegrad_chooses_the_wait();
 
+// Updates 2 to 7: the trials, alternately brief and long.
+inline constexpr int kTrialUpdates = 6;
+
 // The spin count a trial's update times choose: the long one when its median update is at
 // least 3% faster than the brief one's (a spinning thread can cost a busy machine much more
 // than a sleeping one costs an idle machine). ms[i] is update i's time; even i spun briefly.
-unsigned long long faster_spin_count(const double (&ms)[6]);
+unsigned long long faster_spin_count(const double (&ms)[kTrialUpdates]);
 
 // Rounds of `pause` before a waiting thread sleeps. The brief one, which a program starts with,
 // is about 3 us by libgomp's own estimate of 100,000 rounds per millisecond, tens of us where

@@ -6,6 +6,7 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/vec_math.h"
 #include "optim/clip_grad.h"
 #include "optim/norm_term.h"
 
@@ -26,9 +27,8 @@ struct GradChunk {
 constexpr int64_t kGradChunk = 4096;
 
 // The chunks of `grads`, in order; throws for a gradient that is not floating point.
-std::vector<GradChunk> grad_chunks(const std::vector<Tensor>& grads, const char* op, int64_t& elements) {
+std::vector<GradChunk> grad_chunks(const std::vector<Tensor>& grads, const char* op) {
   std::vector<GradChunk> chunks;
-  elements = 0;
   for (const Tensor& grad : grads) {
     const int64_t n = grad.numel();
     dispatch_floating(grad.dtype(), op, [&](auto zero) {
@@ -37,7 +37,6 @@ std::vector<GradChunk> grad_chunks(const std::vector<Tensor>& grads, const char*
       for (int64_t first = 0; first < n; first += kGradChunk)
         chunks.push_back({g + first, std::min(kGradChunk, n - first)});
     });
-    elements += n;
   }
   return chunks;
 }
@@ -45,25 +44,21 @@ std::vector<GradChunk> grad_chunks(const std::vector<Tensor>& grads, const char*
 // Calls f(c, g, n) on every chunk c (g: its float* or double*, n: its size), the chunks shared
 // among the threads of one parallel region.
 template <class F>
-void for_each_chunk(const std::vector<GradChunk>& chunks, int64_t elements, F f) {
+void for_each_chunk(const std::vector<GradChunk>& chunks, F f) {
   const auto count = static_cast<int64_t>(chunks.size());
+  int64_t elements = 0;
+  for (const GradChunk& chunk : chunks) elements += chunk.size;
 #pragma omp parallel for schedule(static) if (elements > kParallelGrain)
   for (int64_t c = 0; c < count; ++c) std::visit([&](auto* g) { f(c, g, chunks[c].size); }, chunks[c].data);
 }
 
-// sum term(g[i]) over n elements in eight running sums added at the end: an order fixed by n
-// alone, which the compiler can vectorise.
+// sum term(g[i]) over n elements, in the fixed lanes of sum_rows (ops/common/vec_math.h): an
+// order set by n alone, whatever the vector width.
 template <class T, class Term>
 double lane_sum(const T* g, int64_t n, Term term) {
-  constexpr int64_t kLanes = 8;
-  double lanes[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += term(g[i + l]);
-  for (int64_t l = 0; i < n; ++i, ++l) lanes[l] += term(g[i]);
-  double sum = 0;
-  for (double lane : lanes) sum += lane;
-  return sum;
+  double sum[1][1];
+  sum_rows<1>(n, sum, [&](int, int64_t i) { return term(g[i]); });
+  return sum[0][0];
 }
 
 // sum |g|^norm_type over a chunk (the square and the absolute value without pow), or its max |g|
@@ -86,29 +81,23 @@ double chunk_norm_part(const T* g, int64_t n, double norm_type) {
 }  // namespace
 
 double grads_norm_part_cpu(const std::vector<Tensor>& grads, double norm_type) {
-  int64_t elements = 0;
-  const std::vector<GradChunk> chunks = grad_chunks(grads, "clip_grad_norm", elements);
+  const std::vector<GradChunk> chunks = grad_chunks(grads, "clip_grad_norm");
   std::vector<double> parts(chunks.size());
-  for_each_chunk(chunks, elements,
-                 [&](int64_t c, const auto* g, int64_t n) { parts[c] = chunk_norm_part(g, n, norm_type); });
+  for_each_chunk(chunks, [&](int64_t c, const auto* g, int64_t n) { parts[c] = chunk_norm_part(g, n, norm_type); });
   double total = 0;  // the chunks' parts in order: the same bits at every thread count
   for (double part : parts) total = combine_norm_parts(total, part, norm_type == kInfNorm);
   return total;
 }
 
 void grads_scale_cpu(const std::vector<Tensor>& grads, double scale) {
-  int64_t elements = 0;
-  const std::vector<GradChunk> chunks = grad_chunks(grads, "clip_grad_norm", elements);
-  for_each_chunk(chunks, elements, [scale](int64_t, auto* g, int64_t n) {
+  for_each_chunk(grad_chunks(grads, "clip_grad_norm"), [scale](int64_t, auto* g, int64_t n) {
     const auto s = static_cast<std::remove_reference_t<decltype(*g)>>(scale);
     for (int64_t i = 0; i < n; ++i) g[i] *= s;
   });
 }
 
 void grads_clamp_cpu(const std::vector<Tensor>& grads, double clip) {
-  int64_t elements = 0;
-  const std::vector<GradChunk> chunks = grad_chunks(grads, "clip_grad_value", elements);
-  for_each_chunk(chunks, elements, [clip](int64_t, auto* g, int64_t n) {
+  for_each_chunk(grad_chunks(grads, "clip_grad_value"), [clip](int64_t, auto* g, int64_t n) {
     const auto hi = static_cast<std::remove_reference_t<decltype(*g)>>(clip);
     for (int64_t i = 0; i < n; ++i) g[i] = g[i] > hi ? hi : (g[i] < -hi ? -hi : g[i]);  // NaN kept
   });
