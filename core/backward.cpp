@@ -57,17 +57,21 @@ void check_gradient(const Tensor& grad, const TensorRecord& target, const Entry&
                                   e.tape_position, e.op, input, shape_str(target.shape), e.str()));
 }
 
-// Runs e's rule on its outputs' gradients (zeros for those that got none) and checks what it
-// returns: one gradient per input, each of its input's shape and dtype, or undefined.
-TensorList run_rule(const Entry& e, TensorList grad_outputs, bool create_graph) {
+// e's outputs' gradients, zeros for those that got none.
+TensorList with_zeros(const Entry& e, TensorList grad_outputs) {
   for (size_t i = 0; i < grad_outputs.size(); ++i) {
     const TensorRecord& out = e.outputs[i];
     if (!grad_outputs[i].defined()) grad_outputs[i] = zeros(out.shape, out.dtype, out.device);
   }
+  return grad_outputs;
+}
+
+// Runs e's rule and checks what it returns: one gradient per input, each of its input's shape
+// and dtype, or undefined; where the rule added into the gathered gradient, that tensor.
+TensorList run_rule(const Entry& e, const BackwardContext& ctx, const TensorList& gathered) {
   TensorList grad_inputs;
   try {
-    const BackwardRule& rule = create_graph || !e.fast ? e.reference : e.fast;
-    grad_inputs = rule(BackwardContext(e, std::move(grad_outputs), create_graph));
+    grad_inputs = (ctx.create_graph() || !e.fast ? e.reference : e.fast)(ctx);
   } catch (const Error& err) {  // an op the rule calls failed (an anomaly, say): say which entry ran it
     throw Error(e.op, fmt::format("in the backward rule of tape entry #{} '{}': {}", e.tape_position, e.op,
                                   err.what()));
@@ -75,8 +79,12 @@ TensorList run_rule(const Entry& e, TensorList grad_outputs, bool create_graph) 
   if (grad_inputs.size() != e.inputs.size())
     throw Error(e.op, fmt::format("backward rule of tape entry #{} returned {} gradients for {} inputs",
                                   e.tape_position, grad_inputs.size(), e.inputs.size()));
-  for (size_t i = 0; i < e.inputs.size(); ++i)
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    if (ctx.added_into_gathered(int(i)) && grad_inputs[i].impl() != gathered[i].impl())
+      throw Error(e.op, fmt::format("backward rule of tape entry #{} added into the gradient gathered for input "
+                                    "{} but returned another tensor", e.tape_position, i));
     if (e.inputs[i].requires_grad && grad_inputs[i].defined()) check_gradient(grad_inputs[i], e.inputs[i].record, e, i);
+  }
   return grad_inputs;
 }
 
@@ -282,6 +290,23 @@ void BackwardStepper::accumulate(const EntryInput& target, const Tensor& grad, i
   add_to(grads_[target.record.id], grad);
 }
 
+// The gradients gathered so far for e's inputs that its fast rule may add into in place
+// (BackwardContext::add_into_gathered): only in a plain backward (run(): no one is shown the
+// gradients; no graph created, no tg::grad, no anomaly mode, which names the entry that made a
+// NaN), only for tensors that are not leaves and whose sum nothing else sees, each once.
+TensorList BackwardStepper::gathered_for(const Entry& e) const {
+  if (show_grads_ || create_graph_ || !capture_ids_.empty() || AnomalyMode::enabled() || !e.fast) return {};
+  TensorList gathered(e.inputs.size());
+  std::unordered_set<int64_t> offered;
+  for (size_t i = 0; i < e.inputs.size(); ++i) {
+    const EntryInput& in = e.inputs[i];
+    if (!in.requires_grad || in.leaf || !offered.insert(in.record.id).second) continue;
+    auto it = grads_.find(in.record.id);
+    if (it != grads_.end() && unshared(it->second)) gathered[i] = it->second;
+  }
+  return gathered;
+}
+
 const Entry& BackwardStepper::step() {
   if (done()) throw Error("backward", "no entries left to step");
   Entry& e = *order_[next_++];
@@ -313,9 +338,12 @@ const Entry& BackwardStepper::step() {
     last_input_grads_.assign(e.inputs.size(), Tensor());
   }
   if (any) {  // else no gradient flows through this entry
-    const TensorList grad_inputs = run_rule(e, std::move(grad_outputs), create_graph_);
+    const TensorList gathered = gathered_for(e);
+    const BackwardContext ctx(e, with_zeros(e, std::move(grad_outputs)), create_graph_, gathered);
+    const TensorList grad_inputs = run_rule(e, ctx, gathered);
     for (size_t i = 0; i < e.inputs.size(); ++i) {
       if (!e.inputs[i].requires_grad || !grad_inputs[i].defined()) continue;
+      if (ctx.added_into_gathered(int(i))) continue;  // the rule added it into grads_ itself
       if (show_grads_) last_input_grads_[i] = grad_inputs[i];
       accumulate(e.inputs[i], grad_inputs[i], e.tape_position, i);
     }

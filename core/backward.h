@@ -11,7 +11,8 @@
 // The whole algorithm: seed grads[root] = grad_output; then for each entry, newest first (the
 // tape order is already a topological order), call its rule on the gradients of its outputs
 // and add what it returns for input x into grads[x] (a leaf's into x.grad()). That one rule,
-// grads[x] += g, lives in BackwardStepper::accumulate.
+// grads[x] += g, lives in BackwardStepper::accumulate (or, in a plain backward, in a rule
+// that adds its gradient into the one gathered: BackwardContext::add_into_gathered).
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -85,6 +86,7 @@ class BackwardStepper {
   void add_to(Tensor& sum, const Tensor& grad) const;
   void add_to_grad(std::shared_ptr<TensorImpl>& dst, const Tensor& grad) const;
   void keep_entries_leading_to_captured();
+  TensorList gathered_for(const Entry& e) const;
 
   std::vector<std::shared_ptr<Entry>> order_;  // reverse execution order
   size_t next_ = 0;

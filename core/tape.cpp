@@ -56,6 +56,12 @@ const Tensor& BackwardContext::saved(std::string_view name) const {
                                      "does not hold", name, entry_.tape_position));
 }
 
+Tensor BackwardContext::add_into_gathered(int input) const {
+  if (input >= int(gathered_.size()) || !gathered_[input].defined()) return {};
+  added_[input] = true;
+  return gathered_[input];
+}
+
 // The saved tensor with its history: the input itself, or the output made again (the same id,
 // storage and producer), since the entry keeps its outputs by record only.
 const Tensor& BackwardContext::differentiable(const SavedTensor& s) const {

@@ -92,9 +92,21 @@ struct Entry : std::enable_shared_from_this<Entry> {
 // What a backward rule sees: the gradients of the entry's outputs and its saved tensors.
 class BackwardContext {
  public:
-  BackwardContext(const Entry& entry, TensorList grad_outputs, bool create_graph = false)
-      : entry_(entry), grad_outputs_(std::move(grad_outputs)), create_graph_(create_graph) {}
+  BackwardContext(const Entry& entry, TensorList grad_outputs, bool create_graph = false, TensorList gathered = {})
+      : entry_(entry),
+        grad_outputs_(std::move(grad_outputs)),
+        create_graph_(create_graph),
+        gathered_(std::move(gathered)),
+        added_(gathered_.size(), false) {}
   const Tensor& grad(int output = 0) const { return grad_outputs_.at(output); }
+  // The gradient other entries have already given `input`, offered for the rule to add its own
+  // into, in place, and then return as that input's gradient: the sum the backward pass would
+  // otherwise take in a pass of its own. Undefined where none is offered: the backward pass
+  // offers a gradient only when nothing else can see it (a plain backward: no graph created,
+  // no one stepping, no tg::grad, no anomaly mode), and only to the fast rule. A rule that
+  // takes it must leave the bits of grad + its own gradient, as the separate sum would.
+  Tensor add_into_gathered(int input) const;
+  bool added_into_gathered(int input) const { return input < int(added_.size()) && added_[input]; }
   // The tensor saved under `name`. While a backward creates a graph, a saved input or output is
   // the tensor itself, with its history, so what the rule computes from it is recorded.
   const Tensor& saved(std::string_view name) const;
@@ -109,6 +121,8 @@ class BackwardContext {
   const Entry& entry_;
   TensorList grad_outputs_;
   bool create_graph_;
+  TensorList gathered_;              // per input: the gradient gathered so far, where offered
+  mutable std::vector<bool> added_;  // per input: whether the rule took gathered_[input]
   mutable TensorList outputs_;  // the entry's outputs as tensors again, made on first use
 };
 

@@ -139,13 +139,15 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight,
       auto grad_for = [&](int input) {
         return ctx.needs_grad(input) ? empty(ctx.input_shape(input), ctx.input_dtype(input), x.device()) : Tensor();
       };
-      Tensor dx = grad_for(0), dweight = grad_for(1), dbias = grad_for(2);
+      // On the CPU dx is added into x's gradient gathered so far, where the backward pass offers it.
+      const Tensor gathered = ctx.needs_grad(0) && !x.is_cuda() ? ctx.add_into_gathered(0) : Tensor();
+      Tensor dx = gathered.defined() ? gathered : grad_for(0), dweight = grad_for(1), dbias = grad_for(2);
       const Tensor &mean = ctx.saved("mean"), &rstd = ctx.saved("rstd");
       const Tensor w = has_weight ? contiguous_or_copy(ctx.saved("weight")) : Tensor(), gc = contiguous_or_copy(g);
       if (x.is_cuda())
         TG_CUDA_ONLY(layer_norm_backward_cuda(dx, dweight, dbias, mean, rstd, gc, x, w, N, C));
       else
-        layer_norm_backward_cpu(dx, dweight, dbias, mean, rstd, gc, x, w, N, C);
+        layer_norm_backward_cpu(dx, dweight, dbias, mean, rstd, gc, x, w, N, C, gathered.defined());
       return {dx, dweight, dbias};
     });
   }

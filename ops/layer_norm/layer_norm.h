@@ -25,10 +25,11 @@ void layer_norm_forward_cuda(const Tensor& out, const Tensor& mean, const Tensor
 // dx (N,C), dweight (C), dbias (C) = writes; an undefined one is not computed. Parallel over
 // rows for dx and over columns for dweight/dbias (each column sums its rows in order: no
 // races, and the same result with any number of threads). On the GPU: one block per row for
-// dx, one thread per column for dweight/dbias.
+// dx, one thread per column for dweight/dbias. add_dx: dx += instead (on the CPU), with the bits
+// of writing dx and adding it afterwards: a backward rule adding into a gradient already gathered.
 void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                              const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
-                             int64_t N, int64_t C);
+                             int64_t N, int64_t C, bool add_dx = false);
 void layer_norm_backward_cuda(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                               const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
                               int64_t N, int64_t C);

@@ -85,12 +85,34 @@ TG_VEC_CLONES void layer_norm_param_grads_row_f32(float* dweight_part, float* db
 
 constexpr int64_t kBlockRows = 32;  // float32 dweight/dbias: rows per partial sum
 
+// dst[0..n) += src[0..n): a row of dx, made in a scratch row, added to the gradient gathered so
+// far. Its own loop through memory, so the compiler cannot contract dx's last product and the
+// sum into one fused multiply-add: the bits are those of writing dx and adding it afterwards.
+template <class T>
+[[gnu::noinline]] void add_row(T* dst, const T* src, int64_t n) {
+#pragma omp simd
+  for (int64_t c = 0; c < n; ++c) dst[c] += src[c];
+}
+
+// Where a thread writes row n of dx: into d, or, adding (scratch != null), into its scratch row
+// (C elements per thread), added to d by add_row.
+template <class T>
+struct DxRows {
+  T* d;
+  T* scratch;
+  int64_t C;
+  T* row(int64_t n) const { return scratch ? scratch + omp_get_thread_num() * C : d + n * C; }
+  void finish(int64_t n, const T* row) const {
+    if (scratch) add_row(d + n * C, row, C);
+  }
+};
+
 // Backward over the rows, float32: dx (if d) and, if dw and db have C entries, the column sums
 // dweight = sum_n g * norm and dbias = sum_n g. One pass, in blocks of kBlockRows rows fixed by
 // N: each block writes its rows of dx and its partial sums (in row order); the partial sums are
 // then added in block order, in double, so the result does not depend on the thread count.
-void backward_rows_f32(float* d, std::vector<double>& dw, std::vector<double>& db, const float* g, const float* x,
-                       const float* w, const float* mean, const float* rstd, int64_t N, int64_t C) {
+void backward_rows_f32(const DxRows<float>& d, std::vector<double>& dw, std::vector<double>& db, const float* g,
+                       const float* x, const float* w, const float* mean, const float* rstd, int64_t N, int64_t C) {
   const bool sums = !dw.empty();
   const int64_t blocks = (N + kBlockRows - 1) / kBlockRows;
   const Tensor partial_t = sums ? zeros({blocks, 2, C}) : Tensor();  // (dweight, dbias) per block
@@ -98,7 +120,11 @@ void backward_rows_f32(float* d, std::vector<double>& dw, std::vector<double>& d
 #pragma omp parallel for if (N * C > kParallelGrain)
   for (int64_t block = 0; block < blocks; ++block)
     for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
-      if (d) layer_norm_backward_row_f32(d + n * C, g + n * C, x + n * C, w, C, mean[n], rstd[n]);
+      if (d.d) {
+        float* row = d.row(n);
+        layer_norm_backward_row_f32(row, g + n * C, x + n * C, w, C, mean[n], rstd[n]);
+        d.finish(n, row);
+      }
       if (sums)
         layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, x + n * C,
                                        C, mean[n], rstd[n]);
@@ -115,10 +141,10 @@ void backward_rows_f32(float* d, std::vector<double>& dw, std::vector<double>& d
 // column sums with each thread owning a block of columns and adding the rows in order 0..N-1
 // (race free, independent of the thread count).
 template <class T>
-void backward_rows_reference(T* d, std::vector<double>& dw, std::vector<double>& db, const T* g, const T* x,
-                             const T* w, const T* mean, const T* rstd, int64_t N, int64_t C) {
+void backward_rows_reference(const DxRows<T>& d, std::vector<double>& dw, std::vector<double>& db, const T* g,
+                             const T* x, const T* w, const T* mean, const T* rstd, int64_t N, int64_t C) {
   const bool parallel = N * C > kParallelGrain;
-  if (d) {  // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm))
+  if (d.d) {  // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm))
 #pragma omp parallel for if (parallel)
     for (int64_t n = 0; n < N; ++n) {
       const T *xr = x + n * C, *gr = g + n * C;
@@ -131,10 +157,12 @@ void backward_rows_reference(T* d, std::vector<double>& dw, std::vector<double>&
       }
       dnorm_mean /= static_cast<double>(C);
       dnorm_norm_mean /= static_cast<double>(C);
+      T* row = d.row(n);
       for (int64_t c = 0; c < C; ++c) {
         const double dnorm = gr[c] * (w ? w[c] : T(1)), norm = (xr[c] - m) * r;
-        d[n * C + c] = static_cast<T>(r * (dnorm - dnorm_mean - norm * dnorm_norm_mean));
+        row[c] = static_cast<T>(r * (dnorm - dnorm_mean - norm * dnorm_norm_mean));
       }
+      d.finish(n, row);
     }
   }
   if (dw.empty()) return;
@@ -202,12 +230,13 @@ void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor&
 
 void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                              const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
-                             int64_t N, int64_t C) {
+                             int64_t N, int64_t C, bool add_dx) {
   // dx, dout, x (N,C), mean/rstd (N), dweight/dbias/weight (C) or none
+  const Tensor scratch = dx.defined() && add_dx ? empty({omp_get_max_threads(), C}, dx.dtype()) : Tensor();
   dispatch_floating(x.dtype(), "layer_norm", [&](auto zero) {
     using T = decltype(zero);
     const T* w = weight.defined() ? weight.data<T>() : nullptr;
-    T* d = dx.defined() ? dx.data<T>() : nullptr;
+    const DxRows<T> d{dx.defined() ? dx.data<T>() : nullptr, scratch.defined() ? scratch.data<T>() : nullptr, C};
     std::vector<double> dw, db;  // the column sums (C each), when dweight or dbias is wanted
     if (dweight.defined() || dbias.defined()) dw.assign(C, 0.0), db.assign(C, 0.0);
     if constexpr (std::is_same_v<T, float>)
@@ -221,6 +250,7 @@ void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tens
       if (db_out) db_out[c] = static_cast<T>(db[c]);
     }
   });
+  if (add_dx) dx.storage()->bump_version();
 }
 
 }  // namespace tg

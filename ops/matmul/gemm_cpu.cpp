@@ -61,13 +61,13 @@ int64_t part_size(int64_t n, int64_t max_part, int64_t unit) {
   return round_up(ceil_div(n, ceil_div(n, max_part)), unit);
 }
 
-// row[0..n) = bias[0..n), or zeros without a bias (= writes): c where K = 0.
+// row[0..n) = (or +=) bias[0..n), or zeros without a bias: c where K = 0.
 template <class T>
-void fill_row(T* row, const T* bias, int64_t n) {
-  if (bias)
-    std::copy(bias, bias + n, row);
-  else
-    std::fill(row, row + n, T(0));
+void fill_row(T* row, const T* bias, int64_t n, bool accumulate) {
+  for (int64_t j = 0; j < n; ++j) {
+    const T value = bias ? bias[j] : T(0);
+    row[j] = accumulate ? row[j] + value : value;
+  }
 }
 
 // The micro-kernels, best first; the index of the one gemm_cpu_force_kernel chose, or -1.
@@ -103,7 +103,7 @@ MicroKernel<T> micro_kernel(Kernel k) {
 
 // This thread's buffer number `slot`, grown to at least n elements, 64-byte aligned. Kept
 // between calls (OpenMP's threads live on), so steady-state GEMMs allocate nothing.
-enum Slot { kSlotA, kSlotB, kSlotPartial, kSlots };
+enum Slot { kSlotA, kSlotB, kSlotPartial, kSlotProduct, kSlots };
 template <class T>
 T* workspace(Slot slot, int64_t n) {
   thread_local std::vector<T> buffers[kSlots];
@@ -194,12 +194,21 @@ void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>
   }
 }
 
-// c (m,n) (rows ldc apart) = op(a) (m,k) @ op(b) (k,n) (+ bias (n) on every row, where bias !=
-// nullptr) on this thread, a, b and bias pointing at the part's first elements (op(a)(0,0),
-// op(b)(0,0), bias[0]). The loops at the top of this file.
+// c (m,n) (rows ldc apart) = (or +=) op(a) (m,k) @ op(b) (k,n) (+ bias (n) on every row, where
+// bias != nullptr) on this thread, a, b and bias pointing at the part's first elements (op(a)(0,0),
+// op(b)(0,0), bias[0]). The loops at the top of this file. Accumulating over one block of k, the
+// micro-kernel adds its finished sums to c; over several, the whole product is made first.
 template <class T>
 void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, int64_t ldc, int64_t m, int64_t n,
-                 int64_t k) {
+                 int64_t k, bool accumulate) {
+  if (accumulate && k > kMaxKc) {
+    T* product = workspace<T>(kSlotProduct, m * n);
+    gemm_serial(g, a, b, bias, product, n, m, n, k, false);
+    for (int64_t i = 0; i < m; ++i)
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += product[i * n + j];
+    return;
+  }
   const int64_t mr = g.kern.mr, nr = g.kern.nr, elem = sizeof(T);
   T* a_block = workspace<T>(kSlotA, g.a_block_size);
   T* b_block = workspace<T>(kSlotB, g.b_block_size);
@@ -221,7 +230,7 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, 
           g.pack_a(a_block, a_start + full * g.a_rs, g.a_rs, g.a_ks, mb - full, kb);
         const ABlock<T> a_view{in_place ? a_start : nullptr, g.a_rs, g.a_ks, a_block};
         macro_kernel(g.kern, c + ic * ldc + jc, ldc, a_view, b_block, pc == 0 && bias ? bias + jc : nullptr, mb,
-                     nb, kb, pc > 0);
+                     nb, kb, pc > 0 || accumulate);
       }
     }
   }
@@ -258,15 +267,19 @@ Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int thread
   return best;
 }
 
-// c (M,N) = op(a) (M,K) @ op(b) (K,N) (+ bias), shared by `threads` threads in one parallel
-// region, with the side work and the sum of a depth split's partial products.
+// c (M,N) = (or +=) op(a) (M,K) @ op(b) (K,N) (+ bias), shared by `threads` threads in one
+// parallel region, with the side work and the sum of a depth split's partial products (which,
+// accumulating, are summed as when written and that sum added to c).
 template <class T>
 void gemm_team(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, int64_t M, int64_t N, int64_t K,
-               int threads, const GemmSideWork* side) {
+               int threads, const GemmSideWork* side, bool accumulate) {
   const Split s = choose_split(g, M, N, K, threads);
   const int64_t ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
   const int64_t ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
-  T* partial = s.depth > 1 ? workspace<T>(kSlotPartial, (s.depth - 1) * M * N) : nullptr;  // part d at (d-1)*M*N
+  const bool split_sum = s.depth > 1, first_apart = split_sum && accumulate;  // depth part 0 not written into c
+  // part d at (d-1)*M*N; part 0, where apart, after them
+  T* partial = split_sum ? workspace<T>(kSlotPartial, (s.depth - (first_apart ? 0 : 1)) * M * N) : nullptr;
+  T* first = first_apart ? partial + (s.depth - 1) * M * N : c;
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(dynamic, 1) nowait
@@ -274,20 +287,24 @@ void gemm_team(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, in
       const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
       const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
       if (m <= 0 || n <= 0) continue;
-      T* out = d == 0 ? c : partial + (d - 1) * M * N;
+      T* out = d == 0 ? first : partial + (d - 1) * M * N;
+      const bool add = d == 0 && accumulate && !first_apart;
       const T* part_bias = d == 0 && bias ? bias + j0 : nullptr;  // the first depth part adds the bias
       if (k <= 0)
-        for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n);
+        for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n, add);
       else
         gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, part_bias, out + i0 * N + j0,
-                    N, m, n, k);
+                    N, m, n, k, add);
     }
     if (side) side->run(side->context, omp_get_thread_num(), omp_get_num_threads());
-    if (s.depth > 1) {
+    if (split_sum) {
 #pragma omp barrier
 #pragma omp for simd
-      for (int64_t e = 0; e < M * N; ++e)
-        for (int64_t d = 1; d < s.depth; ++d) c[e] += partial[(d - 1) * M * N + e];
+      for (int64_t e = 0; e < M * N; ++e) {
+        T sum = first[e];
+        for (int64_t d = 1; d < s.depth; ++d) sum += partial[(d - 1) * M * N + e];
+        c[e] = first_apart ? c[e] + sum : sum;
+      }
     }
   }
 }
@@ -296,9 +313,9 @@ void gemm_team(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, in
 
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias, const GemmSideWork* side) {
+              const T* bias, const GemmSideWork* side, bool accumulate) {
   if (batch == 0 || M == 0 || N == 0 || K == 0) {
-    for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N);
+    for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N, accumulate);
     if (side) side->run(side->context, 0, 1);
     return;
   }
@@ -311,25 +328,25 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
   if (alone > 0) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int64_t p = 0; p < alone; ++p)
-      gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K);
+      gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K, accumulate);
   }
   bool side_done = side == nullptr;
   for (int64_t p = alone; p < batch; ++p) {
     const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
     if (threads > 1 && M * N * K >= kParallelWork) {
-      gemm_team(g, ap, bp, bias, c + p * M * N, M, N, K, threads, side_done ? nullptr : side);
+      gemm_team(g, ap, bp, bias, c + p * M * N, M, N, K, threads, side_done ? nullptr : side, accumulate);
       side_done = true;
     } else {
-      gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K);
+      gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K, accumulate);
     }
   }
   if (!side_done) side->run(side->context, 0, 1);
 }
 
 template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix<float>&, int64_t, int64_t,
-                              int64_t, int64_t, const float*, const GemmSideWork*);
+                              int64_t, int64_t, const float*, const GemmSideWork*, bool);
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
-                               int64_t, int64_t, const double*, const GemmSideWork*);
+                               int64_t, int64_t, const double*, const GemmSideWork*, bool);
 
 std::vector<std::string> gemm_cpu_kernels() {
   std::vector<std::string> names;

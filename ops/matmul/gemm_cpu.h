@@ -2,8 +2,12 @@
 // gemm_cpu: the CPU matrix-multiply kernel behind matmul (and its backward). Row-major.
 // For every batch element p in [0, batch):
 //
-//   c[p] (M,N) = op(a[p]) (M,K) @ op(b[p]) (K,N)          (= writes)
+//   c[p] (M,N) = op(a[p]) (M,K) @ op(b[p]) (K,N)          (= writes; += where accumulate)
 //              + bias (N) on every row                      (where bias != nullptr: Linear's)
+//
+// Accumulating gives the bits of writing the product into a tensor of its own and adding that
+// to c (c + product, the product's sums taken as when written), without the second pass: a
+// backward rule adding its gradient into one already gathered.
 //
 // c is contiguous: matrix p starts at c + p*M*N. Each input is a GemmMatrix: matrix p starts
 // at data + offsets[p] (offsets may repeat: a broadcast operand), its stored rows are `ld`
@@ -44,7 +48,7 @@ struct GemmSideWork {
 
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias = nullptr, const GemmSideWork* side = nullptr);
+              const T* bias = nullptr, const GemmSideWork* side = nullptr, bool accumulate = false);
 
 // The micro-kernel gemm_cpu runs: by default the best this CPU has (checked at run time):
 // "avx512" (AVX-512F), else "avx2" (AVX2 + FMA), else "portable" (C++ only). Tests and

@@ -62,12 +62,14 @@ Shape output_shape(const Tensor& a, const Tensor& b) {
 struct OperandViews {
   Tensor (*unsqueeze)(const Tensor& x, int64_t dim);
   Tensor (*transposed)(const Tensor& x);  // (..., R, C) -> (..., C, R)
+  bool fast_rule;
 };
 constexpr OperandViews kRecordedViews{[](const Tensor& x, int64_t dim) { return unsqueeze(x, dim); },
-                                      [](const Tensor& x) { return transpose(x, -2, -1); }};
-constexpr OperandViews kBareViews{unsqueeze_view, transposed_view};
+                                      [](const Tensor& x) { return transpose(x, -2, -1); }, false};
+constexpr OperandViews kBareViews{unsqueeze_view, transposed_view, true};
 
-// da and db from grad and the saved operands (see the derivation in matmul.h).
+// da and db from grad and the saved operands (see the derivation in matmul.h). The fast rule adds
+// da into a's gradient gathered so far, where backward offers it and a was not broadcast, on the CPU.
 TensorList matmul_backward(const BackwardContext& ctx, bool a_1d, bool b_1d, const OperandViews& view) {
   // grad (batch..., M, N) with the vector cases' 1s put back
   Tensor grad = ctx.grad();
@@ -80,7 +82,13 @@ TensorList matmul_backward(const BackwardContext& ctx, bool a_1d, bool b_1d, con
     const Tensor& b = ctx.saved("b");
     const Tensor bm = b_1d ? view.unsqueeze(b, 1) : b;
     const Shape am_shape = a_1d ? Shape{1, bm.size(-2)} : ctx.input_shape(0);
-    da = reshape(sum_to(matmul(grad, view.transposed(bm)), am_shape), ctx.input_shape(0));
+    Shape product_shape = grad.shape();  // (batch..., M, K)
+    product_shape.back() = bm.size(-2);
+    if (view.fast_rule && !grad.is_cuda() && !a_1d && product_shape == am_shape) {  // a not broadcast: no sum
+      da = ctx.add_into_gathered(0);
+      if (da.defined()) matmul_add_cpu(da, grad, view.transposed(bm));
+    }
+    if (!da.defined()) da = reshape(sum_to(matmul(grad, view.transposed(bm)), am_shape), ctx.input_shape(0));
   }
   if (ctx.needs_grad(1)) {
     // db (..., K, N) = a^T (..., K, M) @ grad (..., M, N), summed over b's broadcast dims

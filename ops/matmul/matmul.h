@@ -35,6 +35,9 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 // shares the product's parallel region (gemm_cpu.h).
 void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias = {},
                         const GemmSideWork* side = nullptr);
+// out += a @ b on the CPU, with the bits of matmul_forward_cpu into a tensor of its own added
+// to out (add_into_), in one pass: a backward rule adding into a gradient already gathered.
+void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b);
 void matmul_forward_cuda(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace tg

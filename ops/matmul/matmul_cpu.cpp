@@ -20,10 +20,9 @@ bool stacks_rows(const GemmInput& a, const GemmInput& b, int64_t M) {
   return true;
 }
 
-}  // namespace
-
-void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
-                        const GemmSideWork* side) {
+// out = (or +=) a @ b (+ bias), with the side work in the product's region.
+void matmul_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, const GemmSideWork* side,
+                bool accumulate) {
   // out (batch..., M, N), a (..., M, K), b (..., K, N), bias (N) or undefined
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
@@ -38,8 +37,20 @@ void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, con
     using T = decltype(zero);
     gemm_cpu<T>(out.data<T>(), {ga.x.data<T>(), ga.offsets.data(), ga.ld, ga.trans},
                 {gb.x.data<T>(), gb.offsets.data(), gb.ld, gb.trans}, products, rows, N, K,
-                bias.defined() ? bias.data<T>() : nullptr, side);
+                bias.defined() ? bias.data<T>() : nullptr, side, accumulate);
   });
+}
+
+}  // namespace
+
+void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
+                        const GemmSideWork* side) {
+  matmul_cpu(out, a, b, bias, side, false);
+}
+
+void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
+  matmul_cpu(out, a, b, {}, nullptr, true);
+  out.storage()->bump_version();
 }
 
 }  // namespace tg

@@ -259,3 +259,76 @@ TEST_CASE("backward: run() sums in place what no one else holds, and never what 
   require_values(g, {1, 1}, 0);
   CHECK(z.grad().storage() != g.storage());
 }
+
+namespace {
+
+// y = 3x as a tape entry whose fast rule adds its gradient, 3 grad, into x's gathered one where
+// offered (add_into_gathered), as linear and layer_norm do; `offered` records whether it was.
+// With return_other, the rule takes the gathered gradient but returns a new tensor: a broken rule.
+Tensor triple(const Tensor& x, std::vector<bool>& offered, bool return_other = false) {
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = x * 3.0;
+  }
+  if (Recorder rec("triple_test", {x}, {y}); rec) {
+    rec.backward([](const BackwardContext& ctx) -> TensorList { return {ctx.grad() * 3.0}; },
+                 [&offered, return_other](const BackwardContext& ctx) -> TensorList {
+                   Tensor gathered = ctx.add_into_gathered(0);
+                   offered.push_back(gathered.defined());
+                   if (!gathered.defined()) return {ctx.grad() * 3.0};
+                   add_into_(gathered, ctx.grad() * 3.0);
+                   return {return_other ? ctx.grad() * 3.0 : gathered};
+                 });
+  }
+  return y;
+}
+
+}  // namespace
+
+TEST_CASE("backward: a fast rule may add its gradient into the one its input has gathered") {
+  // h = 2x feeds triple (first) and 5h (second): backward runs 5h's entry first, so when
+  // triple's rule runs h has gathered 5 grad, and the rule adds 3 grad into it.
+  Tensor x = tensor({1, 2, 3}, {3}, kF64).requires_grad_();
+  const Tensor seed = tensor({1, 10, 100}, {3}, kF64);
+  std::vector<bool> offered;
+  auto loss_of = [&] {
+    const Tensor h = x * 2.0;
+    const Tensor tripled = triple(h, offered);  // before 5h: the operands of + have no set order
+    return tripled + h * 5.0;
+  };
+  loss_of().backward(seed);
+  require_values(x.grad(), {16, 160, 1600});  // (3 + 5) * 2 * seed
+  CHECK(offered == std::vector<bool>{true});
+
+  SUBCASE("not offered where the gradients are shown, a graph is created, or in anomaly mode") {
+    x.zero_grad();
+    BackwardStepper step(loss_of(), seed);
+    while (!step.done()) step.step();
+    {
+      AnomalyGuard anomaly;
+      loss_of().backward(seed);
+    }
+    loss_of().backward(seed, {}, /*create_graph=*/true);  // the reference rule runs: no record
+    require_values(x.grad(), {48, 480, 4800});
+    CHECK(offered == std::vector<bool>{true, false, false});
+  }
+  SUBCASE("not offered when someone else holds the gathered gradient") {
+    // h's only other gradient is the seed itself (h + triple(h): add passes it on), which the
+    // caller holds
+    x.zero_grad();
+    const Tensor h = x * 2.0;
+    const Tensor tripled = triple(h, offered);
+    (h + tripled).backward(seed);
+    require_values(x.grad(), {8, 80, 800});
+    CHECK(offered == std::vector<bool>{true, false});
+  }
+  SUBCASE("a rule that takes the gathered gradient must return it") {
+    const Tensor h = x * 2.0;
+    const Tensor tripled = triple(h, offered, true);
+    CHECK_THROWS_WITH_AS((tripled + h * 5.0).backward(seed),
+                         doctest::Contains("added into the gradient gathered for input 0 but returned another "
+                                           "tensor"),
+                         Error);
+  }
+}

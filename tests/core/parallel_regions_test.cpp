@@ -135,5 +135,61 @@ TEST_CASE("parallel regions: a product split over its depth adds the parts in th
   test::require_close(two, one, 1e-3, 1e-4);
 }
 
+TEST_CASE("parallel regions: linear's and layer_norm's backward add x's gradient into the one gathered" *
+          doctest::skip(!counting)) {
+  // h (512, 256) = linear(x, w0) feeds three layers: layer_norm, then linear w1, then w2. Backward
+  // runs w2's entry first (h's gradient, fresh: its own product), then w1's and layer_norm's, each
+  // adding its gradient for h into the one gathered in its own region, not in a sum of its own:
+  // w2 dx + dw, w1 dx (+=) + dw, layer_norm dx (+=), w0 dw: 6 regions, where separate sums made 8.
+  // The bits are those of the separate sums: a backward run entry by entry (BackwardStepper,
+  // which shows every gradient and so sums them apart) gives the same w0.grad().
+  auto make = [] {
+    manual_seed(8);
+    const Tensor x = randn({512, 256});
+    std::vector<Tensor> w{randn({256, 256}).requires_grad_(), randn({256, 256}).requires_grad_(),
+                          randn({256, 256}).requires_grad_()};
+    const Tensor h = linear(x, w[0]);
+    const TensorList outputs{layer_norm(h, {256}), linear(h, w[1]), linear(h, w[2])};
+    return std::pair{w, outputs};
+  };
+  manual_seed(9);
+  const TensorList seeds{randn({512, 256}), randn({512, 256}), randn({512, 256})};
+  auto [w_run, outputs_run] = make();
+  CHECK(regions_opened_by([&] { backward(outputs_run, seeds); }) == 6);
+  auto [w_step, outputs_step] = make();
+  int64_t stepped_regions = regions_opened_by([&] {
+    BackwardStepper step(outputs_step, seeds);
+    while (!step.done()) step.step();
+  });
+  CHECK(stepped_regions > 6);
+  for (size_t i = 0; i < w_run.size(); ++i) require_same_bits(w_run[i].grad(), w_step[i].grad());
+}
+
+TEST_CASE("parallel regions: matmul's backward adds a's gradient into the one gathered" *
+          doctest::skip(!counting)) {
+  // h (4, 128, 256) = x @ w0 feeds h @ w1 and h @ w2 (w (256, 256) broadcast over the batch):
+  // w2's da, db; w1's da (+=), db; w0's db: 5 regions, where a separate sum made 6. The same
+  // bits as a backward run entry by entry.
+  auto make = [] {
+    manual_seed(10);
+    const Tensor x = randn({4, 128, 256});
+    std::vector<Tensor> w{randn({256, 256}).requires_grad_(), randn({256, 256}).requires_grad_(),
+                          randn({256, 256}).requires_grad_()};
+    const Tensor h = matmul(x, w[0]);
+    const TensorList outputs{matmul(h, w[1]), matmul(h, w[2])};
+    return std::pair{w, outputs};
+  };
+  manual_seed(11);
+  const TensorList seeds{randn({4, 128, 256}), randn({4, 128, 256})};
+  auto [w_run, outputs_run] = make();
+  CHECK(regions_opened_by([&] { backward(outputs_run, seeds); }) == 5);
+  auto [w_step, outputs_step] = make();
+  regions_opened_by([&] {  // on the same two threads, so that the products split the same way
+    BackwardStepper step(outputs_step, seeds);
+    while (!step.done()) step.step();
+  });
+  for (size_t i = 0; i < w_run.size(); ++i) require_same_bits(w_run[i].grad(), w_step[i].grad());
+}
+
 }  // namespace
 }  // namespace tg

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -213,4 +214,43 @@ TEST_CASE("gemm_cpu: empty sizes") {
   gemm_cpu<float>(c.data(), {&x, offsets, 1, false}, {&x, offsets, 1, false}, 2, 0, 3, 1);
   gemm_cpu<float>(c.data(), {&x, offsets, 1, false}, {&x, offsets, 1, false}, 2, 3, 0, 1);
   CHECK(c == std::vector<float>(6, 7));
+}
+
+TEST_CASE("gemm_cpu: accumulating gives the bits of the product written alone and then added") {
+  // c += op(a) @ op(b) must equal c + (the same product written into a tensor of its own), bit for
+  // bit: a backward rule adds its gradient into one already gathered that way (matmul_add_cpu).
+  // One block of k (the micro-kernel adds its finished sums), several (K = 700: the whole product
+  // first), a depth split on 2-3 threads (small M, N, long K: the parts summed, then added), the
+  // toy step's dweight shape, a bias, a batch, and K = 0 (c += the bias alone).
+  auto same_bits = [](const Problem& p) {
+    CAPTURE(describe(p));
+    const int64_t a_rows = p.ta ? p.K : p.M, lda = p.ta ? p.M : p.K, b_rows = p.tb ? p.N : p.K, ldb = p.tb ? p.K : p.N;
+    std::vector<float> a(p.batch * a_rows * lda), b(p.batch * b_rows * ldb), bias(p.N), c_old(p.batch * p.M * p.N);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(value(i));
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(value(i + a.size()));
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(value(i + 3 * a.size()));
+    for (size_t i = 0; i < c_old.size(); ++i) c_old[i] = static_cast<float>(value(i + 5 * a.size()) * 100);
+    std::vector<int64_t> a_off, b_off;
+    for (int64_t q = 0; q < p.batch; ++q) {
+      a_off.push_back(q * a_rows * lda);
+      b_off.push_back(q * b_rows * ldb);
+    }
+    const GemmMatrix<float> ga{a.data(), a_off.data(), lda, p.ta}, gb{b.data(), b_off.data(), ldb, p.tb};
+    const float* with_bias = p.with_bias ? bias.data() : nullptr;
+    std::vector<float> product(c_old.size()), expected(c_old.size()), c = c_old;
+    gemm_cpu<float>(product.data(), ga, gb, p.batch, p.M, p.N, p.K, with_bias);
+    for (size_t i = 0; i < c.size(); ++i) expected[i] = c_old[i] + product[i];
+    gemm_cpu<float>(c.data(), ga, gb, p.batch, p.M, p.N, p.K, with_bias, nullptr, true);
+    int64_t differ = 0;
+    for (size_t i = 0; i < c.size(); ++i) differ += std::memcmp(&c[i], &expected[i], sizeof(float)) != 0;
+    CHECK_MESSAGE(differ == 0, differ, " elements differ");
+  };
+  for_kernels_and_threads({1, 2, 3}, [&] {
+    for (bool ta : {false, true})
+      for (const Problem& p : {Problem{1, 37, 45, 100, ta, false}, Problem{1, 64, 48, 700, ta, true},
+                               Problem{1, 8, 40, 4000, ta, false}, Problem{1, 128, 128, 2048, ta, true},
+                               Problem{1, 29, 33, 300, ta, false, 0, false, true},
+                               Problem{5, 37, 29, 71, ta, false}, Problem{2, 5, 7, 0, ta, false, 0, false, true}})
+        same_bits(p);
+  });
 }

@@ -45,13 +45,14 @@ TensorList weight_bias_grad_ops(const Tensor& grad2d, const Tensor& x2d, bool ne
           needs_dbias ? sum(grad2d, {0}) : Tensor()};
 }
 
-// The derivative (linear.h): dx by matmul, recorded when grad mode is on; dweight and dbias by
+// The derivative (linear.h): dx by input_grad(ctx, grad) = grad @ weight, dweight and dbias by
 // weight_bias_grad(grad2d, x2d, needs dbias) -> {dweight, dbias}, as weight_bias_grad_ops.
-template <class WeightBiasGrad>
-TensorList linear_backward(const BackwardContext& ctx, const WeightBiasGrad& weight_bias_grad) {
+template <class InputGrad, class WeightBiasGrad>
+TensorList linear_backward(const BackwardContext& ctx, const InputGrad& input_grad,
+                           const WeightBiasGrad& weight_bias_grad) {
   const Tensor& grad = ctx.grad();  // (..., out)
   Tensor dx;
-  if (ctx.needs_grad(0)) dx = matmul(grad, ctx.saved("weight"));  // (..., out) @ (out, in) -> x's shape
+  if (ctx.needs_grad(0)) dx = input_grad(ctx, grad);  // (..., out) @ (out, in) -> x's shape
   if (!ctx.needs_grad(1) && !ctx.needs_grad(2)) return {dx, {}, {}};
   const Tensor grad2d = contiguous(reshape(grad, {-1, grad.size(-1)}));  // (rows, out)
   Tensor x2d;
@@ -63,13 +64,26 @@ TensorList linear_backward(const BackwardContext& ctx, const WeightBiasGrad& wei
   return {dx, weight_bias[0], weight_bias[1]};
 }
 
-// The reference rule: every step a tapegrad op.
-TensorList reference_backward(const BackwardContext& ctx) { return linear_backward(ctx, weight_bias_grad_ops); }
+// dx (..., in) = grad (..., out) @ weight (out, in), by matmul: recorded when grad mode is on.
+Tensor input_grad_op(const BackwardContext& ctx, const Tensor& grad) { return matmul(grad, ctx.saved("weight")); }
 
-// The fast path: on the CPU dweight and dbias by one kernel, the bias's column sums inside the
-// product's parallel region.
+// The reference rule: every step a tapegrad op.
+TensorList reference_backward(const BackwardContext& ctx) {
+  return linear_backward(ctx, input_grad_op, weight_bias_grad_ops);
+}
+
+// The fast path, on the CPU: dx added into x's gradient gathered so far, where the backward
+// pass offers it (in the product's pass, instead of a sum of its own); dweight and dbias by one
+// kernel, the bias's column sums inside the product's parallel region.
 TensorList linear_kernel_backward(const BackwardContext& ctx) {
-  return linear_backward(ctx, [](const Tensor& grad2d, const Tensor& x2d, bool needs_dbias) -> TensorList {
+  auto input_grad = [](const BackwardContext& ctx, const Tensor& grad) {
+    if (grad.is_cuda() || grad.dim() < 2) return input_grad_op(ctx, grad);
+    Tensor gathered = ctx.add_into_gathered(0);
+    if (!gathered.defined()) return input_grad_op(ctx, grad);
+    matmul_add_cpu(gathered, grad, ctx.saved("weight"));
+    return gathered;
+  };
+  return linear_backward(ctx, input_grad, [](const Tensor& grad2d, const Tensor& x2d, bool needs_dbias) -> TensorList {
     if (grad2d.is_cuda()) return weight_bias_grad_ops(grad2d, x2d, needs_dbias);
     const int64_t out = grad2d.size(1);
     Tensor dweight = x2d.defined() ? empty({out, x2d.size(1)}, grad2d.dtype(), grad2d.device()) : Tensor();
