@@ -69,12 +69,12 @@ Tensor DecoderLayer::forward(const Tensor& tgt, const Tensor& memory, const Deco
   const MhaOptions self_masks = self_attention_masks(masks), cross_masks = cross_attention_masks(masks);
   const bool norm_first = config.norm_first, fuse = config.fuse_relu_dropout && !is_composed();
   Tensor x = tgt;  // (B,T,E)
-  x = residual(x, *norm1, norm_first,
-               [&](const Tensor& h) { return attention_block(*self_attn, h, h, self_masks, *dropout1); });
-  x = residual(x, *norm2, norm_first,
-               [&](const Tensor& h) { return attention_block(*multihead_attn, h, memory, cross_masks, *dropout2); });
-  x = residual(x, *norm3, norm_first, [&](const Tensor& h) {
-    return feed_forward_block(h, *linear1, config.activation, *dropout, fuse, *linear2, *dropout3);
+  x = residual(x, *norm1, norm_first, *dropout1,
+               [&](const Tensor& h) { return attention_block(*self_attn, h, h, self_masks); });
+  x = residual(x, *norm2, norm_first, *dropout2,
+               [&](const Tensor& h) { return attention_block(*multihead_attn, h, memory, cross_masks); });
+  x = residual(x, *norm3, norm_first, *dropout3, [&](const Tensor& h) {
+    return feed_forward_block(h, *linear1, config.activation, *dropout, fuse, *linear2);
   });
   if (has_forward_hooks()) run_forward_hooks({tgt, memory}, {x});
   return x;

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "ops/add/add.h"
 #include "ops/dropout/dropout.h"
+#include "ops/fused/dropout_add/dropout_add.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"
 
 namespace tg::nn {
@@ -23,6 +25,12 @@ Tensor Dropout::forward_of_relu(const Tensor& x) const {
   Tensor y = relu_dropout(x, p, is_training());
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
+}
+
+Tensor Dropout::forward_added_to(const Tensor& residual, const Tensor& x) const {
+  if (is_composed() || has_forward_hooks()) return add(residual, forward(x));
+  const ModuleScope in_module(path());
+  return dropout_add(residual, x, p, is_training());
 }
 
 }  // namespace tg::nn

@@ -13,6 +13,10 @@ class Dropout : public Module {
   // forward(relu(x)): takes x before the relu and runs both as one fused op (ops/fused/relu_dropout),
   // with the same values and draws as the two ops
   Tensor forward_of_relu(const Tensor& x) const;
+  // residual + forward(x): a residual connection's sum, as one fused op (ops/fused/dropout_add)
+  // with the same values and draws as the two ops; as the two ops when the model is composed or
+  // a forward hook watches this dropout (the hooks see forward(x)).
+  Tensor forward_added_to(const Tensor& residual, const Tensor& x) const;
 
   double p;
 };

@@ -27,19 +27,19 @@ EncoderLayer::EncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforwa
                                       norm_first}) {}
 
 Tensor EncoderLayer::sa_block(const Tensor& x, const MhaOptions& masks) const {
-  return attention_block(*self_attn, x, x, masks, *dropout1);
+  return attention_block(*self_attn, x, x, masks);
 }
 
 Tensor EncoderLayer::ff_block(const Tensor& x) const {
   const bool fuse = config.fuse_relu_dropout && !is_composed();
-  return feed_forward_block(x, *linear1, config.activation, *dropout, fuse, *linear2, *dropout2);
+  return feed_forward_block(x, *linear1, config.activation, *dropout, fuse, *linear2);
 }
 
 Tensor EncoderLayer::forward(const Tensor& src, const MhaOptions& masks) const {
   const ModuleScope in_module(path());
   Tensor x = src;  // (B,T,E)
-  x = residual(x, *norm1, config.norm_first, [&](const Tensor& h) { return sa_block(h, masks); });
-  x = residual(x, *norm2, config.norm_first, [&](const Tensor& h) { return ff_block(h); });
+  x = residual(x, *norm1, config.norm_first, *dropout1, [&](const Tensor& h) { return sa_block(h, masks); });
+  x = residual(x, *norm2, config.norm_first, *dropout2, [&](const Tensor& h) { return ff_block(h); });
   if (has_forward_hooks()) run_forward_hooks({src}, {x});
   return x;
 }

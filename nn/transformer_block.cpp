@@ -4,22 +4,22 @@
 
 namespace tg::nn {
 
-Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first,
+Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first, const Dropout& dropout,
                 const std::function<Tensor(const Tensor&)>& block) {
-  return norm_first ? add(x, block(norm.forward(x))) : norm.forward(add(x, block(x)));
+  return norm_first ? dropout.forward_added_to(x, block(norm.forward(x)))
+                    : norm.forward(dropout.forward_added_to(x, block(x)));
 }
 
 Tensor attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,
-                       const MhaOptions& masks, const Dropout& dropout) {
+                       const MhaOptions& masks) {
   MhaOptions options = masks;
   options.need_weights = false;
-  return dropout.forward(attention.forward(query, memory, memory, options).output);
+  return attention.forward(query, memory, memory, options).output;
 }
 
 Tensor feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
-                          bool fuse_relu_dropout, const Linear& linear2, const Dropout& out_dropout) {
-  const Tensor hidden = activate_and_drop(linear1.forward(x), activation, dropout, fuse_relu_dropout);
-  return out_dropout.forward(linear2.forward(hidden));
+                          bool fuse_relu_dropout, const Linear& linear2) {
+  return linear2.forward(activate_and_drop(linear1.forward(x), activation, dropout, fuse_relu_dropout));
 }
 
 void check_attention_mask(const char* module, const char* arg, const Tensor& mask, const Tensor& x,

@@ -1,9 +1,10 @@
 #pragma once
 // The pieces that EncoderLayer, DecoderLayer and their stacks share, written as PyTorch's
 // TransformerEncoderLayer / TransformerDecoderLayer write them (see their headers):
-//   residual            x + block(norm(x)) (pre-LN, norm_first)  or  norm(x + block(x)) (post-LN)
-//   attention_block     _sa_block / _mha_block: dropout(attention(x, memory, memory).output)
-//   feed_forward_block  _ff_block: out_dropout(linear2(dropout(activation(linear1(x)))))
+//   residual            x + dropout(block(norm(x))) (pre-LN, norm_first)  or  norm(x + dropout(block(x)))
+//                       (post-LN): the dropout and the sum one op (Dropout::forward_added_to)
+//   attention_block     _sa_block / _mha_block without their dropout: attention(x, memory, memory).output
+//   feed_forward_block  _ff_block without its last dropout: linear2(dropout(activation(linear1(x))))
 //   stack_layers        the layers.0, layers.1, ... of a TransformerEncoder / TransformerDecoder
 // and the checks of the masks that the Transformer modules take by PyTorch's names (tgt_mask,
 // memory_mask, src_mask, *_key_padding_mask), each error naming the module and the argument.
@@ -24,17 +25,17 @@
 namespace tg::nn {
 
 // x (B,T,E) -> (B,T,E)
-Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first,
+Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first, const Dropout& dropout,
                 const std::function<Tensor(const Tensor&)>& block);
 
 // query (B,T,E), memory (B,S,E) -> (B,T,E); the attention's weights are not computed.
 Tensor attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,
-                       const MhaOptions& masks, const Dropout& dropout);
+                       const MhaOptions& masks);
 
 // x (B,T,E) -> linear1 (B,T,FF) -> activation, dropout (one relu_dropout op when fuse_relu_dropout)
-//   -> linear2 (B,T,E) -> out_dropout
+//   -> linear2 (B,T,E)
 Tensor feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
-                          bool fuse_relu_dropout, const Linear& linear2, const Dropout& out_dropout);
+                          bool fuse_relu_dropout, const Linear& linear2);
 
 // num_layers layers made by make(), appended to `layers` and to a new ModuleList (children "0",
 // "1", ...) that the caller registers as "layers". Throws tg::Error(module, ...) unless

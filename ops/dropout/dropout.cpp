@@ -11,8 +11,6 @@
 
 namespace tg {
 
-namespace {
-
 // keep ? t * scale : 0 for contiguous t and keep (bool), into a new contiguous tensor.
 Tensor masked_scaled(const Tensor& t, const Tensor& keep, double scale) {
   Tensor out = empty(t.shape(), t.dtype(), t.device());
@@ -28,6 +26,8 @@ Tensor masked_scaled(const Tensor& t, const Tensor& keep, double scale) {
 Tensor keep_factor(const Tensor& keep, double scale, DType dtype) {
   return masked_scaled(ones(keep.shape(), dtype, keep.device()), keep, scale);
 }
+
+namespace {
 
 // The tape entry of a dropout that scaled its kept elements by `scale`: dx = keep ? grad * scale : 0.
 void record_dropout(const char* op, const Tensor& x, const Tensor& out, const Tensor& keep, double p, double scale) {

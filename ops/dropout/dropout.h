@@ -24,21 +24,26 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& gen = defaul
 //   out[i] = keep[i] ? x[i] / (1-p) : 0        p in [0, 1): it sets only the scale
 Tensor dropout(const Tensor& x, const Tensor& keep, double p);
 
-// Shared with relu_dropout (ops/fused/relu_dropout): the errors for a bad x or p, naming `op`; and the
-// op itself once it draws (training, p > 0): the mask, the kernels below and the tape entry
-// "dropout", or with relu "relu_dropout".
+// Shared with relu_dropout and dropout_add (ops/fused/): the errors for a bad x or p, naming `op`;
+// the op itself once it draws (training, p > 0): the mask, the kernels below and the tape entry
+// "dropout", or with relu "relu_dropout"; and what dropout's rules compute, keep ? t * scale : 0
+// for contiguous t (a new tensor), and that factor itself as a tensor of `dtype`.
 void check_dropout_args(const Tensor& x, double p, const char* op);
 Tensor dropout_drawn(const Tensor& x, double p, Generator& gen, bool relu);
+Tensor masked_scaled(const Tensor& t, const Tensor& keep, double scale);
+Tensor keep_factor(const Tensor& keep, double scale, DType dtype);
 
 // Kernels. out, keep (bool) and x contiguous with n elements, all on the CPU or all on one
 // GPU (_cuda); scale = 1/(1-p) (0 when p == 1).
 //   kept = uniform_at(seed, offset, i) > p
 //   relu false: keep = kept,           out = kept ? x * scale : 0         (= writes both)
 //   relu true:  keep = kept && x > 0,  out = kept ? relu(x) * scale : 0   (relu_dropout)
+//   residual defined (contiguous, x's shape): out = residual + that, in the same pass, with the
+//   bits of the two ops on the CPU (dropout_add)
 void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                         double p, double scale, bool relu);
+                         double p, double scale, bool relu, const Tensor& residual = {});
 void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                          double p, double scale, bool relu);
+                          double p, double scale, bool relu, const Tensor& residual = {});
 //   dx = keep ? dout * scale : 0   (= writes); dx, keep, dout contiguous. With a given mask the
 //   forward is the same product: out = keep ? x * scale : 0.
 void dropout_backward_cpu(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale);

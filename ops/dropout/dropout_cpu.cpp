@@ -44,27 +44,40 @@ TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, 
   }
 }
 
+
+// out[first, last) = residual + out, out holding the dropped values: dropout_add's sum, after the
+// chunk's dropout in the same pass. A loop of its own over the stored values, so the compiler
+// cannot contract a kept element's product and the sum into one fused multiply-add.
+template <class T>
+[[gnu::noinline]] void add_residual(T* out, const T* residual, int64_t first, int64_t last) {
+#pragma omp simd
+  for (int64_t i = first; i < last; ++i) out[i] = residual[i] + out[i];
+}
+
 }  // namespace
 
 void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                         double p, double scale, bool relu) {
-  // out, keep, x (n) contiguous. One Philox call gives the four words of elements 4c..4c+3,
-  // i.e. word j of counter offset + c is uniform_at(seed, offset, 4c + j).
+                         double p, double scale, bool relu, const Tensor& residual) {
+  // out, keep, x (n), residual (n) or undefined, contiguous. One Philox call gives the four words
+  // of elements 4c..4c+3, i.e. word j of counter offset + c is uniform_at(seed, offset, 4c + j).
   const int64_t n = x.numel();
   const uint64_t threshold = keep_threshold(p);
   if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1 (p == 1 takes the loop below)
     float* o = out.data<float>();
     auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
     const float* in = x.data<float>();
+    const float* res = residual.defined() ? residual.data<float>() : nullptr;
     return for_chunks(n, kChunk, kParallelGrain, [&](int64_t first, int64_t count) {
       dropout_range_f32(o, k, in, first, first + count, seed, offset, static_cast<uint32_t>(threshold),
                         static_cast<float>(scale), relu);
+      if (res) add_residual(o, res, first, first + count);
     });
   }
   const int64_t counters = (n + 3) / 4;
-  dispatch_floating(x.dtype(), "dropout", [&](auto zero) {
+  dispatch_floating(x.dtype(), residual.defined() ? "dropout_add" : "dropout", [&](auto zero) {
     using T = decltype(zero);
     const T* in = x.data<T>();
+    const T* res = residual.defined() ? residual.data<T>() : nullptr;
     T* o = out.data<T>();
     bool* k = keep.data<bool>();
     const T s = static_cast<T>(scale);
@@ -77,6 +90,7 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
         k[i] = kept && (!relu || in[i] > 0);
         o[i] = kept ? v * s : T(0);
       }
+      if (res) add_residual(o, res, 4 * c, std::min(n, 4 * c + 4));
     }
   });
 }

@@ -10,11 +10,12 @@ namespace tg {
 namespace {
 
 // kept = uniform_at(seed, offset, i) > p; keep = kept, out = kept ? x * scale : 0, or with
-// relu keep = kept && x > 0, out = kept ? relu(x) * scale : 0 (= writes both).
+// relu keep = kept && x > 0, out = kept ? relu(x) * scale : 0 (= writes both); with a residual
+// (not null), out = residual + that.
 // One thread per Philox counter c: its four words decide elements 4c..4c+3.
 template <class T>
-__global__ void dropout_forward_kernel(T* out, bool* keep, const T* x, uint64_t seed, uint64_t offset, double p,
-                                       T scale, bool relu, int64_t n) {
+__global__ void dropout_forward_kernel(T* out, bool* keep, const T* x, const T* residual, uint64_t seed,
+                                       uint64_t offset, double p, T scale, bool relu, int64_t n) {
   const int64_t counters = (n + 3) / 4;
   TG_GRID_STRIDE_LOOP(c, counters) {
     const PhiloxBlock words = philox(seed, offset + static_cast<uint64_t>(c));
@@ -22,7 +23,8 @@ __global__ void dropout_forward_kernel(T* out, bool* keep, const T* x, uint64_t 
       const bool kept = uniform_from_bits(words[j]) > p;
       const T v = relu && x[i] <= T(0) ? T(0) : x[i];  // relu: NaN stays NaN
       keep[i] = kept && (!relu || x[i] > T(0));
-      out[i] = kept ? v * scale : T(0);
+      const T dropped = kept ? v * scale : T(0);
+      out[i] = residual ? residual[i] + dropped : dropped;
     }
   }
 }
@@ -36,16 +38,18 @@ __global__ void dropout_backward_kernel(T* dx, const bool* keep, const T* dout, 
 }  // namespace
 
 void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                          double p, double scale, bool relu) {
-  // out, keep, x (n) contiguous
+                          double p, double scale, bool relu, const Tensor& residual) {
+  // out, keep, x (n), residual (n) or undefined, contiguous
   const int64_t n = x.numel();
   if (n == 0) return;
-  dispatch_floating(x.dtype(), relu ? "relu_dropout" : "dropout", [&](auto zero) {
+  const char* op = relu ? "relu_dropout" : residual.defined() ? "dropout_add" : "dropout";
+  dispatch_floating(x.dtype(), op, [&](auto zero) {
     using T = decltype(zero);
-    dropout_forward_kernel<<<blocks_for((n + 3) / 4), kThreads>>>(out.data<T>(), keep.data<bool>(), x.data<T>(), seed,
-                                                                  offset, p, static_cast<T>(scale), relu, n);
+    dropout_forward_kernel<<<blocks_for((n + 3) / 4), kThreads>>>(
+        out.data<T>(), keep.data<bool>(), x.data<T>(), residual.defined() ? residual.data<T>() : nullptr, seed, offset,
+        p, static_cast<T>(scale), relu, n);
   });
-  TG_CUDA_CHECK_LAUNCH(relu ? "relu_dropout" : "dropout");
+  TG_CUDA_CHECK_LAUNCH(op);
 }
 
 void dropout_backward_cuda(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale) {
