@@ -110,6 +110,48 @@ TEST_CASE("nn::EncoderLayer: the feed-forward's relu_dropout gives what relu the
   CHECK(count(plain_ops, "dropout") == count(fused_ops, "dropout") + 1);
 }
 
+TEST_CASE("nn::EncoderLayer: each residual connection's dropout and sum are one dropout_add, in training") {
+  // One layer, post-LN and pre-LN, as built and with forward hooks on both residual dropouts
+  // (which then run as dropout, then add, so that the hooks see the dropout's own output): the
+  // same draws from the global generator, so the same output and gradients, bit for bit.
+  for (bool norm_first : {false, true}) {
+    CAPTURE(norm_first);
+    auto run = [norm_first](bool hooked) {
+      nn::EncoderLayerConfig config = tiny(norm_first);
+      config.dropout = 0.3;
+      nn::EncoderLayer l(config);
+      l.to_(kF64);
+      randomize_parameters(l, 8);
+      std::vector<Tensor> seen;
+      std::vector<HookHandle> hooks;
+      if (hooked)
+        for (const auto& d : {l.dropout1, l.dropout2})
+          hooks.push_back(d->register_forward_hook(
+              [&seen](const nn::Module&, const TensorList&, const TensorList& out) { seen.push_back(out[0]); }));
+      Tensor src = rand64({2, 3, 4}, 9).detach().requires_grad_();
+      manual_seed(21);
+      tape().clear();
+      Tensor out = l.forward(src);
+      std::vector<std::string> ops;
+      for (const auto& e : tape().entries()) ops.push_back(e->op);
+      for (const Tensor& t : seen) CHECK(t.producer()->op == "dropout");  // the dropout's output, not the sum
+      CHECK(seen.size() == (hooked ? 2u : 0u));
+      sum(mul(out, out)).backward();
+      return std::tuple{out.detach(), src.grad(), l.linear1->weight.grad(), ops};
+    };
+    const auto [fused_out, fused_dsrc, fused_dw, fused_ops] = run(false);
+    const auto [hooked_out, hooked_dsrc, hooked_dw, hooked_ops] = run(true);
+    require_close(fused_out, hooked_out, 0, 0);
+    require_close(fused_dsrc, hooked_dsrc, 0, 0);
+    require_close(fused_dw, hooked_dw, 0, 0);
+    auto count = [](const std::vector<std::string>& ops, const std::string& op) { return std::ranges::count(ops, op); };
+    CHECK(count(fused_ops, "dropout_add") == 2);
+    CHECK(count(hooked_ops, "dropout_add") == 0);
+    CHECK(count(hooked_ops, "dropout") == count(fused_ops, "dropout") + 2);
+    CHECK(count(hooked_ops, "add") == count(fused_ops, "add") + 2);
+  }
+}
+
 TEST_CASE("nn::EncoderLayer: a fully padded sequence stays finite") {
   nn::EncoderLayer l(tiny(false));
   Generator gen(5);
