@@ -44,7 +44,6 @@ TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, 
   }
 }
 
-
 // out[first, last) = residual + out, out holding the dropped values: dropout_add's sum, after the
 // chunk's dropout in the same pass. A loop of its own over the stored values, so the compiler
 // cannot contract a kept element's product and the sum into one fused multiply-add.
