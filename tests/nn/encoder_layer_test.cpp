@@ -1,5 +1,5 @@
 #include <algorithm>
-#include <tuple>
+#include <functional>
 
 #include "nn_test_util.h"
 #include "ops/gelu/gelu.h"
@@ -30,6 +30,39 @@ Tensor reference(const nn::EncoderLayer& l, const Tensor& src, const nn::MhaOpti
   }
   x = l.norm1->forward(add(x, sa(x)));
   return l.norm2->forward(add(x, ff(x)));
+}
+
+// One training forward and backward of a layer built from `config` (dropout 0.3, float64, fixed
+// parameters, input and draws): what it computed and the ops its tape recorded. `prepare` runs
+// on the layer before the forward (to add hooks, say).
+struct TrainingPass {
+  Tensor out, dsrc, dweight1;
+  std::vector<std::string> ops;
+  int64_t count(const std::string& op) const { return std::ranges::count(ops, op); }
+};
+
+TrainingPass training_pass(nn::EncoderLayerConfig config,
+                           const std::function<void(nn::EncoderLayer&)>& prepare = nullptr) {
+  config.dropout = 0.3;
+  nn::EncoderLayer l(config);
+  l.to_(kF64);
+  randomize_parameters(l, 8);
+  if (prepare) prepare(l);
+  Tensor src = rand64({2, 3, 4}, 9).detach().requires_grad_();
+  manual_seed(21);
+  tape().clear();
+  Tensor out = l.forward(src);
+  std::vector<std::string> ops;
+  for (const auto& e : tape().entries()) ops.push_back(e->op);
+  sum(mul(out, out)).backward();
+  return {out.detach(), src.grad(), l.linear1->weight.grad(), ops};
+}
+
+// Two passes that must have drawn and computed the same, bit for bit.
+void require_same_values(const TrainingPass& a, const TrainingPass& b) {
+  require_close(a.out, b.out, 0, 0);
+  require_close(a.dsrc, b.dsrc, 0, 0);
+  require_close(a.dweight1, b.dweight1, 0, 0);
 }
 
 }  // namespace
@@ -81,33 +114,15 @@ TEST_CASE("nn::EncoderLayer: gradcheck, post-LN and pre-LN") {
 TEST_CASE("nn::EncoderLayer: the feed-forward's relu_dropout gives what relu then dropout give, in training") {
   // One layer, trained as built (fuse_relu_dropout) and with the two ops: the same draws from
   // the global generator, so the same output and gradients, and the tape shows the difference.
-  auto run = [](bool fuse) {
-    nn::EncoderLayerConfig config = tiny(false);
-    config.fuse_relu_dropout = fuse;
-    config.dropout = 0.3;
-    nn::EncoderLayer l(config);
-    l.to_(kF64);
-    randomize_parameters(l, 8);
-    Tensor src = rand64({2, 3, 4}, 9).detach().requires_grad_();
-    manual_seed(21);
-    tape().clear();
-    Tensor out = l.forward(src);
-    std::vector<std::string> ops;
-    for (const auto& e : tape().entries()) ops.push_back(e->op);
-    sum(mul(out, out)).backward();
-    return std::tuple{out.detach(), src.grad(), l.linear1->weight.grad(), ops};
-  };
-  const auto [fused_out, fused_dsrc, fused_dw, fused_ops] = run(true);
-  const auto [plain_out, plain_dsrc, plain_dw, plain_ops] = run(false);
-  require_close(fused_out, plain_out, 0, 0);
-  require_close(fused_dsrc, plain_dsrc, 0, 0);
-  require_close(fused_dw, plain_dw, 0, 0);
-  auto count = [](const std::vector<std::string>& ops, const std::string& op) { return std::ranges::count(ops, op); };
-  CHECK(count(fused_ops, "relu_dropout") == 1);
-  CHECK(count(fused_ops, "relu") == 0);
-  CHECK(count(plain_ops, "relu_dropout") == 0);
-  CHECK(count(plain_ops, "relu") == 1);
-  CHECK(count(plain_ops, "dropout") == count(fused_ops, "dropout") + 1);
+  nn::EncoderLayerConfig plain_config = tiny(false);
+  plain_config.fuse_relu_dropout = false;
+  const TrainingPass fused = training_pass(tiny(false)), plain = training_pass(plain_config);
+  require_same_values(fused, plain);
+  CHECK(fused.count("relu_dropout") == 1);
+  CHECK(fused.count("relu") == 0);
+  CHECK(plain.count("relu_dropout") == 0);
+  CHECK(plain.count("relu") == 1);
+  CHECK(plain.count("dropout") == fused.count("dropout") + 1);
 }
 
 TEST_CASE("nn::EncoderLayer: each residual connection's dropout and sum are one dropout_add, in training") {
@@ -116,39 +131,20 @@ TEST_CASE("nn::EncoderLayer: each residual connection's dropout and sum are one 
   // same draws from the global generator, so the same output and gradients, bit for bit.
   for (bool norm_first : {false, true}) {
     CAPTURE(norm_first);
-    auto run = [norm_first](bool hooked) {
-      nn::EncoderLayerConfig config = tiny(norm_first);
-      config.dropout = 0.3;
-      nn::EncoderLayer l(config);
-      l.to_(kF64);
-      randomize_parameters(l, 8);
-      std::vector<Tensor> seen;
-      std::vector<HookHandle> hooks;
-      if (hooked)
-        for (const auto& d : {l.dropout1, l.dropout2})
-          hooks.push_back(d->register_forward_hook(
-              [&seen](const nn::Module&, const TensorList&, const TensorList& out) { seen.push_back(out[0]); }));
-      Tensor src = rand64({2, 3, 4}, 9).detach().requires_grad_();
-      manual_seed(21);
-      tape().clear();
-      Tensor out = l.forward(src);
-      std::vector<std::string> ops;
-      for (const auto& e : tape().entries()) ops.push_back(e->op);
-      for (const Tensor& t : seen) CHECK(t.producer()->op == "dropout");  // the dropout's output, not the sum
-      CHECK(seen.size() == (hooked ? 2u : 0u));
-      sum(mul(out, out)).backward();
-      return std::tuple{out.detach(), src.grad(), l.linear1->weight.grad(), ops};
-    };
-    const auto [fused_out, fused_dsrc, fused_dw, fused_ops] = run(false);
-    const auto [hooked_out, hooked_dsrc, hooked_dw, hooked_ops] = run(true);
-    require_close(fused_out, hooked_out, 0, 0);
-    require_close(fused_dsrc, hooked_dsrc, 0, 0);
-    require_close(fused_dw, hooked_dw, 0, 0);
-    auto count = [](const std::vector<std::string>& ops, const std::string& op) { return std::ranges::count(ops, op); };
-    CHECK(count(fused_ops, "dropout_add") == 2);
-    CHECK(count(hooked_ops, "dropout_add") == 0);
-    CHECK(count(hooked_ops, "dropout") == count(fused_ops, "dropout") + 2);
-    CHECK(count(hooked_ops, "add") == count(fused_ops, "add") + 2);
+    std::vector<Tensor> seen;
+    const TrainingPass fused = training_pass(tiny(norm_first));
+    const TrainingPass hooked = training_pass(tiny(norm_first), [&seen](nn::EncoderLayer& l) {
+      for (const auto& d : {l.dropout1, l.dropout2})
+        d->register_forward_hook(
+            [&seen](const nn::Module&, const TensorList&, const TensorList& out) { seen.push_back(out[0]); });
+    });
+    REQUIRE(seen.size() == 2);
+    for (const Tensor& t : seen) CHECK(t.producer()->op == "dropout");  // the dropout's output, not the sum
+    require_same_values(fused, hooked);
+    CHECK(fused.count("dropout_add") == 2);
+    CHECK(hooked.count("dropout_add") == 0);
+    CHECK(hooked.count("dropout") == fused.count("dropout") + 2);
+    CHECK(hooked.count("add") == fused.count("add") + 2);
   }
 }
 
