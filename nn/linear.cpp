@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/factories.h"
 #include "nn/init.h"
 #include "ops/add/add.h"
@@ -26,18 +28,41 @@ void Linear::reset_own_parameters(Generator& gen) {
   if (bias.defined()) init::zeros_(bias);
 }
 
-Tensor Linear::forward(const Tensor& x) const {
-  const ModuleScope in_module(path());
+void Linear::check_input(const Tensor& x) const {
   check_defined(x, "Linear", "x");
   if (x.dim() == 0 || x.size(-1) != in_features || x.dtype() != weight.dtype())
     throw Error("Linear", fmt::format("expected x (..., {}) {}, got {}", in_features, dtype_name(weight.dtype()),
                                       x.describe()));
+}
+
+Tensor Linear::forward(const Tensor& x) const {
+  const ModuleScope in_module(path());
+  check_input(x);
   // (..., in) @ (in, out) + (out) -> (..., out): one linear op, or matmul, transpose and add composed
   Tensor y = !is_composed()       ? linear(x, weight, bias)
              : bias.defined()     ? add(matmul(x, transpose(weight, 0, 1)), bias)
                                   : matmul(x, transpose(weight, 0, 1));
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
+}
+
+TensorList Linear::forward_together(std::span<const Linear* const> layers, const Tensor& x) {
+  const bool one_by_one = std::any_of(layers.begin(), layers.end(), [](const Linear* layer) {
+    return layer->is_composed() || layer->has_forward_hooks();
+  });
+  if (one_by_one) return {};
+  TensorList weights, biases;
+  for (const Linear* layer : layers) {
+    layer->check_input(x);
+    weights.push_back(layer->weight);
+    biases.push_back(layer->bias);
+  }
+  const TensorList ys = linear_outputs(x, weights, biases);
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const ModuleScope in_module(layers[i]->path());
+    record_linear(x, weights[i], biases[i], ys[i]);
+  }
+  return ys;
 }
 
 }  // namespace tg::nn

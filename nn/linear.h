@@ -10,6 +10,7 @@
 // range; tapegrad follows the project's spec (Xavier for linear and attention weights, zero
 // biases) and keeps every scheme in nn/init.
 #include <cstdint>
+#include <span>
 
 #include "nn/module.h"
 
@@ -19,12 +20,20 @@ class Linear : public Module {
  public:
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
   Tensor forward(const Tensor& x) const;
+  // Each layer's forward on one x (1 to 3 layers: the q, k and v projections of self-attention),
+  // their products computed together (linear_outputs: one parallel region on the CPU), each
+  // recorded as its own linear entry in its own scope, with the bits of its forward alone. Empty
+  // where a layer is composed or has forward hooks: the caller then runs each layer's forward.
+  static TensorList forward_together(std::span<const Linear* const> layers, const Tensor& x);
 
   int64_t in_features, out_features;
   Tensor weight, bias;  // bias undefined when built without one
 
  protected:
   void reset_own_parameters(Generator& gen) override;
+
+ private:
+  void check_input(const Tensor& x) const;  // x (..., in_features) of the weight's dtype
 };
 
 }  // namespace tg::nn

@@ -54,10 +54,6 @@ MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, co
                                      shape_str(value.shape())));
   const int64_t B = query.size(0), T = query.size(1), S = key.size(1);
 
-  // (B,L,E) -> projection -> (B,L,NH,hs) -> (B,NH,L,hs)
-  auto heads = [&](const Linear& proj, const Tensor& x, int64_t L) {
-    return transpose(reshape(proj.forward(x), {B, L, NH, hs}), 1, 2);
-  };
   const AttentionKernel kernel = choose_attention_kernel(
       {.fused = options.fused,
        .composed_module = is_composed(),
@@ -72,7 +68,13 @@ MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, co
   attention.training = is_training();
   // The composed ops compute the weights anyway: the hooks see them.
   attention.need_weights = kernel == AttentionKernel::composed;
-  const Tensor q = heads(*q_proj, query, T), k = heads(*k_proj, key, S), v = heads(*v_proj, value, S);
+  // (B,L,E) -> (B,L,NH,hs) -> (B,NH,L,hs)
+  auto heads = [&](const Tensor& projected, int64_t L) { return transpose(reshape(projected, {B, L, NH, hs}), 1, 2); };
+  const bool self_attention = query.impl_ptr() == key.impl_ptr() && key.impl_ptr() == value.impl_ptr();
+  const Linear* const projections[] = {q_proj.get(), k_proj.get(), v_proj.get()};
+  const TensorList together = self_attention ? Linear::forward_together(projections, query) : TensorList{};
+  auto projected = [&](int i, const Tensor& x) { return together.empty() ? projections[i]->forward(x) : together[i]; };
+  const Tensor q = heads(projected(0, query), T), k = heads(projected(1, key), S), v = heads(projected(2, value), S);
   const AttentionResult a = run_attention(AttentionSpec::check(kEntry, kernel, q, k, v, attention));  // (B,NH,T,hs)
 
   Tensor merged = reshape(transpose(a.output, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -103,7 +104,7 @@ MicroKernel<T> micro_kernel(Kernel k) {
 
 // This thread's buffer number `slot`, grown to at least n elements, 64-byte aligned. Kept
 // between calls (OpenMP's threads live on), so steady-state GEMMs allocate nothing.
-enum Slot { kSlotA, kSlotB, kSlotPartial, kSlotProduct, kSlots };
+enum Slot { kSlotA, kSlotB, kSlotProduct, kSlotPartial, kSlots = kSlotPartial + kGemmMaxGroup };  // partial: + product
 template <class T>
 T* workspace(Slot slot, int64_t n) {
   thread_local std::vector<T> buffers[kSlots];
@@ -267,46 +268,87 @@ Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int thread
   return best;
 }
 
-// c (M,N) = (or +=) op(a) (M,K) @ op(b) (K,N) (+ bias), shared by `threads` threads in one
-// parallel region, with the side work and the sum of a depth split's partial products (which,
-// accumulating, are summed as when written and that sum added to c).
+// One product c (M,N) = (or +=) op(a) (M,K) @ op(b) (K,N) (+ bias) shared by a team of threads:
+// its split into parts, and the buffer of a depth split's partial products (which, accumulating,
+// are summed as when written and that sum added to c).
 template <class T>
-void gemm_team(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, int64_t M, int64_t N, int64_t K,
-               int threads, const GemmSideWork* side, bool accumulate) {
-  const Split s = choose_split(g, M, N, K, threads);
-  const int64_t ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
-  const int64_t ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
-  const bool split_sum = s.depth > 1, first_apart = split_sum && accumulate;  // depth part 0 not written into c
-  // part d at (d-1)*M*N; part 0, where apart, after them
-  T* partial = split_sum ? workspace<T>(kSlotPartial, (s.depth - (first_apart ? 0 : 1)) * M * N) : nullptr;
-  T* first = first_apart ? partial + (s.depth - 1) * M * N : c;
+struct TeamProduct {
+  Plan<T> g;
+  const T *a, *b, *bias;
+  T* c;
+  int64_t M, N, K;
+  bool accumulate;
+  Split s;
+  int64_t ms, ns, ks, parts;
+  bool split_sum, first_apart;  // depth part 0 not written into c where first_apart
+  T *partial, *first;           // part d at partial + (d-1)*M*N; part 0, where apart, after them
+
+  TeamProduct() = default;
+  TeamProduct(const Plan<T>& plan, const T* a_, const T* b_, const T* bias_, T* c_, int64_t M_, int64_t N_,
+              int64_t K_, int threads, bool accumulate_, Slot partial_slot)
+      : g(plan), a(a_), b(b_), bias(bias_), c(c_), M(M_), N(N_), K(K_), accumulate(accumulate_) {
+    s = choose_split(g, M, N, K, threads);
+    ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
+    ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
+    split_sum = s.depth > 1, first_apart = split_sum && accumulate;
+    partial = split_sum ? workspace<T>(partial_slot, (s.depth - (first_apart ? 0 : 1)) * M * N) : nullptr;
+    first = first_apart ? partial + (s.depth - 1) * M * N : c;
+  }
+
+  void run_part(int64_t part) const {
+    const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
+    const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
+    if (m <= 0 || n <= 0) return;
+    T* out = d == 0 ? first : partial + (d - 1) * M * N;
+    const bool add = d == 0 && accumulate && !first_apart;
+    const T* part_bias = d == 0 && bias ? bias + j0 : nullptr;  // the first depth part adds the bias
+    if (k <= 0)
+      for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n, add);
+    else
+      gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, part_bias, out + i0 * N + j0, N,
+                  m, n, k, add);
+  }
+
+  // The partial products added together, shared by the team (called by every thread once all
+  // parts are done).
+  void sum_parts() const {
+#pragma omp for simd
+    for (int64_t e = 0; e < M * N; ++e) {
+      T sum = first[e];
+      for (int64_t d = 1; d < s.depth; ++d) sum += partial[(d - 1) * M * N + e];
+      c[e] = first_apart ? c[e] + sum : sum;
+    }
+  }
+};
+
+// The products, shared by `threads` threads in one parallel region: their parts taken as the
+// threads become free, then the side work, then the sums of the depth splits.
+template <class T>
+void gemm_team(const TeamProduct<T>* products, int count, int threads, const GemmSideWork* side) {
+  int64_t parts = 0;
+  bool split_sum = false;
+  for (int p = 0; p < count; ++p) parts += products[p].parts, split_sum |= products[p].split_sum;
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(dynamic, 1) nowait
     for (int64_t part = 0; part < parts; ++part) {
-      const int64_t d = part / (s.rows * s.cols), i0 = part / s.cols % s.rows * ms, j0 = part % s.cols * ns;
-      const int64_t k0 = d * ks, m = std::min(ms, M - i0), n = std::min(ns, N - j0), k = std::min(ks, K - k0);
-      if (m <= 0 || n <= 0) continue;
-      T* out = d == 0 ? first : partial + (d - 1) * M * N;
-      const bool add = d == 0 && accumulate && !first_apart;
-      const T* part_bias = d == 0 && bias ? bias + j0 : nullptr;  // the first depth part adds the bias
-      if (k <= 0)
-        for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n, add);
-      else
-        gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, part_bias, out + i0 * N + j0,
-                    N, m, n, k, add);
+      int p = 0;
+      int64_t local = part;
+      for (; local >= products[p].parts; ++p) local -= products[p].parts;
+      products[p].run_part(local);
     }
     if (side) side->run(side->context, omp_get_thread_num(), omp_get_num_threads());
     if (split_sum) {
 #pragma omp barrier
-#pragma omp for simd
-      for (int64_t e = 0; e < M * N; ++e) {
-        T sum = first[e];
-        for (int64_t d = 1; d < s.depth; ++d) sum += partial[(d - 1) * M * N + e];
-        c[e] = first_apart ? c[e] + sum : sum;
-      }
+      for (int p = 0; p < count; ++p)
+        if (products[p].split_sum) products[p].sum_parts();
     }
   }
+}
+
+// The threads a batch of (M,N,K) products runs on: one below kParallelWork multiply-adds.
+int gemm_threads(int64_t batch, int64_t M, int64_t N, int64_t K) {
+  return batch * M * N * K >= kParallelWork ? omp_get_max_threads() : 1;
 }
 
 }  // namespace
@@ -320,7 +362,7 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
     return;
   }
   const Plan<T> g = make_plan(a, b);
-  const int threads = batch * M * N * K >= kParallelWork ? omp_get_max_threads() : 1;
+  const int threads = gemm_threads(batch, M, N, K);
   // Whole products to whichever thread is free while every thread can have one; the rest
   // (fewer than the threads) one after the other, each shared by all threads.
   // One thread: no parallel region at all.
@@ -334,7 +376,8 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
   for (int64_t p = alone; p < batch; ++p) {
     const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
     if (threads > 1 && M * N * K >= kParallelWork) {
-      gemm_team(g, ap, bp, bias, c + p * M * N, M, N, K, threads, side_done ? nullptr : side, accumulate);
+      const TeamProduct<T> product(g, ap, bp, bias, c + p * M * N, M, N, K, threads, accumulate, kSlotPartial);
+      gemm_team(&product, 1, threads, side_done ? nullptr : side);
       side_done = true;
     } else {
       gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K, accumulate);
@@ -343,10 +386,35 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
   if (!side_done) side->run(side->context, 0, 1);
 }
 
+template <class T>
+void gemm_cpu_group(std::span<const GemmProduct<T>> products, const GemmSideWork* side) {
+  if (products.size() > size_t(kGemmMaxGroup))
+    throw Error("matmul", "gemm_cpu_group takes at most " + std::to_string(kGemmMaxGroup) + " products");
+  const int threads = omp_get_max_threads();
+  const bool shared = threads > 1 && std::all_of(products.begin(), products.end(), [](const GemmProduct<T>& p) {
+                        return gemm_threads(1, p.M, p.N, p.K) > 1;
+                      });
+  if (!shared) {
+    for (const GemmProduct<T>& p : products)
+      gemm_cpu<T>(p.c, p.a, p.b, 1, p.M, p.N, p.K, p.bias, &p == &products[0] ? side : nullptr, p.accumulate);
+    if (products.empty() && side) side->run(side->context, 0, 1);
+    return;
+  }
+  TeamProduct<T> team[kGemmMaxGroup];
+  for (size_t i = 0; i < products.size(); ++i) {
+    const GemmProduct<T>& p = products[i];
+    team[i] = TeamProduct<T>(make_plan(p.a, p.b), p.a.data + p.a.offsets[0], p.b.data + p.b.offsets[0], p.bias, p.c,
+                             p.M, p.N, p.K, threads, p.accumulate, Slot(kSlotPartial + i));
+  }
+  gemm_team(team, int(products.size()), threads, side);
+}
+
 template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix<float>&, int64_t, int64_t,
                               int64_t, int64_t, const float*, const GemmSideWork*, bool);
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
                                int64_t, int64_t, const double*, const GemmSideWork*, bool);
+template void gemm_cpu_group<float>(std::span<const GemmProduct<float>>, const GemmSideWork*);
+template void gemm_cpu_group<double>(std::span<const GemmProduct<double>>, const GemmSideWork*);
 
 std::vector<std::string> gemm_cpu_kernels() {
   std::vector<std::string> names;

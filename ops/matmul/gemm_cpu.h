@@ -24,6 +24,7 @@
 // the blocks are sized for the caches. OpenMP threads take whole batch elements, or one part
 // (rows, columns or depth) of a product each, and never wait for each other inside a product.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,26 @@ struct GemmSideWork {
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
               const T* bias = nullptr, const GemmSideWork* side = nullptr, bool accumulate = false);
+
+// One product of a group: c (M,N) = (or +=, where accumulate) op(a) (M,K) @ op(b) (K,N) (+ bias
+// (N) on every row, where bias != nullptr), c contiguous, a and b one matrix each (offsets[0]).
+template <class T>
+struct GemmProduct {
+  T* c;
+  GemmMatrix<T> a, b;
+  int64_t M, N, K;
+  const T* bias;
+  bool accumulate;
+};
+
+// Up to kGemmMaxGroup independent products in one OpenMP parallel region where each is large enough to
+// share the threads (the q, k and v projections of one input; a Linear layer's dx and dweight in
+// backward), the side work in it too; otherwise one gemm_cpu call each, the side work in the
+// first's. Either way each product has the bits gemm_cpu gives it alone: it is cut into the same
+// parts.
+inline constexpr int kGemmMaxGroup = 3;
+template <class T>
+void gemm_cpu_group(std::span<const GemmProduct<T>> products, const GemmSideWork* side = nullptr);
 
 // The micro-kernel gemm_cpu runs: by default the best this CPU has (checked at run time):
 // "avx512" (AVX-512F), else "avx2" (AVX2 + FMA), else "portable" (C++ only). Tests and

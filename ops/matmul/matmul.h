@@ -21,6 +21,8 @@
 // The vector cases are the same with M = 1 (a is a row) or N = 1 (b is a column): for
 // a (K) @ b (K,N), da (K) = b @ grad(N) and db (K,N) = outer(a, grad).
 // b^T and a^T are transposed views, not copies: the GEMM kernel reads them column-major.
+#include <span>
+
 #include "core/tensor.h"
 
 namespace tg {
@@ -38,6 +40,16 @@ void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, con
 // out += a @ b on the CPU, with the bits of matmul_forward_cpu into a tensor of its own added
 // to out (add_into_), in one pass: a backward rule adding into a gradient already gathered.
 void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b);
+// One of matmul_group_cpu's products: out (M,N) = a (M,K) @ b (K,N) (+ bias (N) on every row,
+// where defined, contiguous), or out += that where add. out contiguous; a and b 2-D, any strides.
+struct MatmulProduct {
+  Tensor out, a, b, bias;
+  bool add;
+};
+// Up to 3 products on the CPU in one parallel region (gemm_cpu_group), the side work in it too:
+// a backward rule's two gradients, or the projections of one input. Each has the bits
+// matmul_forward_cpu (or matmul_add_cpu) gives it alone.
+void matmul_group_cpu(std::span<const MatmulProduct> products, const GemmSideWork* side = nullptr);
 void matmul_forward_cuda(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace tg

@@ -1,4 +1,10 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
 #include "core/dispatch.h"
+#include "core/error.h"
 #include "ops/matmul/gemm_cpu.h"
 #include "ops/matmul/gemm_input.h"
 #include "ops/matmul/matmul.h"
@@ -51,6 +57,44 @@ void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, con
 void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
   matmul_cpu(out, a, b, {}, nullptr, true);
   out.storage()->bump_version();
+}
+
+namespace {
+
+// The products of a group in one parallel region, none of them empty.
+void gemm_group(std::span<const MatmulProduct> products, const GemmSideWork* side) {
+  std::array<GemmInput, 2 * kGemmMaxGroup> inputs;  // a and b of each product
+  for (size_t i = 0; i < products.size(); ++i) {
+    inputs[2 * i] = gemm_input(products[i].a, {});
+    inputs[2 * i + 1] = gemm_input(products[i].b, {});
+  }
+  dispatch_floating(products[0].out.dtype(), "matmul", [&](auto zero) {
+    using T = decltype(zero);
+    std::array<GemmProduct<T>, kGemmMaxGroup> gemms;
+    for (size_t i = 0; i < products.size(); ++i) {
+      const MatmulProduct& p = products[i];
+      const GemmInput &a = inputs[2 * i], &b = inputs[2 * i + 1];
+      gemms[i] = {p.out.data<T>(), {a.x.data<T>(), a.offsets.data(), a.ld, a.trans},
+                  {b.x.data<T>(), b.offsets.data(), b.ld, b.trans}, p.out.size(0), p.out.size(1), p.a.size(1),
+                  p.bias.defined() ? p.bias.data<T>() : nullptr, p.add};
+    }
+    gemm_cpu_group<T>(std::span(gemms.data(), products.size()), side);
+  });
+}
+
+}  // namespace
+
+void matmul_group_cpu(std::span<const MatmulProduct> products, const GemmSideWork* side) {
+  if (products.empty() || products.size() > size_t(kGemmMaxGroup))
+    throw Error("matmul", fmt::format("matmul_group_cpu takes 1 to {} products, got {}", kGemmMaxGroup,
+                                      products.size()));
+  if (std::none_of(products.begin(), products.end(), [](const MatmulProduct& p) { return p.out.numel() == 0; }))
+    gemm_group(products, side);
+  else  // one at a time, as matmul_forward_cpu and matmul_add_cpu run them
+    for (const MatmulProduct& p : products)
+      matmul_cpu(p.out, p.a, p.b, p.bias, &p == &products[0] ? side : nullptr, p.add);
+  for (const MatmulProduct& p : products)
+    if (p.add) p.out.storage()->bump_version();
 }
 
 }  // namespace tg

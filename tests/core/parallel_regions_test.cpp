@@ -123,6 +123,39 @@ TEST_CASE("parallel regions: linear's weight and bias gradients share the produc
   test::require_close(two.second, sum(grad, {0}), 1e-4, 1e-5);
 }
 
+TEST_CASE("parallel regions: linear's dx, dweight and dbias share one region" * doctest::skip(!counting)) {
+  // x (2, 256, 128) requires a gradient too: dx (512, 128) = grad @ weight and dweight (256, 128) =
+  // grad^T @ x (a depth split) run as one team, the bias's column sums after them. Each has the
+  // bits of its product computed alone, by matmul, on the same two threads.
+  manual_seed(12);
+  const Tensor x = randn({2, 256, 128}).requires_grad_(), grad = randn({2, 256, 256});
+  const Tensor weight = randn({256, 128}).requires_grad_(), bias = randn({256}).requires_grad_();
+  CHECK(regions_opened_by([&] { linear(x, weight, bias).backward(grad); }) == 2);  // forward, backward
+  Tensor dx, dweight;
+  regions_opened_by([&] {
+    dx = matmul(grad, weight);
+    dweight = matmul(transpose(reshape(grad, {512, 256}), 0, 1), reshape(x, {512, 128}));
+  });
+  require_same_bits(x.grad(), dx);
+  require_same_bits(weight.grad(), dweight);
+  test::require_close(bias.grad(), sum(grad, {0, 1}), 1e-4, 1e-5);
+}
+
+TEST_CASE("parallel regions: the q, k and v projections of one input share one region" *
+          doctest::skip(!counting)) {
+  // Linear::forward_together (self-attention's projections): three products of x (512, 128), one
+  // team of threads; each layer's forward alone opens one region per product.
+  nn::Linear q(128, 128), k(128, 128), v(128, 128);
+  const std::vector<const nn::Linear*> layers{&q, &k, &v};
+  manual_seed(13);
+  const Tensor x = randn({4, 128, 128});
+  TensorList together;
+  CHECK(regions_opened_by([&] { together = nn::Linear::forward_together(layers, x); }) == 1);
+  CHECK(regions_opened_by([&] {
+          for (const nn::Linear* layer : layers) layer->forward(x);
+        }) == 3);
+}
+
 TEST_CASE("parallel regions: a product split over its depth adds the parts in the same region" *
           doctest::skip(!counting)) {
   // (128, 2048) @ (2048, 128), the toy step's dweight shape: split over k, and its 128 x 128 partial
@@ -140,7 +173,8 @@ TEST_CASE("parallel regions: linear's and layer_norm's backward add x's gradient
   // h (512, 256) = linear(x, w0) feeds three layers: layer_norm, then linear w1, then w2. Backward
   // runs w2's entry first (h's gradient, fresh: its own product), then w1's and layer_norm's, each
   // adding its gradient for h into the one gathered in its own region, not in a sum of its own:
-  // w2 dx + dw, w1 dx (+=) + dw, layer_norm dx (+=), w0 dw: 6 regions, where separate sums made 8.
+  // w2 dx and dw, w1 dx (+=) and dw (each pair in one region), layer_norm dx (+=), w0 dw: 4
+  // regions, where separate sums made 6 (and separate products 8).
   // The bits are those of the separate sums: a backward run entry by entry (BackwardStepper,
   // which shows every gradient and so sums them apart) gives the same w0.grad().
   auto make = [] {
@@ -155,13 +189,13 @@ TEST_CASE("parallel regions: linear's and layer_norm's backward add x's gradient
   manual_seed(9);
   const TensorList seeds{randn({512, 256}), randn({512, 256}), randn({512, 256})};
   auto [w_run, outputs_run] = make();
-  CHECK(regions_opened_by([&] { backward(outputs_run, seeds); }) == 6);
+  CHECK(regions_opened_by([&] { backward(outputs_run, seeds); }) == 4);
   auto [w_step, outputs_step] = make();
   int64_t stepped_regions = regions_opened_by([&] {
     BackwardStepper step(outputs_step, seeds);
     while (!step.done()) step.step();
   });
-  CHECK(stepped_regions > 6);
+  CHECK(stepped_regions > 4);
   for (size_t i = 0; i < w_run.size(); ++i) require_same_bits(w_run[i].grad(), w_step[i].grad());
 }
 

@@ -45,3 +45,59 @@ TEST_CASE("nn::Linear: errors") {
   CHECK_THROWS_WITH_AS(nn::Linear(0, 2), doctest::Contains("Linear: in_features and out_features must be positive"),
                        tg::Error);
 }
+
+TEST_CASE("nn::Linear: forward_together records each layer's own entry, with the bits of its forward") {
+  // Three layers reading one x (as the q, k and v projections do), large enough that their products
+  // share the threads: each output, and each gradient after backward, equals that layer's forward
+  // run alone, exactly; the tape holds one linear entry per layer, in order, in its own scope.
+  struct Three : nn::Module {
+    std::shared_ptr<nn::Linear> q, k, v;
+    Three() : Module("Three") {
+      q = register_module("q", std::make_shared<nn::Linear>(64, 96));
+      k = register_module("k", std::make_shared<nn::Linear>(64, 80, false));
+      v = register_module("v", std::make_shared<nn::Linear>(64, 64));
+    }
+    std::vector<const nn::Linear*> layers() const { return {q.get(), k.get(), v.get()}; }
+  };
+  Three together, alone;
+  randomize_parameters(together, 5);
+  alone.load_state_dict(together.state_dict());
+  manual_seed(6);
+  const Tensor x_data = randn({3, 200, 64});
+  const Tensor x1 = x_data.detach().requires_grad_(), x2 = x_data.detach().requires_grad_();
+  tape().clear();
+  const TensorList ys = nn::Linear::forward_together(together.layers(), x1);
+  REQUIRE(ys.size() == 3);
+  std::vector<std::string> recorded;
+  for (const auto& e : tape().entries()) recorded.push_back(e->op + " " + (e->module ? *e->module : ""));
+  CHECK(recorded == std::vector<std::string>{"linear q", "linear k", "linear v"});
+  TensorList loss_terms;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const Tensor y = alone.layers()[i]->forward(x2);
+    require_close(ys[i], y, 0, 0);
+    loss_terms.push_back(y);
+  }
+  manual_seed(7);
+  TensorList seeds;
+  for (const Tensor& y : ys) seeds.push_back(randn(y.shape()));
+  backward(ys, seeds);
+  backward(loss_terms, seeds);
+  require_close(x1.grad(), x2.grad(), 0, 0);
+  for (size_t i = 0; i < ys.size(); ++i)
+    require_close(together.layers()[i]->weight.grad(), alone.layers()[i]->weight.grad(), 0, 0);
+
+  // a non-contiguous x: each product on its own, the same values
+  const Tensor xt = transpose(randn({3, 64, 200}), 1, 2);
+  const TensorList yt = nn::Linear::forward_together(together.layers(), xt);
+  for (size_t i = 0; i < yt.size(); ++i) require_close(yt[i], alone.layers()[i]->forward(xt), 0, 0);
+  // errors name the layer's input
+  CHECK_THROWS_WITH_AS(nn::Linear::forward_together(together.layers(), zeros({2, 63})),
+                       doctest::Contains("Linear: expected x (..., 64) float32, got (2,63)"), tg::Error);
+  // a hooked or composed layer: the caller runs each forward
+  HookHandle hook = together.k->register_forward_hook([](const nn::Module&, const TensorList&, const TensorList&) {});
+  CHECK(nn::Linear::forward_together(together.layers(), x_data).empty());
+  hook.remove();
+  CHECK(nn::Linear::forward_together(together.layers(), x_data).size() == 3);
+  together.set_composed(true);
+  CHECK(nn::Linear::forward_together(together.layers(), x_data).empty());
+}

@@ -5,10 +5,12 @@
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
@@ -253,4 +255,79 @@ TEST_CASE("gemm_cpu: accumulating gives the bits of the product written alone an
                                Problem{5, 37, 29, 71, ta, false}, Problem{2, 5, 7, 0, ta, false, 0, false, true}})
         same_bits(p);
   });
+}
+
+TEST_CASE("gemm_cpu_group: each product has the bits gemm_cpu gives it alone, in one parallel region") {
+  // A backward rule's two gradients (Linear's dweight and dx) or the q, k and v projections of one
+  // input run as one team: each product must be cut into the parts gemm_cpu cuts it into alone,
+  // its depth split's partial sums kept apart from the others'. Groups: the toy step's dweight (a
+  // depth split) with its dx accumulating; two depth splits, one accumulating; three projections
+  // with biases; one product too small to share (plain calls then); K = 0.
+  struct Operands {
+    std::vector<float> a, b, c, bias;
+    std::vector<int64_t> offsets{0};
+    GemmProduct<float> product(const Problem& p, bool accumulate) {
+      return {c.data(), {a.data(), offsets.data(), p.ta ? p.M : p.K, p.ta}, {b.data(), offsets.data(), p.N, false},
+              p.M, p.N, p.K, p.with_bias ? bias.data() : nullptr, accumulate};
+    }
+  };
+  auto operands = [](const Problem& p, uint64_t seed) {
+    Operands o{std::vector<float>(p.M * p.K), std::vector<float>(p.K * p.N), std::vector<float>(p.M * p.N),
+               std::vector<float>(p.N)};
+    for (size_t i = 0; i < o.a.size(); ++i) o.a[i] = static_cast<float>(value(seed + i));
+    for (size_t i = 0; i < o.b.size(); ++i) o.b[i] = static_cast<float>(value(seed + 3 * i + 1));
+    for (size_t i = 0; i < o.c.size(); ++i) o.c[i] = static_cast<float>(value(seed + 5 * i + 2) * 100);
+    for (size_t i = 0; i < o.bias.size(); ++i) o.bias[i] = static_cast<float>(value(seed + 7 * i + 3));
+    return o;
+  };
+  struct SideCalls {
+    std::vector<int> calls;
+    static void run(const void* context, int thread, int threads) {
+      auto& self = *static_cast<SideCalls*>(const_cast<void*>(context));
+#pragma omp critical
+      self.calls.push_back(thread * 100 + threads);
+    }
+  };
+  struct Member {
+    Problem problem;
+    bool accumulate;
+  };
+  auto same_bits = [&](const std::vector<Member>& group) {
+    std::vector<Operands> alone, together;
+    std::vector<GemmProduct<float>> products;
+    for (size_t i = 0; i < group.size(); ++i) {
+      const Problem& p = group[i].problem;
+      CAPTURE(describe(p));
+      alone.push_back(operands(p, i));
+      together.push_back(operands(p, i));
+      const GemmProduct<float> g = alone.back().product(p, group[i].accumulate);
+      gemm_cpu<float>(g.c, g.a, g.b, 1, p.M, p.N, p.K, g.bias, nullptr, g.accumulate);
+    }
+    for (size_t i = 0; i < group.size(); ++i)
+      products.push_back(together[i].product(group[i].problem, group[i].accumulate));
+    SideCalls side_calls;
+    const GemmSideWork side{SideCalls::run, &side_calls};
+    gemm_cpu_group<float>(products, &side);
+    for (size_t i = 0; i < group.size(); ++i) {
+      CAPTURE(describe(group[i].problem));
+      CHECK(std::memcmp(alone[i].c.data(), together[i].c.data(), alone[i].c.size() * sizeof(float)) == 0);
+    }
+    std::sort(side_calls.calls.begin(), side_calls.calls.end());  // each thread of the team once
+    const int threads = static_cast<int>(side_calls.calls.size());
+    REQUIRE(threads >= 1);
+    for (int t = 0; t < threads; ++t) CHECK(side_calls.calls[t] == t * 100 + threads);
+  };
+  const Problem projection{1, 512, 128, 128, false, false, 0, false, true};
+  for_kernels_and_threads({1, 2, 3}, [&] {
+    same_bits({{Problem{1, 128, 128, 2048, true, false}, false}, {Problem{1, 512, 128, 128, false, false}, true}});
+    same_bits({{Problem{1, 8, 40, 4000, false, false}, false}, {Problem{1, 8, 40, 4000, true, false}, true}});
+    same_bits({{projection, false}, {projection, false}, {projection, false}});
+    same_bits({{Problem{1, 8, 40, 4000, false, false}, true}, {Problem{1, 8, 40, 4000, true, false}, false},
+               {Problem{1, 300, 64, 200, true, false}, true}});
+    same_bits({{Problem{1, 300, 64, 200, false, false}, true}, {Problem{1, 3, 5, 7, false, false}, false}});
+    same_bits({{Problem{1, 64, 64, 0, false, false, 0, false, true}, true},
+               {Problem{1, 256, 256, 256, true, false}, false}});
+  });
+  CHECK_THROWS_WITH_AS(gemm_cpu_group<float>(std::vector<GemmProduct<float>>(4)),
+                       doctest::Contains("at most 3 products"), Error);
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <span>
+
 #include "core/copy.h"
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
@@ -10,6 +13,7 @@
 #include "ops/common/contiguous_input.h"
 #include "ops/common/op_doc.h"
 #include "ops/contiguous/contiguous.h"
+#include "ops/matmul/gemm_cpu.h"
 #include "ops/matmul/matmul.h"
 #include "ops/reshape/reshape.h"
 #include "ops/sum/sum.h"
@@ -72,10 +76,30 @@ TensorList reference_backward(const BackwardContext& ctx) {
   return linear_backward(ctx, input_grad_op, weight_bias_grad_ops);
 }
 
+// dx, dweight and dbias by one kernel in one parallel region, dx added into x's gradient
+// gathered so far where the backward pass offers it. For a contiguous grad on the CPU, with both
+// dx and dweight wanted.
+TensorList paired_backward(const BackwardContext& ctx) {
+  const Tensor &grad = ctx.grad(), &x = ctx.saved("x"), &weight = ctx.saved("weight");  // grad (..., out)
+  const int64_t out = weight.size(0), in = weight.size(1);
+  Tensor dx = ctx.add_into_gathered(0);  // x's shape
+  const bool add_dx = dx.defined();
+  if (!add_dx) dx = empty(x.shape(), grad.dtype(), grad.device());
+  const Tensor dweight = empty({out, in}, grad.dtype(), grad.device());
+  const Tensor dbias = ctx.needs_grad(2) ? empty({out}, grad.dtype(), grad.device()) : Tensor();
+  linear_backward_cpu(reshape(dx, {-1, in}), add_dx, dweight, dbias, reshape(grad, {-1, out}), reshape(x, {-1, in}),
+                      weight);
+  return {dx, dweight, dbias};
+}
+
 // The fast path, on the CPU: dx added into x's gradient gathered so far, where the backward
 // pass offers it (in the product's pass, instead of a sum of its own); dweight and dbias by one
-// kernel, the bias's column sums inside the product's parallel region.
+// kernel, the bias's column sums inside the product's parallel region; dx's product in that
+// region too where both are wanted (paired_backward).
 TensorList linear_kernel_backward(const BackwardContext& ctx) {
+  const Tensor& grad = ctx.grad();
+  if (!grad.is_cuda() && grad.dim() >= 2 && grad.is_contiguous() && ctx.needs_grad(0) && ctx.needs_grad(1))
+    return paired_backward(ctx);
   auto input_grad = [](const BackwardContext& ctx, const Tensor& grad) {
     if (grad.is_cuda() || grad.dim() < 2) return input_grad_op(ctx, grad);
     Tensor gathered = ctx.add_into_gathered(0);
@@ -110,9 +134,16 @@ TG_OP_DOC(linear) {
                         R"(\dLd{b} = \sum_{\text{rows}} \dLd{y})"}}};
 }
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  check_inputs(x, weight, bias);
-  // The matmul kernel, not the op: only this entry checks the output (anomaly mode) and records.
+namespace {
+
+// (in, out) = weight^T as a view, read column-major
+Tensor weight_transposed(const Tensor& weight) {
+  return make_view(weight, {weight.size(1), weight.size(0)}, {weight.strides()[1], weight.strides()[0]},
+                   weight.offset());
+}
+
+// y (..., out) = x (..., in) @ weight^T + bias by the matmul kernel (not the op).
+Tensor linear_output(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
   Shape y_shape = x.shape();
   y_shape.back() = out_features;
@@ -120,17 +151,46 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const Tensor x_m = x.dim() > 1 ? x : make_view(x, {1, in_features}, {in_features * x.strides()[0], x.strides()[0]},
                                                    x.offset());  // (in) -> (1, in)
   const Tensor y_m = y.dim() > 1 ? y : make_view(y, {1, out_features}, {out_features, 1}, 0);
-  const Tensor weight_t = make_view(weight, {in_features, out_features}, {weight.strides()[1], weight.strides()[0]},
-                                    weight.offset());                     // (in, out), read column-major
   // (..., in) @ (in, out) + bias (out) -> (..., out)
   if (y.is_cuda()) {
-    TG_CUDA_ONLY(matmul_forward_cuda(y_m, x_m, weight_t));  // then the bias, added to every row
+    TG_CUDA_ONLY(matmul_forward_cuda(y_m, x_m, weight_transposed(weight)));  // then the bias, added to every row
     if (bias.defined())
       add_into_(y, make_view(bias, y_shape, broadcast_strides(bias.shape(), bias.strides(), y_shape), bias.offset()));
   } else {
-    matmul_forward_cpu(y_m, x_m, weight_t, contiguous_or_copy(bias));
+    matmul_forward_cpu(y_m, x_m, weight_transposed(weight), contiguous_or_copy(bias));
   }
+  return y;
+}
 
+}  // namespace
+
+TensorList linear_outputs(const Tensor& x, const TensorList& weights, const TensorList& biases) {
+  if (weights.size() != biases.size() || weights.empty() || weights.size() > size_t(kGemmMaxGroup))
+    throw Error("linear", fmt::format("linear_outputs takes 1 to {} weights and as many biases, got {} and {}",
+                                      kGemmMaxGroup, weights.size(), biases.size()));
+  for (size_t i = 0; i < weights.size(); ++i) check_inputs(x, weights[i], biases[i]);
+  TensorList ys;
+  if (weights.size() == 1 || x.is_cuda() || x.dim() < 2 || !x.is_contiguous() || x.numel() == 0) {
+    for (size_t i = 0; i < weights.size(); ++i) ys.push_back(linear_output(x, weights[i], biases[i]));
+    return ys;
+  }
+  // One product per weight: y (rows, out) = x (rows, in) @ weight^T + bias, x's rows stacked as
+  // linear_output's matmul stacks them. Views, not the reshape op: nothing here is an op of its own.
+  const int64_t in = x.size(-1), rows = x.numel() / in;
+  const Tensor x2d = make_view(x, {rows, in}, {in, 1}, x.offset());
+  std::array<MatmulProduct, kGemmMaxGroup> products;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    Shape y_shape = x.shape();
+    const int64_t out = y_shape.back() = weights[i].size(0);
+    ys.push_back(empty(y_shape, x.dtype(), x.device()));
+    products[i] = {make_view(ys[i], {rows, out}, {out, 1}, 0), x2d, weight_transposed(weights[i]),
+                   contiguous_or_copy(biases[i]), false};
+  }
+  matmul_group_cpu(std::span(products.data(), weights.size()));
+  return ys;
+}
+
+void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& y) {
   if (Recorder rec("linear", {x, weight, bias}, {y}); rec) {
     if (weight.requires_grad()) rec.save("x", x);  // dweight needs x, dx needs weight
     if (x.requires_grad()) rec.save("weight", weight);
@@ -145,6 +205,11 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     });
     rec.backward(reference_backward, linear_kernel_backward);
   }
+}
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const Tensor y = linear_outputs(x, {weight}, {bias})[0];
+  record_linear(x, weight, bias, y);  // only this entry checks the output (anomaly mode) and records
   return y;
 }
 

@@ -20,11 +20,23 @@ namespace tg {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 
+// linear in two halves, for layers that read one x (the q, k and v projections of
+// self-attention): linear_outputs computes y_i = linear(x, weights[i], biases[i]) for 1 to 3
+// weights (biases[i] undefined where none) without recording anything, on the CPU with x
+// contiguous in one parallel region, each with the bits linear gives it; record_linear then
+// records one y_i as linear does (within the caller's module scope).
+TensorList linear_outputs(const Tensor& x, const TensorList& weights, const TensorList& biases);
+void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& y);
+
 // Kernel, on CPU tensors (the forward adds the bias inside matmul_forward_cpu), each output
 // written where defined:
 //   dweight (out, in) = grad^T @ x     grad (rows, out) contiguous, x (rows, in)
 //   dbias (out)       = sum over rows of grad
 // in one OpenMP parallel region: the bias's column sums share the product's.
 void linear_weight_bias_backward_cpu(const Tensor& dweight, const Tensor& dbias, const Tensor& grad, const Tensor& x);
+// The same and dx (rows, in) = grad @ weight (out, in) (or dx += that, where add_dx), all in one
+// parallel region; dx contiguous.
+void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, const Tensor& dbias, const Tensor& grad,
+                         const Tensor& x, const Tensor& weight);
 
 }  // namespace tg

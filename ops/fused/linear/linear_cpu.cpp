@@ -70,4 +70,12 @@ void linear_weight_bias_backward_cpu(const Tensor& dweight, const Tensor& dbias,
   bias_grad_part(&work, omp_get_thread_num(), omp_get_num_threads());
 }
 
+void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, const Tensor& dbias, const Tensor& grad,
+                         const Tensor& x, const Tensor& weight) {
+  const BiasGradWork work{dbias, grad};
+  const GemmSideWork side{bias_grad_part, &work};
+  const MatmulProduct products[] = {{dweight, transpose(grad, 0, 1), x, {}, false}, {dx, grad, weight, {}, add_dx}};
+  matmul_group_cpu(products, dbias.defined() ? &side : nullptr);
+}
+
 }  // namespace tg
