@@ -68,14 +68,41 @@ constexpr OperandViews kRecordedViews{[](const Tensor& x, int64_t dim) { return 
                                       [](const Tensor& x) { return transpose(x, -2, -1); }, false};
 constexpr OperandViews kBareViews{unsqueeze_view, transposed_view, true};
 
+// Whether the fast rule takes da and db as one team of threads (paired_backward): on the CPU,
+// both wanted, a (..., M, K) not broadcast, b a (K, N) matrix shared by every batch element (a
+// weight), grad contiguous, no size 0.
+bool pairs(const BackwardContext& ctx, bool a_1d, bool b_1d) {
+  const Tensor& grad = ctx.grad();
+  return !grad.is_cuda() && !a_1d && !b_1d && ctx.needs_grad(0) && ctx.needs_grad(1) && grad.is_contiguous() &&
+         ctx.input_shape(1).size() == 2 && ctx.input_shape(0).size() == grad.shape().size() && grad.numel() > 0 &&
+         numel(ctx.input_shape(1)) > 0;
+}
+
+// da (..., M, K) = grad @ b^T and db (K, N) = a^T @ grad with the batch folded into the rows, in
+// one parallel region (matmul_group_cpu), da added into a's gradient gathered so far where
+// backward offers it: the bits of the two products computed apart.
+TensorList paired_backward(const BackwardContext& ctx) {
+  const Tensor &grad = ctx.grad(), &a = ctx.saved("a"), &b = ctx.saved("b");  // grad (..., M, N)
+  const int64_t K = b.size(0), N = b.size(1);
+  Tensor da = ctx.add_into_gathered(0);
+  const bool add_da = da.defined();
+  if (!add_da) da = empty(ctx.input_shape(0), grad.dtype(), grad.device());
+  const Tensor db = empty({K, N}, grad.dtype(), grad.device());
+  const Tensor grad2d = flatten_rows(grad);
+  const MatmulProduct products[] = {{db, transposed_view(flatten_rows(a)), grad2d, {}, false},
+                                    {flatten_rows(da), grad2d, transposed_view(b), {}, add_da}};
+  matmul_group_cpu(products);
+  return {da, db};
+}
+
 // da and db from grad and the saved operands (see the derivation in matmul.h). The fast rule adds
 // da into a's gradient gathered so far, where backward offers it and a was not broadcast, on the CPU.
 TensorList matmul_backward(const BackwardContext& ctx, bool a_1d, bool b_1d, const OperandViews& view) {
+  if (view.fast_rule && pairs(ctx, a_1d, b_1d)) return paired_backward(ctx);
   // grad (batch..., M, N) with the vector cases' 1s put back
   Tensor grad = ctx.grad();
   if (b_1d) grad = view.unsqueeze(grad, grad.dim());
   if (a_1d) grad = view.unsqueeze(grad, grad.dim() - 1);
-  const int64_t N = grad.size(-1);
   Tensor da, db;
   if (ctx.needs_grad(0)) {
     // da (..., M, K) = grad (..., M, N) @ b^T (..., N, K), summed over a's broadcast dims
@@ -99,8 +126,8 @@ TensorList matmul_backward(const BackwardContext& ctx, bool a_1d, bool b_1d, con
     if (bm_shape.size() == 2 && am.dim() > 2) {
       // b was shared by every batch element (a Linear weight): fold the batch into the
       // rows, db (K,N) = a^T (K, batch*M) @ grad (batch*M, N), no per-batch partials.
-      am = reshape(am, {-1, K});
-      grad = reshape(grad, {-1, N});
+      am = flatten_rows(am);
+      grad = flatten_rows(grad);
     }
     db = reshape(sum_to(matmul(view.transposed(am), grad), bm_shape), ctx.input_shape(1));
   }

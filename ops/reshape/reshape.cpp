@@ -68,4 +68,10 @@ Tensor reshape(const Tensor& x, Shape shape) {
 
 Tensor flatten(const Tensor& x) { return reshape(x, {-1}); }
 
+Tensor flatten_rows(const Tensor& x) {
+  const Shape& shape = x.shape();
+  if (shape.empty()) throw Error("reshape", "flatten_rows needs x of rank >= 1, got a 0-d tensor");
+  return reshape(x, {numel(Shape(shape.begin(), shape.end() - 1)), shape.back()});
+}
+
 }  // namespace tg

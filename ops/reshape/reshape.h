@@ -12,5 +12,8 @@ namespace tg {
 Tensor reshape(const Tensor& x, Shape shape);
 Tensor view(const Tensor& x, Shape shape);
 Tensor flatten(const Tensor& x);  // (numel,)
+// (..., C) -> (rows, C), rows the product of the leading sizes: what reshape(x, {-1, C}) means,
+// also where a size is 0 (there -1 is ambiguous). x of rank >= 1.
+Tensor flatten_rows(const Tensor& x);
 
 }  // namespace tg

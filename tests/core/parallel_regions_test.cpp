@@ -141,6 +141,23 @@ TEST_CASE("parallel regions: linear's dx, dweight and dbias share one region" * 
   test::require_close(bias.grad(), sum(grad, {0, 1}), 1e-4, 1e-5);
 }
 
+TEST_CASE("parallel regions: matmul's da and db for a shared weight share one region" * doctest::skip(!counting)) {
+  // x (2, 256, 128) @ w^T, w (256, 128) as the composed Linear multiplies: da (512, 128) = grad @ w
+  // and db (128, 256) = x^T @ grad run as one team, each with the bits of its product computed
+  // alone, by matmul, on the same two threads.
+  manual_seed(14);
+  const Tensor x = randn({2, 256, 128}).requires_grad_(), w = randn({256, 128}).requires_grad_();
+  const Tensor grad = randn({2, 256, 256});
+  CHECK(regions_opened_by([&] { matmul(x, transpose(w, 0, 1)).backward(grad); }) == 2);  // forward, backward
+  Tensor dx, dwt;
+  regions_opened_by([&] {
+    dx = matmul(grad, w);
+    dwt = matmul(transpose(reshape(x, {512, 128}), 0, 1), reshape(grad, {512, 256}));  // (128, 256) = dw^T
+  });
+  require_same_bits(x.grad(), dx);
+  require_same_bits(w.grad(), contiguous(transpose(dwt, 0, 1)));
+}
+
 TEST_CASE("parallel regions: the q, k and v projections of one input share one region" *
           doctest::skip(!counting)) {
   // Linear::forward_together (self-attention's projections): three products of x (512, 128), one
@@ -202,8 +219,8 @@ TEST_CASE("parallel regions: linear's and layer_norm's backward add x's gradient
 TEST_CASE("parallel regions: matmul's backward adds a's gradient into the one gathered" *
           doctest::skip(!counting)) {
   // h (4, 128, 256) = x @ w0 feeds h @ w1 and h @ w2 (w (256, 256) broadcast over the batch):
-  // w2's da, db; w1's da (+=), db; w0's db: 5 regions, where a separate sum made 6. The same
-  // bits as a backward run entry by entry.
+  // w2's da and db, w1's da (+=) and db (each pair in one region), w0's db: 3 regions, where
+  // separate products made 5 and a separate sum 6. The same bits as a backward run entry by entry.
   auto make = [] {
     manual_seed(10);
     const Tensor x = randn({4, 128, 256});
@@ -216,7 +233,7 @@ TEST_CASE("parallel regions: matmul's backward adds a's gradient into the one ga
   manual_seed(11);
   const TensorList seeds{randn({4, 128, 256}), randn({4, 128, 256})};
   auto [w_run, outputs_run] = make();
-  CHECK(regions_opened_by([&] { backward(outputs_run, seeds); }) == 5);
+  CHECK(regions_opened_by([&] { backward(outputs_run, seeds); }) == 3);
   auto [w_step, outputs_step] = make();
   regions_opened_by([&] {  // on the same two threads, so that the products split the same way
     BackwardStepper step(outputs_step, seeds);

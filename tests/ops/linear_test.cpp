@@ -42,6 +42,24 @@ TEST_CASE("linear: gradients equal those of matmul + add") {
   require_close(db, b.grad(), 1e-12);
 }
 
+TEST_CASE("linear: size 0 dims give empty or zero gradients") {
+  // no rows, no input features, no output features: the fast rule's paired products must not
+  // take these
+  struct Case { Shape x, weight; };
+  for (const Case& c : {Case{{2, 0, 3}, {4, 3}}, Case{{2, 5, 0}, {4, 0}}, Case{{2, 5, 3}, {0, 3}}}) {
+    CAPTURE(shape_str(c.x));
+    const Tensor x = ones(c.x).requires_grad_(), w = ones(c.weight).requires_grad_();
+    const Tensor b = ones({c.weight[0]}).requires_grad_();
+    const Tensor y = linear(x, w, b);
+    y.backward(ones(y.shape()));
+    CHECK(x.grad().shape() == c.x);
+    CHECK(w.grad().shape() == c.weight);
+    for (float v : x.grad().to_vector<float>()) CHECK(v == float(c.weight[0]));
+    for (float v : w.grad().to_vector<float>()) CHECK(v == float(c.x[0] * c.x[1]));
+    for (float v : b.grad().to_vector<float>()) CHECK(v == float(c.x[0] * c.x[1]));
+  }
+}
+
 TEST_CASE("linear: float32 matches float64") {
   auto fn = [](const std::vector<Tensor>& in) { return linear(in[0], in[1], in[2]); };
   require_f32_matches_f64(fn, {rand64({3, 40, 24}, 1), rand64({20, 24}, 2), rand64({20}, 3)});

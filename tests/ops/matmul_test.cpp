@@ -165,6 +165,22 @@ TEST_CASE("matmul: errors name the op and both shapes") {
   CHECK_THROWS_WITH_AS(matmul(zeros({2, 3}, kI64), zeros({3, 2}, kI64)), doctest::Contains("matmul"), tg::Error);
 }
 
+TEST_CASE("matmul: size 0 dims give empty or zero gradients to both operands") {
+  // K = 0, M = 0 and N = 0, with a (B, M, K) and a shared weight b (K, N), as the composed Linear
+  // multiplies: the fast rule's paired products must not take these.
+  struct Case { Shape a, b; };
+  for (const Case& c : {Case{{2, 3, 0}, {0, 4}}, Case{{2, 0, 3}, {3, 4}}, Case{{2, 3, 5}, {5, 0}}}) {
+    CAPTURE(shape_str(c.a));
+    const Tensor a = ones(c.a).requires_grad_(), b = ones(c.b).requires_grad_();
+    const Tensor out = matmul(a, b);
+    out.backward(ones(out.shape()));
+    CHECK(a.grad().shape() == c.a);
+    CHECK(b.grad().shape() == c.b);
+    for (float v : a.grad().to_vector<float>()) CHECK(v == (c.b[1] == 0 ? 0.0f : float(c.b[1])));
+    for (float v : b.grad().to_vector<float>()) CHECK(v == float(c.a[0] * c.a[1]));
+  }
+}
+
 TEST_CASE("matmul: CUDA matches the CPU reference") {
   if (!gpu_available_or_skip()) return;
   const Device gpu = Device::cuda(0);

@@ -58,11 +58,11 @@ TensorList linear_backward(const BackwardContext& ctx, const InputGrad& input_gr
   Tensor dx;
   if (ctx.needs_grad(0)) dx = input_grad(ctx, grad);  // (..., out) @ (out, in) -> x's shape
   if (!ctx.needs_grad(1) && !ctx.needs_grad(2)) return {dx, {}, {}};
-  const Tensor grad2d = contiguous(reshape(grad, {-1, grad.size(-1)}));  // (rows, out)
+  const Tensor grad2d = contiguous(flatten_rows(grad));  // (rows, out)
   Tensor x2d;
   if (ctx.needs_grad(1)) {
     const Tensor& x = ctx.saved("x");
-    x2d = reshape(x, {-1, x.size(-1)});
+    x2d = flatten_rows(x);
   }
   const TensorList weight_bias = weight_bias_grad(grad2d, x2d, ctx.needs_grad(2));
   return {dx, weight_bias[0], weight_bias[1]};
@@ -78,7 +78,7 @@ TensorList reference_backward(const BackwardContext& ctx) {
 
 // dx, dweight and dbias by one kernel in one parallel region, dx added into x's gradient
 // gathered so far where the backward pass offers it. For a contiguous grad on the CPU, with both
-// dx and dweight wanted.
+// dx and dweight wanted and no size 0.
 TensorList paired_backward(const BackwardContext& ctx) {
   const Tensor &grad = ctx.grad(), &x = ctx.saved("x"), &weight = ctx.saved("weight");  // grad (..., out)
   const int64_t out = weight.size(0), in = weight.size(1);
@@ -87,8 +87,7 @@ TensorList paired_backward(const BackwardContext& ctx) {
   if (!add_dx) dx = empty(x.shape(), grad.dtype(), grad.device());
   const Tensor dweight = empty({out, in}, grad.dtype(), grad.device());
   const Tensor dbias = ctx.needs_grad(2) ? empty({out}, grad.dtype(), grad.device()) : Tensor();
-  linear_backward_cpu(reshape(dx, {-1, in}), add_dx, dweight, dbias, reshape(grad, {-1, out}), reshape(x, {-1, in}),
-                      weight);
+  linear_backward_cpu(flatten_rows(dx), add_dx, dweight, dbias, flatten_rows(grad), flatten_rows(x), weight);
   return {dx, dweight, dbias};
 }
 
@@ -98,7 +97,8 @@ TensorList paired_backward(const BackwardContext& ctx) {
 // region too where both are wanted (paired_backward).
 TensorList linear_kernel_backward(const BackwardContext& ctx) {
   const Tensor& grad = ctx.grad();
-  if (!grad.is_cuda() && grad.dim() >= 2 && grad.is_contiguous() && ctx.needs_grad(0) && ctx.needs_grad(1))
+  if (!grad.is_cuda() && grad.dim() >= 2 && grad.is_contiguous() && grad.numel() > 0 &&
+      numel(ctx.input_shape(1)) > 0 && ctx.needs_grad(0) && ctx.needs_grad(1))
     return paired_backward(ctx);
   auto input_grad = [](const BackwardContext& ctx, const Tensor& grad) {
     if (grad.is_cuda() || grad.dim() < 2) return input_grad_op(ctx, grad);
