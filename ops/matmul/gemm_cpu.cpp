@@ -388,18 +388,18 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
 
 template <class T>
 void gemm_cpu_group(std::span<const GemmProduct<T>> products, const GemmSideWork* side) {
-  if (products.size() > size_t(kGemmMaxGroup))
-    throw Error("matmul", "gemm_cpu_group takes at most " + std::to_string(kGemmMaxGroup) + " products");
-  const int threads = omp_get_max_threads();
-  const bool shared = threads > 1 && std::all_of(products.begin(), products.end(), [](const GemmProduct<T>& p) {
-                        return gemm_threads(1, p.M, p.N, p.K) > 1;
-                      });
+  if (products.empty() || products.size() > size_t(kGemmMaxGroup))
+    throw Error("matmul", "gemm_cpu_group takes 1 to " + std::to_string(kGemmMaxGroup) + " products, got " +
+                              std::to_string(products.size()));
+  const bool shared = std::all_of(products.begin(), products.end(), [](const GemmProduct<T>& p) {
+    return gemm_threads(1, p.M, p.N, p.K) > 1;
+  });
   if (!shared) {
     for (const GemmProduct<T>& p : products)
       gemm_cpu<T>(p.c, p.a, p.b, 1, p.M, p.N, p.K, p.bias, &p == &products[0] ? side : nullptr, p.accumulate);
-    if (products.empty() && side) side->run(side->context, 0, 1);
     return;
   }
+  const int threads = omp_get_max_threads();
   TeamProduct<T> team[kGemmMaxGroup];
   for (size_t i = 0; i < products.size(); ++i) {
     const GemmProduct<T>& p = products[i];

@@ -70,12 +70,11 @@ constexpr OperandViews kBareViews{unsqueeze_view, transposed_view, true};
 
 // Whether the fast rule takes da and db as one team of threads (paired_backward): on the CPU,
 // both wanted, a (..., M, K) not broadcast, b a (K, N) matrix shared by every batch element (a
-// weight), grad contiguous, no size 0.
+// weight), grad contiguous.
 bool pairs(const BackwardContext& ctx, bool a_1d, bool b_1d) {
   const Tensor& grad = ctx.grad();
   return !grad.is_cuda() && !a_1d && !b_1d && ctx.needs_grad(0) && ctx.needs_grad(1) && grad.is_contiguous() &&
-         ctx.input_shape(1).size() == 2 && ctx.input_shape(0).size() == grad.shape().size() && grad.numel() > 0 &&
-         numel(ctx.input_shape(1)) > 0;
+         ctx.input_shape(1).size() == 2 && ctx.input_shape(0).size() == grad.shape().size();
 }
 
 // da (..., M, K) = grad @ b^T and db (K, N) = a^T @ grad with the batch folded into the rows, in

@@ -329,5 +329,6 @@ TEST_CASE("gemm_cpu_group: each product has the bits gemm_cpu gives it alone, in
                {Problem{1, 256, 256, 256, true, false}, false}});
   });
   CHECK_THROWS_WITH_AS(gemm_cpu_group<float>(std::vector<GemmProduct<float>>(4)),
-                       doctest::Contains("at most 3 products"), Error);
+                       doctest::Contains("takes 1 to 3 products, got 4"), Error);
+  CHECK_THROWS_WITH_AS(gemm_cpu_group<float>({}), doctest::Contains("takes 1 to 3 products, got 0"), Error);
 }

@@ -41,80 +41,33 @@ void check_inputs(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                                       bias.defined() ? shape_str(bias.shape()) : "none"));
 }
 
-// dweight (out, in) and dbias (out) from grad2d (rows, out) and x2d (rows, in), each undefined
-// where not needed (x2d is undefined when dweight is not), with tapegrad ops: recorded when grad
+// The reference rule (the derivative in linear.h): every step a tapegrad op, recorded when grad
 // mode is on.
-TensorList weight_bias_grad_ops(const Tensor& grad2d, const Tensor& x2d, bool needs_dbias) {
-  return {x2d.defined() ? matmul(transpose(grad2d, 0, 1), x2d) : Tensor(),  // (out, rows) @ (rows, in)
-          needs_dbias ? sum(grad2d, {0}) : Tensor()};
-}
-
-// The derivative (linear.h): dx by input_grad(ctx, grad) = grad @ weight, dweight and dbias by
-// weight_bias_grad(grad2d, x2d, needs dbias) -> {dweight, dbias}, as weight_bias_grad_ops.
-template <class InputGrad, class WeightBiasGrad>
-TensorList linear_backward(const BackwardContext& ctx, const InputGrad& input_grad,
-                           const WeightBiasGrad& weight_bias_grad) {
+TensorList reference_backward(const BackwardContext& ctx) {
   const Tensor& grad = ctx.grad();  // (..., out)
   Tensor dx;
-  if (ctx.needs_grad(0)) dx = input_grad(ctx, grad);  // (..., out) @ (out, in) -> x's shape
+  if (ctx.needs_grad(0)) dx = matmul(grad, ctx.saved("weight"));  // (..., out) @ (out, in) -> x's shape
   if (!ctx.needs_grad(1) && !ctx.needs_grad(2)) return {dx, {}, {}};
   const Tensor grad2d = contiguous(flatten_rows(grad));  // (rows, out)
-  Tensor x2d;
-  if (ctx.needs_grad(1)) {
-    const Tensor& x = ctx.saved("x");
-    x2d = flatten_rows(x);
-  }
-  const TensorList weight_bias = weight_bias_grad(grad2d, x2d, ctx.needs_grad(2));
-  return {dx, weight_bias[0], weight_bias[1]};
+  return {dx, ctx.needs_grad(1) ? matmul(transpose(grad2d, 0, 1), flatten_rows(ctx.saved("x"))) : Tensor(),
+          ctx.needs_grad(2) ? sum(grad2d, {0}) : Tensor()};  // (out, rows) @ (rows, in); (out)
 }
 
-// dx (..., in) = grad (..., out) @ weight (out, in), by matmul: recorded when grad mode is on.
-Tensor input_grad_op(const BackwardContext& ctx, const Tensor& grad) { return matmul(grad, ctx.saved("weight")); }
-
-// The reference rule: every step a tapegrad op.
-TensorList reference_backward(const BackwardContext& ctx) {
-  return linear_backward(ctx, input_grad_op, weight_bias_grad_ops);
-}
-
-// dx, dweight and dbias by one kernel in one parallel region, dx added into x's gradient
-// gathered so far where the backward pass offers it. For a contiguous grad on the CPU, with both
-// dx and dweight wanted and no size 0.
-TensorList paired_backward(const BackwardContext& ctx) {
-  const Tensor &grad = ctx.grad(), &x = ctx.saved("x"), &weight = ctx.saved("weight");  // grad (..., out)
-  const int64_t out = weight.size(0), in = weight.size(1);
-  Tensor dx = ctx.add_into_gathered(0);  // x's shape
-  const bool add_dx = dx.defined();
-  if (!add_dx) dx = empty(x.shape(), grad.dtype(), grad.device());
-  const Tensor dweight = empty({out, in}, grad.dtype(), grad.device());
-  const Tensor dbias = ctx.needs_grad(2) ? empty({out}, grad.dtype(), grad.device()) : Tensor();
-  linear_backward_cpu(flatten_rows(dx), add_dx, dweight, dbias, flatten_rows(grad), flatten_rows(x), weight);
-  return {dx, dweight, dbias};
-}
-
-// The fast path, on the CPU: dx added into x's gradient gathered so far, where the backward
-// pass offers it (in the product's pass, instead of a sum of its own); dweight and dbias by one
-// kernel, the bias's column sums inside the product's parallel region; dx's product in that
-// region too where both are wanted (paired_backward).
+// The fast rule, on the CPU: dx, dweight and dbias (those wanted) by one kernel in one parallel
+// region, dx added into x's gradient gathered so far where the backward pass offers it (instead
+// of a sum of its own). On a GPU, the reference rule's ops.
 TensorList linear_kernel_backward(const BackwardContext& ctx) {
-  const Tensor& grad = ctx.grad();
-  if (!grad.is_cuda() && grad.dim() >= 2 && grad.is_contiguous() && grad.numel() > 0 &&
-      numel(ctx.input_shape(1)) > 0 && ctx.needs_grad(0) && ctx.needs_grad(1))
-    return paired_backward(ctx);
-  auto input_grad = [](const BackwardContext& ctx, const Tensor& grad) {
-    if (grad.is_cuda() || grad.dim() < 2) return input_grad_op(ctx, grad);
-    Tensor gathered = ctx.add_into_gathered(0);
-    if (!gathered.defined()) return input_grad_op(ctx, grad);
-    matmul_add_cpu(gathered, grad, ctx.saved("weight"));
-    return gathered;
-  };
-  return linear_backward(ctx, input_grad, [](const Tensor& grad2d, const Tensor& x2d, bool needs_dbias) -> TensorList {
-    if (grad2d.is_cuda()) return weight_bias_grad_ops(grad2d, x2d, needs_dbias);
-    const int64_t out = grad2d.size(1);
-    Tensor dweight = x2d.defined() ? empty({out, x2d.size(1)}, grad2d.dtype(), grad2d.device()) : Tensor();
-    Tensor dbias = needs_dbias ? empty({out}, grad2d.dtype(), grad2d.device()) : Tensor();
-    linear_weight_bias_backward_cpu(dweight, dbias, grad2d, x2d);
-    return {dweight, dbias};
-  });
+  const Tensor& grad = ctx.grad();  // (..., out)
+  if (grad.is_cuda()) return reference_backward(ctx);
+  Tensor dx = ctx.needs_grad(0) ? ctx.add_into_gathered(0) : Tensor();  // x's shape
+  const bool add_dx = dx.defined();
+  if (ctx.needs_grad(0) && !add_dx) dx = empty(ctx.input_shape(0), grad.dtype(), grad.device());
+  const Tensor dweight = ctx.needs_grad(1) ? empty(ctx.input_shape(1), grad.dtype(), grad.device()) : Tensor();
+  const Tensor dbias = ctx.needs_grad(2) ? empty({grad.size(-1)}, grad.dtype(), grad.device()) : Tensor();
+  linear_backward_cpu(dx.defined() ? flatten_rows(dx) : Tensor(), add_dx, dweight, dbias,
+                      contiguous(flatten_rows(grad)), dweight.defined() ? flatten_rows(ctx.saved("x")) : Tensor(),
+                      dx.defined() ? ctx.saved("weight") : Tensor());
+  return {dx, dweight, dbias};
 }
 
 }  // namespace

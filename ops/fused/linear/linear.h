@@ -30,12 +30,11 @@ void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, co
 
 // Kernel, on CPU tensors (the forward adds the bias inside matmul_forward_cpu), each output
 // written where defined:
-//   dweight (out, in) = grad^T @ x     grad (rows, out) contiguous, x (rows, in)
+//   dweight (out, in) = grad^T @ x                 grad (rows, out) contiguous, x (rows, in)
+//   dx (rows, in)     = grad @ weight (out, in)    (dx += that where add_dx; dx contiguous)
 //   dbias (out)       = sum over rows of grad
-// in one OpenMP parallel region: the bias's column sums share the product's.
-void linear_weight_bias_backward_cpu(const Tensor& dweight, const Tensor& dbias, const Tensor& grad, const Tensor& x);
-// The same and dx (rows, in) = grad @ weight (out, in) (or dx += that, where add_dx), all in one
-// parallel region; dx contiguous.
+// in one OpenMP parallel region: the products as one team (matmul_group_cpu), the bias's column
+// sums after them.
 void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, const Tensor& dbias, const Tensor& grad,
                          const Tensor& x, const Tensor& weight);
 

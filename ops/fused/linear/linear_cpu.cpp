@@ -1,6 +1,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <span>
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
@@ -57,25 +59,20 @@ void bias_grad_part(const void* context, int t, int threads) {
 
 }  // namespace
 
-void linear_weight_bias_backward_cpu(const Tensor& dweight, const Tensor& dbias, const Tensor& grad, const Tensor& x) {
-  const BiasGradWork work{dbias, grad};
-  const GemmSideWork side{bias_grad_part, &work};
-  if (dweight.defined()) {
-    matmul_forward_cpu(dweight, transpose(grad, 0, 1), x, {}, dbias.defined() ? &side : nullptr);
-    return;
-  }
-  const int64_t rows = grad.size(0), n = grad.size(1);
-  const int threads = rows * n > kParallelGrain ? std::min<int>(omp_get_max_threads(), int(n / 16) + 1) : 1;
-#pragma omp parallel num_threads(threads)
-  bias_grad_part(&work, omp_get_thread_num(), omp_get_num_threads());
-}
-
 void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, const Tensor& dbias, const Tensor& grad,
                          const Tensor& x, const Tensor& weight) {
   const BiasGradWork work{dbias, grad};
   const GemmSideWork side{bias_grad_part, &work};
-  const MatmulProduct products[] = {{dweight, transpose(grad, 0, 1), x, {}, false}, {dx, grad, weight, {}, add_dx}};
-  matmul_group_cpu(products, dbias.defined() ? &side : nullptr);
+  std::array<MatmulProduct, 2> products;
+  size_t count = 0;
+  if (dweight.defined()) products[count++] = {dweight, transpose(grad, 0, 1), x, {}, false};  // grad^T @ x
+  if (dx.defined()) products[count++] = {dx, grad, weight, {}, add_dx};                       // grad @ weight
+  if (count > 0) return matmul_group_cpu(std::span(products.data(), count), dbias.defined() ? &side : nullptr);
+  if (!dbias.defined()) return;
+  const int64_t rows = grad.size(0), n = grad.size(1);
+  const int threads = rows * n > kParallelGrain ? std::min<int>(omp_get_max_threads(), int(n / 16) + 1) : 1;
+#pragma omp parallel num_threads(threads)
+  bias_grad_part(&work, omp_get_thread_num(), omp_get_num_threads());
 }
 
 }  // namespace tg
