@@ -70,6 +70,14 @@ std::vector<Case> cases() {
     cs.push_back({"layer_norm", "(2048,128)", 2 * N * C * kF, 3 * N * C * kF,
                   [=] { return layer_norm(x, {C}, w, b); }, {x, w, b}});
   }
+  {  // a post-LN residual connection, layer_norm(residual + dropout(x)): one fused op, and its two ops
+    Tensor residual = randn_f32({N, C}), x = randn_f32({N, C}), w = randn_f32({C}), b = randn_f32({C});
+    const int64_t fwd = 3 * N * C * kF + N * C, bwd = 5 * N * C * kF + N * C;  // + the mask's bytes
+    cs.push_back({"post-LN", "(2048,128)", fwd, bwd,
+                  [=] { return dropout_add_layer_norm(residual, x, 0.1, true, {C}, w, b); }, {residual, x, w, b}});
+    cs.push_back({"dropout_add,LN", "(2048,128)", fwd, bwd,
+                  [=] { return layer_norm(dropout_add(residual, x, 0.1, true), {C}, w, b); }, {residual, x, w, b}});
+  }
   {
     Tensor x = randn_f32({32, 4, 64, 64});
     cs.push_back({"softmax", "(32,4,64,64)", 2 * S * kF, 3 * S * kF, [=] { return softmax(x, -1); }, {x}});

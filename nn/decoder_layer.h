@@ -10,7 +10,8 @@
 //     x = norm1(x + sa(x));  x = norm2(x + mha(x));  x = norm3(x + ff(x))
 //   pre-LN (norm_first = true):
 //     x = x + sa(norm1(x));  x = x + mha(norm2(x));  x = x + ff(norm3(x))
-//   (each x + dropout_k(...) one dropout_add op, as in EncoderLayer)
+//   (each x + dropout_k(...) one dropout_add op, or with its norm one dropout_add_layer_norm op
+//   post-LN, as in EncoderLayer)
 // Children, in PyTorch's order and with its names: self_attn, multihead_attn, linear1, dropout,
 // linear2, norm1, norm2, norm3, dropout1, dropout2, dropout3 (state_dicts convert to and from
 // PyTorch's with nn/pytorch_interop.h).

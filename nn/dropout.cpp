@@ -28,7 +28,7 @@ Tensor Dropout::forward_of_relu(const Tensor& x) const {
 }
 
 Tensor Dropout::forward_added_to(const Tensor& residual, const Tensor& x) const {
-  if (is_composed() || has_forward_hooks()) return add(residual, forward(x));
+  if (!fusable()) return add(residual, forward(x));
   const ModuleScope in_module(path());
   return dropout_add(residual, x, p, is_training());
 }

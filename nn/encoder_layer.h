@@ -10,7 +10,8 @@
 //     x = norm1(x + sa(x));  x = norm2(x + ff(x))
 //   pre-LN (norm_first = true, as GPT-2; trains more stably when deep):
 //     x = x + sa(norm1(x));  x = x + ff(norm2(x))
-//   (each x + dropout_k(...) one dropout_add op unless the layer is composed: Dropout::forward_added_to)
+//   (each x + dropout_k(...) one dropout_add op, Dropout::forward_added_to, or post-LN with its norm
+//   one dropout_add_layer_norm op, LayerNorm::forward_of_dropout_add, unless the layer is composed)
 // Children, in PyTorch's order and with its names: self_attn, linear1, dropout, linear2, norm1,
 // norm2, dropout1, dropout2 (the feed-forward linears sit directly in the layer, as in PyTorch,
 // rather than in a FeedForward child; activate() is shared with FeedForward).

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include "core/factories.h"
+#include "nn/dropout.h"
 #include "nn/init.h"
+#include "ops/fused/dropout_add_layer_norm/dropout_add_layer_norm.h"
 #include "ops/layer_norm/layer_norm.h"
 
 namespace tg::nn {
@@ -35,6 +37,13 @@ Tensor LayerNorm::forward(const Tensor& x) const {
   Tensor y = layer_norm(x, normalized_shape, weight, bias, eps);
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
+}
+
+Tensor LayerNorm::forward_of_dropout_add(const Tensor& residual, const Tensor& x, const Dropout& dropout) const {
+  if (is_composed() || has_forward_hooks() || !dropout.fusable())
+    return forward(dropout.forward_added_to(residual, x));
+  const ModuleScope in_module(path());
+  return dropout_add_layer_norm(residual, x, dropout.p, dropout.is_training(), normalized_shape, weight, bias, eps);
 }
 
 }  // namespace tg::nn

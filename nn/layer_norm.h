@@ -8,10 +8,16 @@
 
 namespace tg::nn {
 
+class Dropout;
+
 class LayerNorm : public Module {
  public:
   explicit LayerNorm(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
   Tensor forward(const Tensor& x) const;  // forward hooks: inputs {x}, outputs {y}
+  // forward(dropout.forward_added_to(residual, x)): a post-LN residual connection and its norm, as
+  // one fused op (ops/fused/dropout_add_layer_norm) with the same values and draws as the ops;
+  // as those ops when the model is composed or a forward hook watches this norm or the dropout.
+  Tensor forward_of_dropout_add(const Tensor& residual, const Tensor& x, const Dropout& dropout) const;
 
   Shape normalized_shape;
   double eps;

@@ -53,7 +53,8 @@
 //
 // The composed ("teaching") path: set_composed(true) makes this module and all below it record
 // every op separately, instead of the fused ops (ops/fused/: fused_attention, relu_dropout,
-// linear) that compute the same in one tape entry each; the results agree to float tolerance.
+// dropout_add, dropout_add_layer_norm, linear) that compute the same in one tape entry each; the
+// results agree to float tolerance.
 #include <cstdint>
 #include <functional>
 #include <memory>

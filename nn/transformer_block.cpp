@@ -7,7 +7,7 @@ namespace tg::nn {
 Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first, const Dropout& dropout,
                 const std::function<Tensor(const Tensor&)>& block) {
   return norm_first ? dropout.forward_added_to(x, block(norm.forward(x)))
-                    : norm.forward(dropout.forward_added_to(x, block(x)));
+                    : norm.forward_of_dropout_add(x, block(x), dropout);
 }
 
 Tensor attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,

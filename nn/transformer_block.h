@@ -2,7 +2,8 @@
 // The pieces that EncoderLayer, DecoderLayer and their stacks share, written as PyTorch's
 // TransformerEncoderLayer / TransformerDecoderLayer write them (see their headers):
 //   residual            x + dropout(block(norm(x))) (pre-LN, norm_first)  or  norm(x + dropout(block(x)))
-//                       (post-LN): the dropout and the sum one op (Dropout::forward_added_to)
+//                       (post-LN): the dropout and the sum one op (Dropout::forward_added_to), post-LN
+//                       with the norm (LayerNorm::forward_of_dropout_add)
 //   attention_block     _sa_block / _mha_block without their dropout: attention(x, memory, memory).output
 //   feed_forward_block  _ff_block without its last dropout: linear2(dropout(activation(linear1(x))))
 //   stack_layers        the layers.0, layers.1, ... of a TransformerEncoder / TransformerDecoder

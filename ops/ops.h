@@ -43,6 +43,7 @@
 // The fast path: fused ops, each one tape entry for what the ops above would record as several,
 // with the same values and gradients (each header names its composed equivalent).
 #include "ops/fused/dropout_add/dropout_add.h"
+#include "ops/fused/dropout_add_layer_norm/dropout_add_layer_norm.h"
 #include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/fused/linear/linear.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"

@@ -44,6 +44,13 @@ std::vector<Case> cases() {
     cs.push_back({"layer_norm", "(2048,128)", [=] { return torch::layer_norm(x, {C}, w, b); }, {x, w, b}});
   }
   {
+    auto residual = torch::randn({N, C}, f32), x = torch::randn({N, C}, f32), w = torch::randn({C}, f32),
+         b = torch::randn({C}, f32);
+    cs.push_back({"post-LN", "(2048,128)",
+                  [=] { return torch::layer_norm(residual + torch::dropout(x, 0.1, true), {C}, w, b); },
+                  {residual, x, w, b}});
+  }
+  {
     auto x = torch::randn({32, 4, 64, 64}, f32);
     cs.push_back({"softmax", "(32,4,64,64)", [=] { return torch::softmax(x, -1); }, {x}});
   }

@@ -49,4 +49,17 @@ void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x
 void dropout_backward_cpu(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale);
 void dropout_backward_cuda(const Tensor& dx, const Tensor& keep, const Tensor& dout, double scale);
 
+// Pieces of the float32 kernels above, for fused ops (ops/fused/dropout_add_layer_norm), with the
+// same bits:
+//   dropout_forward_f32_team: dropout_forward_cpu's draw for p < 1 (keep_threshold(p) fits in
+//     32 bits), out and keep (n) = writes, as a worksharing loop: inside a parallel region the team
+//     shares its chunks (an orphaned `omp for`, ending at a barrier); outside one, the calling
+//     thread does them all
+//   masked_scaled_f32: out = residual + (keep ? x * scale : 0) over `count` elements, the mask given
+//     (residual null: dropout's backward; else dropout_add's sum made again), on this thread
+void dropout_forward_f32_team(float* out, uint8_t* keep, const float* x, const float* residual, int64_t n,
+                              uint64_t seed, uint64_t offset, uint32_t threshold, float scale, bool relu);
+void masked_scaled_f32(float* out, const uint8_t* keep, const float* x, const float* residual, int64_t count,
+                       float scale);
+
 }  // namespace tg

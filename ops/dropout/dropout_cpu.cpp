@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 
 #include "core/dispatch.h"
@@ -19,9 +20,13 @@ T relu_value(T v) {
 }
 
 // Elements [first, last) of a float32 dropout, at most kChunk of them, first a multiple of
-// kPhiloxWords: keep, out (= writes); with relu, of relu_dropout.
-TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, int64_t first, int64_t last,
-                                     uint64_t seed, uint64_t offset, uint32_t threshold, float scale, bool relu) {
+// kPhiloxWords: keep, out (= writes); with relu, of relu_dropout; with a residual (not null, no
+// relu), of dropout_add: out = residual + the dropped value, in the same loop (the product goes
+// through keep_or_zero's bit mask, so it cannot be contracted with the sum into a fused
+// multiply-add: the bits of dropout, then add).
+TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, const float* residual, int64_t first,
+                                     int64_t last, uint64_t seed, uint64_t offset, uint32_t threshold, float scale,
+                                     bool relu) {
   uint32_t bits[kChunk];
   const int64_t count = last - first;
   philox_words(bits, (count + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords, seed,
@@ -36,6 +41,15 @@ TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, 
     }
     return;
   }
+  if (residual) {
+#pragma omp simd
+    for (int64_t e = 0; e < count; ++e) {
+      const uint8_t k = bits[e] >= threshold;
+      keep[first + e] = k;
+      out[first + e] = residual[first + e] + keep_or_zero(k, x[first + e] * scale);
+    }
+    return;
+  }
 #pragma omp simd
   for (int64_t e = 0; e < count; ++e) {
     const uint8_t k = bits[e] >= threshold;
@@ -44,9 +58,9 @@ TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, 
   }
 }
 
-// out[first, last) = residual + out, out holding the dropped values: dropout_add's sum, after the
-// chunk's dropout in the same pass. A loop of its own over the stored values, so the compiler
-// cannot contract a kept element's product and the sum into one fused multiply-add.
+// out[first, last) = residual + out, out holding the dropped values: dropout_add's sum in float64,
+// after each counter's dropout in the same pass. A loop of its own over the stored values, so the
+// compiler cannot contract a kept element's product and the sum into one fused multiply-add.
 template <class T>
 [[gnu::noinline]] void add_residual(T* out, const T* residual, int64_t first, int64_t last) {
 #pragma omp simd
@@ -54,6 +68,27 @@ template <class T>
 }
 
 }  // namespace
+
+void dropout_forward_f32_team(float* out, uint8_t* keep, const float* x, const float* residual, int64_t n,
+                              uint64_t seed, uint64_t offset, uint32_t threshold, float scale, bool relu) {
+#pragma omp for
+  for (int64_t first = 0; first < n; first += kChunk)
+    dropout_range_f32(out, keep, x, residual, first, std::min(n, first + kChunk), seed, offset, threshold, scale,
+                      relu);
+}
+
+TG_VEC_CLONES void masked_scaled_f32(float* out, const uint8_t* keep, const float* x, const float* residual,
+                                     int64_t count, float scale) {
+  if (!residual) {
+#pragma omp simd
+    for (int64_t i = 0; i < count; ++i) out[i] = keep_or_zero(keep[i], x[i] * scale);
+    return;
+  }
+  // One loop (the product goes through keep_or_zero's bit mask, so it cannot be contracted with
+  // the sum into a fused multiply-add): no narrower stores for the reads that follow to wait on.
+#pragma omp simd
+  for (int64_t i = 0; i < count; ++i) out[i] = residual[i] + keep_or_zero(keep[i], x[i] * scale);
+}
 
 void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
                          double p, double scale, bool relu, const Tensor& residual) {
@@ -66,11 +101,10 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
     auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
     const float* in = x.data<float>();
     const float* res = residual.defined() ? residual.data<float>() : nullptr;
-    return for_chunks(n, kChunk, kParallelGrain, [&](int64_t first, int64_t count) {
-      dropout_range_f32(o, k, in, first, first + count, seed, offset, static_cast<uint32_t>(threshold),
-                        static_cast<float>(scale), relu);
-      if (res) add_residual(o, res, first, first + count);
-    });
+#pragma omp parallel if (n > kParallelGrain)
+    dropout_forward_f32_team(o, k, in, res, n, seed, offset, static_cast<uint32_t>(threshold),
+                             static_cast<float>(scale), relu);
+    return;
   }
   const int64_t counters = (n + 3) / 4;
   dispatch_floating(x.dtype(), residual.defined() ? "dropout_add" : "dropout", [&](auto zero) {

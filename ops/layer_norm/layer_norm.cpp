@@ -20,29 +20,14 @@ namespace tg {
 
 namespace {
 
-void check_affine(const Tensor& t, const char* arg, const Tensor& x, const Shape& normalized_shape) {
+void check_affine(const Tensor& t, const char* arg, const Tensor& x, const Shape& normalized_shape, const char* op) {
   if (!t.defined()) return;
-  check_floating(t, "layer_norm", arg);
-  check_same_dtype(x, t, "layer_norm");
-  check_same_device(x, t, "layer_norm");
+  check_floating(t, op, arg);
+  check_same_dtype(x, t, op);
+  check_same_device(x, t, op);
   if (t.shape() != normalized_shape)
-    throw Error("layer_norm", fmt::format("{} has shape {} but normalized_shape is {}", arg, shape_str(t.shape()),
-                                          shape_str(normalized_shape)));
-}
-
-void check_layer_norm_args(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
-  check_floating(x, "layer_norm", "x");
-  const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  bool matches = k >= 1 && k <= x.dim();
-  for (int64_t d = 0; matches && d < k; ++d)
-    matches = normalized_shape[d] > 0 && normalized_shape[d] == x.size(x.dim() - k + d);
-  if (!matches)
-    throw Error("layer_norm", fmt::format("normalized_shape {} must be non-empty, positive and equal to the "
-                                          "trailing dims of x {}", shape_str(normalized_shape),
-                                          shape_str(x.shape())));
-  check_affine(weight, "weight", x, normalized_shape);
-  check_affine(bias, "bias", x, normalized_shape);
-  if (!(eps > 0)) throw Error("layer_norm", fmt::format("eps must be positive, got {}", eps));
+    throw Error(op, fmt::format("{} has shape {} but normalized_shape is {}", arg, shape_str(t.shape()),
+                                shape_str(normalized_shape)));
 }
 
 // The rules' view of a row: norm and rstd computed again from x with tapegrad ops (the saved
@@ -73,6 +58,43 @@ Tensor norm_jacobian_product(const Normalized& n, const Tensor& v, const std::ve
 
 }  // namespace
 
+void check_layer_norm_args(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                           double eps, const char* op) {
+  check_floating(x, op, "x");
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  bool matches = k >= 1 && k <= x.dim();
+  for (int64_t d = 0; matches && d < k; ++d)
+    matches = normalized_shape[d] > 0 && normalized_shape[d] == x.size(x.dim() - k + d);
+  if (!matches)
+    throw Error(op, fmt::format("normalized_shape {} must be non-empty, positive and equal to the trailing dims of x "
+                                "{}", shape_str(normalized_shape), shape_str(x.shape())));
+  check_affine(weight, "weight", x, normalized_shape, op);
+  check_affine(bias, "bias", x, normalized_shape, op);
+  if (!(eps > 0)) throw Error(op, fmt::format("eps must be positive, got {}", eps));
+}
+
+Tensor layer_norm_tangent(const Tensor& x, const Tensor& tx, const Tensor& weight, const Tensor& tweight,
+                          const Tensor& tbias, int64_t k, double eps) {
+  const std::vector<int64_t> dims = trailing_dims(x.dim(), k);
+  const Normalized n = normalize(x, dims, eps);
+  const Tensor dnorm = norm_jacobian_product(n, tx, dims);  // norm' * weight + norm * weight' + bias'
+  Tensor tangent = weight.defined() ? mul(dnorm, weight) : dnorm;
+  if (tweight.defined()) tangent = add(tangent, mul(n.norm, tweight));
+  if (tbias.defined()) tangent = add(tangent, tbias);
+  return tangent;
+}
+
+TensorList layer_norm_reference_grads(const Tensor& x, const Tensor& g, const Tensor& weight,
+                                      const Shape& normalized_shape, std::array<bool, 3> wanted, double eps) {
+  const std::vector<int64_t> dims = trailing_dims(x.dim(), static_cast<int64_t>(normalized_shape.size()));
+  const Normalized n = normalize(x, dims, eps);
+  Tensor dx, dweight, dbias;
+  if (wanted[0]) dx = norm_jacobian_product(n, weight.defined() ? mul(g, weight) : g, dims);
+  if (wanted[1]) dweight = sum_to(mul(g, n.norm), normalized_shape);
+  if (wanted[2]) dbias = sum_to(g, normalized_shape);
+  return {dx, dweight, dbias};
+}
+
 TG_OP_DOC(layer_norm) {
   return {.summary = "each row normalised over its trailing dims, then scaled and shifted",
           .forward_text = "out = norm * weight + bias, norm = (x - mean) * rstd, rstd = 1 / sqrt(var + "
@@ -95,7 +117,7 @@ TG_OP_DOC(layer_norm) {
 }
 
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
-  check_layer_norm_args(x, normalized_shape, weight, bias, eps);
+  check_layer_norm_args(x, normalized_shape, weight, bias, eps, "layer_norm");
   const Shape rows_shape(x.shape().begin(), x.shape().end() - static_cast<int64_t>(normalized_shape.size()));
   const int64_t N = numel(rows_shape), C = numel(normalized_shape);
   Tensor xc = contiguous_or_copy(x), wc = contiguous_or_copy(weight);
@@ -114,24 +136,16 @@ Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight,
     rec.attr("normalized_shape", shape_str(normalized_shape)).attr("eps", eps);
     const bool has_weight = weight.defined();
     const int64_t k = static_cast<int64_t>(normalized_shape.size());
-    rec.forward([&](const ForwardContext& f) -> TensorList {  // norm' * weight + norm * weight' + bias'
-      const std::vector<int64_t> dims = trailing_dims(x.dim(), k);
-      const Normalized n = normalize(f.input(0), dims, eps);
-      const Tensor dnorm = norm_jacobian_product(n, f.tangent_or_zeros(0), dims);
-      Tensor tangent = has_weight ? mul(dnorm, f.input(1)) : dnorm;
-      if (f.has_tangent(1)) tangent = add(tangent, mul(n.norm, f.tangent(1)));
-      if (f.has_tangent(2)) tangent = add(tangent, f.tangent(2));
-      return {tangent};
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      const Tensor tweight = f.has_tangent(1) ? f.tangent(1) : Tensor();
+      const Tensor tbias = f.has_tangent(2) ? f.tangent(2) : Tensor();
+      return {layer_norm_tangent(f.input(0), f.tangent_or_zeros(0), has_weight ? f.input(1) : Tensor(), tweight, tbias,
+                                 k, eps)};
     });
-    auto reference = [k, eps, has_weight](const BackwardContext& ctx) -> TensorList {
-      const Tensor &x = ctx.saved("x"), &g = ctx.grad();
-      const std::vector<int64_t> dims = trailing_dims(x.dim(), k);
-      const Normalized n = normalize(x, dims, eps);
-      Tensor dx, dweight, dbias;
-      if (ctx.needs_grad(0)) dx = norm_jacobian_product(n, has_weight ? mul(g, ctx.saved("weight")) : g, dims);
-      if (ctx.needs_grad(1)) dweight = sum_to(mul(g, n.norm), ctx.input_shape(1));
-      if (ctx.needs_grad(2)) dbias = sum_to(g, ctx.input_shape(2));
-      return {dx, dweight, dbias};
+    auto reference = [normalized_shape, eps, has_weight](const BackwardContext& ctx) -> TensorList {
+      return layer_norm_reference_grads(ctx.saved("x"), ctx.grad(), has_weight ? ctx.saved("weight") : Tensor(),
+                                        normalized_shape, {ctx.needs_grad(0), ctx.needs_grad(1), ctx.needs_grad(2)},
+                                        eps);
     };
     rec.backward(reference, [N, C, has_weight](const BackwardContext& ctx) -> TensorList {
       const Tensor x = contiguous_or_copy(ctx.saved("x"));

@@ -7,6 +7,9 @@
 // mean and rstd have x's leading dims (shape () when x has no leading dims); they are saved.
 // Forward formula and backward rule per input: TG_OP_DOC in ops/layer_norm/layer_norm.cpp (docs/ops.md);
 // without a weight, w = 1.
+#include <array>
+#include <functional>
+
 #include "core/tensor.h"
 
 namespace tg {
@@ -14,12 +17,37 @@ namespace tg {
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 
+// Shared with dropout_add_layer_norm (ops/fused/): the errors for bad arguments, naming `op`; and
+// layer_norm's rules written with tapegrad ops (differentiable again), for x normalised over its
+// last k dims: out's tangent for the tangents of x (defined), weight and bias (undefined: zero),
+// and the gradients {dx, dweight, dbias} for out's gradient g (each where `wanted`).
+void check_layer_norm_args(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
+                           double eps, const char* op);
+Tensor layer_norm_tangent(const Tensor& x, const Tensor& tx, const Tensor& weight, const Tensor& tweight,
+                          const Tensor& tbias, int64_t k, double eps);
+TensorList layer_norm_reference_grads(const Tensor& x, const Tensor& g, const Tensor& weight,
+                                      const Shape& normalized_shape, std::array<bool, 3> wanted, double eps);
+
+// What a fused op (ops/fused/dropout_add_layer_norm) adds to the float32 CPU kernels, to run in
+// their parallel region instead of opening its own:
+//   before (forward): called by each thread of the team before any row of x is read (x may be
+//     what it writes); an orphaned `omp for` in it shares its loop among them
+//   x_row (backward): row n of x (C floats) made into `row`, where x is not kept (x undefined)
+//   dx_row (backward): called with row n of dx once it is final
+// The other dtypes do not look at it (the fused op runs its kernels one after the other there).
+struct LayerNormFusion {
+  std::function<void()> before = {};
+  std::function<void(int64_t n, float* row)> x_row = {};
+  std::function<void(int64_t n, const float* dx_row)> dx_row = {};
+};
+
 // Kernels; every tensor contiguous, all on the CPU or all on one GPU (_cuda); weight, bias
 // undefined = none.
 // out (N,C), mean/rstd (N) = writes; mean and variance of each row in two passes (in double for
 // float64; for float32 in float, in loops that vectorise).
 void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                            const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps);
+                            const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps,
+                            const LayerNormFusion& fused = {});
 void layer_norm_forward_cuda(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
                              const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps);
 // dx (N,C), dweight (C), dbias (C) = writes; an undefined one is not computed. Parallel over
@@ -29,7 +57,7 @@ void layer_norm_forward_cuda(const Tensor& out, const Tensor& mean, const Tensor
 // of writing dx and adding it afterwards: a backward rule adding into a gradient already gathered.
 void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                              const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
-                             int64_t N, int64_t C, bool add_dx = false);
+                             int64_t N, int64_t C, bool add_dx = false, const LayerNormFusion& fused = {});
 void layer_norm_backward_cuda(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                               const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
                               int64_t N, int64_t C);

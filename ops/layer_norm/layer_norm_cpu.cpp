@@ -111,23 +111,31 @@ struct DxRows {
 // dweight = sum_n g * norm and dbias = sum_n g. One pass, in blocks of kBlockRows rows fixed by
 // N: each block writes its rows of dx and its partial sums (in row order); the partial sums are
 // then added in block order, in double, so the result does not depend on the thread count.
+// With a fused op's x_row, row n of x is made into the thread's scratch row instead of read; its
+// dx_row follows each row of dx.
 void backward_rows_f32(const DxRows<float>& d, std::vector<double>& dw, std::vector<double>& db, const float* g,
-                       const float* x, const float* w, const float* mean, const float* rstd, int64_t N, int64_t C) {
+                       const float* x, const float* w, const float* mean, const float* rstd, int64_t N, int64_t C,
+                       const LayerNormFusion& fused) {
   const bool sums = !dw.empty();
   const int64_t blocks = (N + kBlockRows - 1) / kBlockRows;
   const Tensor partial_t = sums ? zeros({blocks, 2, C}) : Tensor();  // (dweight, dbias) per block
   float* partial = sums ? partial_t.data<float>() : nullptr;
+  const Tensor x_rows = fused.x_row ? empty({omp_get_max_threads(), C}) : Tensor();  // a scratch row per thread
 #pragma omp parallel for if (N * C > kParallelGrain)
   for (int64_t block = 0; block < blocks; ++block)
     for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
+      float* made = fused.x_row ? x_rows.data<float>() + omp_get_thread_num() * C : nullptr;
+      if (made) fused.x_row(n, made);
+      const float* xr = made ? made : x + n * C;
       if (d.d) {
         float* row = d.row(n);
-        layer_norm_backward_row_f32(row, g + n * C, x + n * C, w, C, mean[n], rstd[n]);
+        layer_norm_backward_row_f32(row, g + n * C, xr, w, C, mean[n], rstd[n]);
         d.finish(n, row);
+        if (fused.dx_row) fused.dx_row(n, d.d + n * C);
       }
       if (sums)
-        layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, x + n * C,
-                                       C, mean[n], rstd[n]);
+        layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, xr, C,
+                                       mean[n], rstd[n]);
     }
   if (!sums) return;
   for (int64_t block = 0; block < blocks; ++block)
@@ -184,17 +192,25 @@ void backward_rows_reference(const DxRows<T>& d, std::vector<double>& dw, std::v
 }  // namespace
 
 void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                            const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps) {
+                            const Tensor& weight, const Tensor& bias, int64_t N, int64_t C, double eps,
+                            const LayerNormFusion& fused) {
   // out, x (N,C), mean/rstd (N), weight/bias (C) or none
   if (x.dtype() == kF32) {
     const float* inp = x.data<float>();
     const float* w = weight.defined() ? weight.data<float>() : nullptr;
     const float* b = bias.defined() ? bias.data<float>() : nullptr;
     float *o = out.data<float>(), *mean_p = mean.data<float>(), *rstd_p = rstd.data<float>();
-#pragma omp parallel for if (N * C > kParallelGrain)
-    for (int64_t n = 0; n < N; n += kRowGroup)
-      layer_norm_rows_f32(o + n * C, mean_p + n, rstd_p + n, inp + n * C, w, b, std::min<int64_t>(kRowGroup, N - n),
-                          C, static_cast<float>(eps));
+#pragma omp parallel if (N * C > kParallelGrain)
+    {
+      if (fused.before) {
+        fused.before();
+#pragma omp barrier
+      }
+#pragma omp for
+      for (int64_t n = 0; n < N; n += kRowGroup)
+        layer_norm_rows_f32(o + n * C, mean_p + n, rstd_p + n, inp + n * C, w, b,
+                            std::min<int64_t>(kRowGroup, N - n), C, static_cast<float>(eps));
+    }
     return;
   }
   dispatch_floating(x.dtype(), "layer_norm", [&](auto zero) {
@@ -230,17 +246,18 @@ void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor&
 
 void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                              const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
-                             int64_t N, int64_t C, bool add_dx) {
+                             int64_t N, int64_t C, bool add_dx, const LayerNormFusion& fused) {
   // dx, dout, x (N,C), mean/rstd (N), dweight/dbias/weight (C) or none
   const Tensor scratch = dx.defined() && add_dx ? empty({omp_get_max_threads(), C}, dx.dtype()) : Tensor();
-  dispatch_floating(x.dtype(), "layer_norm", [&](auto zero) {
+  dispatch_floating(dout.dtype(), "layer_norm", [&](auto zero) {  // x is undefined where fused.x_row makes it
     using T = decltype(zero);
     const T* w = weight.defined() ? weight.data<T>() : nullptr;
     const DxRows<T> d{dx.defined() ? dx.data<T>() : nullptr, scratch.defined() ? scratch.data<T>() : nullptr, C};
     std::vector<double> dw, db;  // the column sums (C each), when dweight or dbias is wanted
     if (dweight.defined() || dbias.defined()) dw.assign(C, 0.0), db.assign(C, 0.0);
     if constexpr (std::is_same_v<T, float>)
-      backward_rows_f32(d, dw, db, dout.data<T>(), x.data<T>(), w, mean.data<T>(), rstd.data<T>(), N, C);
+      backward_rows_f32(d, dw, db, dout.data<T>(), x.defined() ? x.data<T>() : nullptr, w, mean.data<T>(),
+                        rstd.data<T>(), N, C, fused);
     else
       backward_rows_reference(d, dw, db, dout.data<T>(), x.data<T>(), w, mean.data<T>(), rstd.data<T>(), N, C);
     T* dw_out = dweight.defined() ? dweight.data<T>() : nullptr;

@@ -173,6 +173,33 @@ TEST_CASE("parallel regions: the q, k and v projections of one input share one r
         }) == 3);
 }
 
+TEST_CASE("parallel regions: a post-LN residual connection is one region forward and one backward" *
+          doctest::skip(!counting)) {
+  // layer_norm(residual + dropout(x)), (512, 128): dropout_add_layer_norm draws, sums and normalises
+  // in one region and makes the sum again, normalises back and drops in one, where dropout_add
+  // and layer_norm open two each way. The same bits, from generators in one state.
+  auto leaves = [] {
+    manual_seed(15);
+    return TensorList{randn({512, 128}).requires_grad_(), randn({512, 128}).requires_grad_(),
+                      randn({128}).requires_grad_(), randn({128}).requires_grad_()};
+  };
+  manual_seed(16);
+  const Tensor grad = randn({512, 128});
+  const TensorList fused = leaves(), two = leaves();
+  Generator fused_gen(3), two_gen(3);
+  Tensor y_fused, y_two;
+  CHECK(regions_opened_by([&] {
+          y_fused = dropout_add_layer_norm(fused[0], fused[1], 0.1, true, {128}, fused[2], fused[3], 1e-5, fused_gen);
+        }) == 1);
+  CHECK(regions_opened_by([&] { y_fused.backward(grad); }) == 1);
+  CHECK(regions_opened_by([&] {
+          y_two = layer_norm(dropout_add(two[0], two[1], 0.1, true, two_gen), {128}, two[2], two[3], 1e-5);
+        }) == 2);
+  CHECK(regions_opened_by([&] { y_two.backward(grad); }) >= 2);  // with leaves, a copy of the residual's gradient too
+  require_same_bits(y_fused, y_two);
+  for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());
+}
+
 TEST_CASE("parallel regions: a product split over its depth adds the parts in the same region" *
           doctest::skip(!counting)) {
   // (128, 2048) @ (2048, 128), the toy step's dweight shape: split over k, and its 128 x 128 partial

@@ -117,38 +117,44 @@ TEST_CASE("nn::DecoderLayer: tgt_is_causal is the causal tgt_mask, the masks cha
 }
 
 TEST_CASE("nn::DecoderLayer: the composed path (set_composed) gives the fused one's results, dropout included") {
-  nn::DecoderLayer l(tiny_decoder_layer(true, /*dropout=*/0.2));
-  l.to_(kF64);
-  randomize_parameters(l, 13);
-  const Tensor tgt = rand64({2, 3, 4}, 14).detach(), memory = rand64({2, 4, 4}, 15).detach();
-  // Output, input and parameter gradients of one training step, and how many of each op the tape shows.
-  auto step = [&](bool composed) {
-    l.set_composed(composed);
-    l.zero_grad();
+  for (bool norm_first : {true, false}) {
+    CAPTURE(norm_first);
+    nn::DecoderLayer l(tiny_decoder_layer(norm_first, /*dropout=*/0.2));
+    l.to_(kF64);
+    randomize_parameters(l, 13);
+    const Tensor tgt = rand64({2, 3, 4}, 14).detach(), memory = rand64({2, 4, 4}, 15).detach();
+    // Output, input and parameter gradients of one training step, and how many of each op the tape shows.
+    auto step = [&](bool composed) {
+      l.set_composed(composed);
+      l.zero_grad();
+      tape().clear();
+      Tensor t = tgt.detach().requires_grad_(), m = memory.detach().requires_grad_();
+      manual_seed(16);  // the same dropout draws on both paths
+      Tensor out = l.forward(t, m, all_masks());
+      std::map<std::string, int> ops;
+      for (const auto& e : tape().entries()) ++ops[e->op];
+      sum(mul(out, out)).backward();
+      std::vector<Tensor> results{out, t.grad(), m.grad()};
+      for (const Tensor& p : l.parameters()) results.push_back(p.grad());
+      return std::pair{results, ops};
+    };
+    auto [fused, fused_ops] = step(false);
+    auto [composed, composed_ops] = step(true);
+    CHECK(fused_ops["fused_attention"] == 2);  // self- and cross-attention
+    CHECK(fused_ops["relu_dropout"] == 1);
+    CHECK(composed_ops["fused_attention"] == 0);
+    CHECK(composed_ops["relu_dropout"] == 0);
+    CHECK(composed_ops["softmax"] == 2);
+    // the three residual connections: dropout and sum (pre-LN), or dropout, sum and norm (post-LN)
+    CHECK(fused_ops[norm_first ? "dropout_add" : "dropout_add_layer_norm"] == 3);
+    CHECK(composed_ops["dropout_add"] + composed_ops["dropout_add_layer_norm"] == 0);
+    REQUIRE(fused.size() == composed.size());
+    for (size_t i = 0; i < fused.size(); ++i) {
+      INFO("result ", i);
+      require_close(fused[i], composed[i], 1e-12, 1e-12);
+    }
     tape().clear();
-    Tensor t = tgt.detach().requires_grad_(), m = memory.detach().requires_grad_();
-    manual_seed(16);  // the same dropout draws on both paths
-    Tensor out = l.forward(t, m, all_masks());
-    std::map<std::string, int> ops;
-    for (const auto& e : tape().entries()) ++ops[e->op];
-    sum(mul(out, out)).backward();
-    std::vector<Tensor> results{out, t.grad(), m.grad()};
-    for (const Tensor& p : l.parameters()) results.push_back(p.grad());
-    return std::pair{results, ops};
-  };
-  auto [fused, fused_ops] = step(false);
-  auto [composed, composed_ops] = step(true);
-  CHECK(fused_ops["fused_attention"] == 2);  // self- and cross-attention
-  CHECK(fused_ops["relu_dropout"] == 1);
-  CHECK(composed_ops["fused_attention"] == 0);
-  CHECK(composed_ops["relu_dropout"] == 0);
-  CHECK(composed_ops["softmax"] == 2);
-  REQUIRE(fused.size() == composed.size());
-  for (size_t i = 0; i < fused.size(); ++i) {
-    INFO("result ", i);
-    require_close(fused[i], composed[i], 1e-12, 1e-12);
   }
-  tape().clear();
 }
 
 TEST_CASE("nn::DecoderLayer: a fully padded memory stays finite, forward and backward") {

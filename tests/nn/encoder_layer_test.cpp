@@ -125,10 +125,12 @@ TEST_CASE("nn::EncoderLayer: the feed-forward's relu_dropout gives what relu the
   CHECK(plain.count("dropout") == fused.count("dropout") + 1);
 }
 
-TEST_CASE("nn::EncoderLayer: each residual connection's dropout and sum are one dropout_add, in training") {
+TEST_CASE("nn::EncoderLayer: each residual connection is one dropout_add (pre-LN) or dropout_add_layer_norm "
+          "(post-LN), in training") {
   // One layer, post-LN and pre-LN, as built and with forward hooks on both residual dropouts
-  // (which then run as dropout, then add, so that the hooks see the dropout's own output): the
-  // same draws from the global generator, so the same output and gradients, bit for bit.
+  // (which then run as dropout, then add (then layer_norm), so that the hooks see the dropout's
+  // own output): the same draws from the global generator, so the same output and gradients, bit
+  // for bit.
   for (bool norm_first : {false, true}) {
     CAPTURE(norm_first);
     std::vector<Tensor> seen;
@@ -141,10 +143,12 @@ TEST_CASE("nn::EncoderLayer: each residual connection's dropout and sum are one 
     REQUIRE(seen.size() == 2);
     for (const Tensor& t : seen) CHECK(t.producer()->op == "dropout");  // the dropout's output, not the sum
     require_same_values(fused, hooked);
-    CHECK(fused.count("dropout_add") == 2);
-    CHECK(hooked.count("dropout_add") == 0);
+    CHECK(fused.count(norm_first ? "dropout_add" : "dropout_add_layer_norm") == 2);
+    CHECK(fused.count(norm_first ? "dropout_add_layer_norm" : "dropout_add") == 0);
+    CHECK(hooked.count("dropout_add") + hooked.count("dropout_add_layer_norm") == 0);
     CHECK(hooked.count("dropout") == fused.count("dropout") + 2);
     CHECK(hooked.count("add") == fused.count("add") + 2);
+    CHECK(hooked.count("layer_norm") == fused.count("layer_norm") + (norm_first ? 0 : 2));
   }
 }
 

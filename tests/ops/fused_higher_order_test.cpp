@@ -137,6 +137,14 @@ TEST_CASE("fused relu_dropout: second order and forward mode match finite differ
   }, {x});
 }
 
+TEST_CASE("fused dropout_add_layer_norm: second order and forward mode match finite differences") {
+  const Fn fn = [](const TensorList& in) {
+    Generator gen(7);  // the same mask at every evaluation
+    return dropout_add_layer_norm(in[0], in[1], 0.4, true, {4}, in[2], in[3], 1e-5, gen);
+  };
+  require_fused_higher_order(fn, {rand64({2, 3, 4}, 1), rand64({2, 3, 4}, 2), rand64({4}, 3), rand64({4}, 4)});
+}
+
 TEST_CASE("fused_attention: second order and forward mode match finite differences, with every mask kind") {
   // (B,H,T,hs) = (2,1,3,2), S = 4 keys, hv = 2
   const TensorList qkv = {rand64({2, 1, 3, 2}, 1), rand64({2, 1, 4, 2}, 2), rand64({2, 1, 4, 2}, 3)};

@@ -14,19 +14,15 @@
 
 namespace tg {
 
-namespace {
-
-void check_dropout_add_inputs(const Tensor& residual, const Tensor& x, double p) {
-  check_floating(residual, "dropout_add", "residual");
-  check_dropout_args(x, p, "dropout_add");
-  check_same_dtype(residual, x, "dropout_add");
-  check_same_device(residual, x, "dropout_add");
+void check_dropout_add_args(const Tensor& residual, const Tensor& x, double p, const char* op) {
+  check_floating(residual, op, "residual");
+  check_dropout_args(x, p, op);
+  check_same_dtype(residual, x, op);
+  check_same_device(residual, x, op);
   if (residual.shape() != x.shape())
-    throw Error("dropout_add", fmt::format("residual and x must have one shape (no broadcasting), got residual {} "
-                                           "and x {}", shape_str(residual.shape()), shape_str(x.shape())));
+    throw Error(op, fmt::format("residual and x must have one shape (no broadcasting), got residual {} and x {}",
+                                shape_str(residual.shape()), shape_str(x.shape())));
 }
-
-}  // namespace
 
 TG_OP_DOC(dropout_add) {
   return {.summary = "residual + dropout(x) in one pass (a residual connection)",
@@ -39,7 +35,7 @@ TG_OP_DOC(dropout_add) {
 }
 
 Tensor dropout_add(const Tensor& residual, const Tensor& x, double p, bool training, Generator& gen) {
-  check_dropout_add_inputs(residual, x, p);
+  check_dropout_add_args(residual, x, p, "dropout_add");
   if (!training || p == 0) return add(residual, x);
   const double scale = p < 1 ? 1 / (1 - p) : 0;
   const uint64_t offset = gen.reserve(static_cast<uint64_t>(x.numel()), 4);

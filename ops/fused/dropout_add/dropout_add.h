@@ -21,4 +21,7 @@ namespace tg {
 Tensor dropout_add(const Tensor& residual, const Tensor& x, double p, bool training,
                    Generator& gen = default_generator());
 
+// Shared with dropout_add_layer_norm: the errors for a bad residual, x or p, naming `op`.
+void check_dropout_add_args(const Tensor& residual, const Tensor& x, double p, const char* op);
+
 }  // namespace tg

@@ -1,0 +1,141 @@
+#include "ops/fused/dropout_add_layer_norm/dropout_add_layer_norm.h"
+
+#include <cstdint>
+
+#include "core/cuda/cuda_only.h"
+#include "core/factories.h"
+#include "core/tape.h"
+#include "ops/add/add.h"
+#include "ops/common/contiguous_input.h"
+#include "ops/common/op_doc.h"
+#include "ops/common/philox_lanes.h"
+#include "ops/common/vec_math.h"
+#include "ops/dropout/dropout.h"
+#include "ops/fused/dropout_add/dropout_add.h"
+#include "ops/layer_norm/layer_norm.h"
+#include "ops/mul/mul.h"
+
+namespace tg {
+
+namespace {
+
+// The fast rule's gradients {dresidual, dx, dweight, dbias} (each where wanted): layer_norm's
+// backward of the sum, made again from the saved mask, then dropout's backward of dsum. On the CPU
+// in float32 row by row in layer_norm's kernel (the sum's row made in a scratch row, dx's after
+// dsum's); otherwise kernel after kernel.
+TensorList fast_backward(const BackwardContext& ctx, double scale, int64_t N, int64_t C, bool has_weight) {
+  const Tensor residual = contiguous_or_copy(ctx.saved("residual")), x = contiguous_or_copy(ctx.saved("x"));
+  const Tensor &keep = ctx.saved("keep"), &mean = ctx.saved("mean"), &rstd = ctx.saved("rstd");
+  const Tensor g = contiguous_or_copy(ctx.grad());
+  const Tensor w = has_weight ? contiguous_or_copy(ctx.saved("weight")) : Tensor();
+  auto grad_for = [&](int input, bool wanted) {
+    return wanted ? empty(ctx.input_shape(input), ctx.input_dtype(input), x.device()) : Tensor();
+  };
+  const Tensor dsum = grad_for(0, ctx.needs_grad(0) || ctx.needs_grad(1));
+  Tensor dx = grad_for(1, ctx.needs_grad(1));
+  const Tensor dweight = grad_for(2, ctx.needs_grad(2)), dbias = grad_for(3, ctx.needs_grad(3));
+  if (!x.is_cuda() && x.dtype() == kF32) {
+    const uint8_t* kept = mask_bytes(keep.data<bool>());
+    const float *r = residual.data<float>(), *xs = x.data<float>();
+    const auto s = static_cast<float>(scale);
+    LayerNormFusion fused{.x_row = [&](int64_t n, float* row) {
+      masked_scaled_f32(row, kept + n * C, xs + n * C, r + n * C, C, s);
+    }};
+    if (dx.defined())
+      fused.dx_row = [&](int64_t n, const float* dsum_row) {
+        masked_scaled_f32(dx.data<float>() + n * C, kept + n * C, dsum_row, nullptr, C, s);
+      };
+    layer_norm_backward_cpu(dsum, dweight, dbias, mean, rstd, g, Tensor(), w, N, C, false, fused);
+  } else {
+    const Tensor sum = add(residual, masked_scaled(x, keep, scale));
+    if (x.is_cuda())
+      TG_CUDA_ONLY(layer_norm_backward_cuda(dsum, dweight, dbias, mean, rstd, g, sum, w, N, C));
+    else
+      layer_norm_backward_cpu(dsum, dweight, dbias, mean, rstd, g, sum, w, N, C);
+    if (dx.defined()) dx = masked_scaled(dsum, keep, scale);
+  }
+  return {ctx.needs_grad(0) ? dsum : Tensor(), dx, dweight, dbias};
+}
+
+}  // namespace
+
+TG_OP_DOC(dropout_add_layer_norm) {
+  return {.summary = "layer_norm(residual + dropout(x)) in one pass each way (a post-LN residual connection)",
+          .forward_text = "out = layer_norm(sum), sum = residual + (keep ? x / (1 - p) : 0), keep[i] = (u[i] > p) "
+                          "as dropout draws it",
+          .forward_tex = R"(\mathrm{out} = \hat{s} \odot w + b,\quad s = r + \frac{m \odot x}{1 - p})",
+          .backward = {{"residual",
+                        "dL/dresidual = dL/dsum, layer_norm's dL/dx for the sum",
+                        R"(\dLd{r} = \dLd{s})"},
+                       {"x", "dL/dx = keep ? dL/dsum / (1 - p) : 0", R"(\dLd{x} = \frac{m \odot \dLd{s}}{1 - p})"},
+                       {"weight",
+                        "dL/dweight = sum over rows of dL/dout * norm(sum)",
+                        R"(\dLd{w} = \sum_{\text{rows}} \dLd{\mathrm{out}} \odot \hat{s})"},
+                       {"bias",
+                        "dL/dbias = sum over rows of dL/dout",
+                        R"(\dLd{b} = \sum_{\text{rows}} \dLd{\mathrm{out}})"}}};
+}
+
+Tensor dropout_add_layer_norm(const Tensor& residual, const Tensor& x, double p, bool training,
+                              const Shape& normalized_shape, const Tensor& weight, const Tensor& bias, double eps,
+                              Generator& gen) {
+  check_dropout_add_args(residual, x, p, "dropout_add_layer_norm");
+  check_layer_norm_args(x, normalized_shape, weight, bias, eps, "dropout_add_layer_norm");
+  if (!training || p == 0) return layer_norm(add(residual, x), normalized_shape, weight, bias, eps);
+  const auto k = static_cast<int64_t>(normalized_shape.size());
+  const Shape rows_shape(x.shape().begin(), x.shape().end() - k);
+  const int64_t n = x.numel(), N = numel(rows_shape), C = numel(normalized_shape);
+  const double scale = p < 1 ? 1 / (1 - p) : 0;
+  const uint64_t threshold = keep_threshold(p), offset = gen.reserve(static_cast<uint64_t>(n), 4);
+  const Tensor xc = contiguous_or_copy(x), rc = contiguous_or_copy(residual);
+  const Tensor wc = contiguous_or_copy(weight), bc = contiguous_or_copy(bias);
+  const Tensor sum = empty(x.shape(), x.dtype(), x.device()), keep = empty(x.shape(), kBool, x.device());
+  Tensor out = empty(x.shape(), x.dtype(), x.device());
+  const Tensor mean = empty(rows_shape, x.dtype(), x.device()), rstd = empty(rows_shape, x.dtype(), x.device());
+  if (x.is_cuda()) {
+    TG_CUDA_ONLY(dropout_forward_cuda(sum, keep, xc, gen.seed(), offset, p, scale, false, rc));
+    TG_CUDA_ONLY(layer_norm_forward_cuda(out, mean, rstd, sum, wc, bc, N, C, eps));
+  } else if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1: the draw in layer_norm's region
+    auto* kept = reinterpret_cast<uint8_t*>(keep.data<bool>());
+    const LayerNormFusion draw{.before = [&] {
+      dropout_forward_f32_team(sum.data<float>(), kept, xc.data<float>(), rc.data<float>(), n, gen.seed(), offset,
+                               static_cast<uint32_t>(threshold), static_cast<float>(scale), false);
+    }};
+    layer_norm_forward_cpu(out, mean, rstd, sum, wc, bc, N, C, eps, draw);
+  } else {
+    dropout_forward_cpu(sum, keep, xc, gen.seed(), offset, p, scale, false, rc);
+    layer_norm_forward_cpu(out, mean, rstd, sum, wc, bc, N, C, eps);
+  }
+
+  if (Recorder rec("dropout_add_layer_norm", {residual, x, weight, bias}, {out}); rec) {
+    // residual, x and weight themselves: a backward that creates a graph differentiates through them.
+    rec.save("residual", residual).save("x", x).save("keep", keep).save("mean", mean).save("rstd", rstd);
+    if (weight.defined()) rec.save("weight", weight);
+    rec.attr("p", p).attr("normalized_shape", shape_str(normalized_shape)).attr("eps", eps);
+    const bool has_weight = weight.defined();
+    rec.forward([&](const ForwardContext& f) -> TensorList {  // layer_norm's tangent for the sum's
+      const Tensor factor = keep_factor(keep, scale, x.dtype());
+      const Tensor primal_sum = add(f.input(0), mul(f.input(1), factor));
+      const Tensor tsum = add(f.tangent_or_zeros(0), mul(f.tangent_or_zeros(1), factor));
+      const Tensor tweight = f.has_tangent(2) ? f.tangent(2) : Tensor();
+      const Tensor tbias = f.has_tangent(3) ? f.tangent(3) : Tensor();
+      return {layer_norm_tangent(primal_sum, tsum, has_weight ? f.input(2) : Tensor(), tweight, tbias, k, eps)};
+    });
+    auto reference = [normalized_shape, eps, scale, has_weight](const BackwardContext& ctx) -> TensorList {
+      const Tensor factor = keep_factor(ctx.saved("keep"), scale, ctx.input_dtype(1));
+      const Tensor sum = add(ctx.saved("residual"), mul(ctx.saved("x"), factor));
+      const TensorList norm_grads = layer_norm_reference_grads(
+          sum, ctx.grad(), has_weight ? ctx.saved("weight") : Tensor(), normalized_shape,
+          {ctx.needs_grad(0) || ctx.needs_grad(1), ctx.needs_grad(2), ctx.needs_grad(3)}, eps);
+      const Tensor& dsum = norm_grads[0];
+      return {ctx.needs_grad(0) ? dsum : Tensor(), ctx.needs_grad(1) ? mul(dsum, factor) : Tensor(), norm_grads[1],
+              norm_grads[2]};
+    };
+    rec.backward(reference, [scale, N, C, has_weight](const BackwardContext& ctx) {
+      return fast_backward(ctx, scale, N, C, has_weight);
+    });
+  }
+  return out;
+}
+
+}  // namespace tg
