@@ -56,7 +56,7 @@ void dropout_backward_cuda(const Tensor& dx, const Tensor& keep, const Tensor& d
 //     shares its chunks (an orphaned `omp for`, ending at a barrier); outside one, the calling
 //     thread does them all
 //   masked_scaled_f32: out = residual + (keep ? x * scale : 0) over `count` elements, the mask given
-//     (residual null: dropout's backward; else dropout_add's sum made again), on this thread
+//     (residual null: dropout's values, or its backward; else dropout_add's sum), on this thread
 void dropout_forward_f32_team(float* out, uint8_t* keep, const float* x, const float* residual, int64_t n,
                               uint64_t seed, uint64_t offset, uint32_t threshold, float scale, bool relu);
 void masked_scaled_f32(float* out, const uint8_t* keep, const float* x, const float* residual, int64_t count,

@@ -26,14 +26,6 @@ Tensor unsqueeze_view(const Tensor& x, int64_t dim) {
 Tensor as_left_matrix(const Tensor& a) { return a.dim() == 1 ? unsqueeze_view(a, 0) : a; }
 Tensor as_right_matrix(const Tensor& b) { return b.dim() == 1 ? unsqueeze_view(b, 1) : b; }
 
-// x (..., R, C) -> x^T (..., C, R): a view, read column-major by the GEMM kernels.
-Tensor transposed_view(const Tensor& x) {
-  Shape shape = x.shape(), strides = x.strides();
-  std::swap(shape[x.dim() - 2], shape[x.dim() - 1]);
-  std::swap(strides[x.dim() - 2], strides[x.dim() - 1]);
-  return make_view(x, shape, strides, x.offset());
-}
-
 std::string shapes(const Tensor& a, const Tensor& b) {
   return fmt::format("a {} @ b {}", shape_str(a.shape()), shape_str(b.shape()));
 }
@@ -146,6 +138,13 @@ TG_OP_DOC(matmul) {
                        {"b",
                         "dL/db = sum_to(a^T @ dL/dout, b.shape)",
                         R"(\dLd{b} = \operatorname{sum\_to}(a^\top \dLd{\mathrm{out}}))"}}};
+}
+
+Tensor transposed_view(const Tensor& x) {
+  Shape shape = x.shape(), strides = x.strides();
+  std::swap(shape[x.dim() - 2], shape[x.dim() - 1]);
+  std::swap(strides[x.dim() - 2], strides[x.dim() - 1]);
+  return make_view(x, shape, strides, x.offset());
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

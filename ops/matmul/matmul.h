@@ -31,6 +31,10 @@ struct GemmSideWork;  // ops/matmul/gemm_cpu.h
 
 Tensor matmul(const Tensor& a, const Tensor& b);
 
+// x (..., R, C) -> x^T (..., C, R): a view (no copy, not on the tape), read column-major by the
+// GEMM kernels; for the kernels' operands.
+Tensor transposed_view(const Tensor& x);
+
 // Kernels: out (batch..., M, N) = a (..., M, K) @ b (..., K, N) (= writes). out contiguous;
 // a and b of rank >= 2 with batch dims broadcasting to out's; any strides. On the CPU a defined
 // bias (N), contiguous, is added to every row of out in the same pass (Linear's), and side work

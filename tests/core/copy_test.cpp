@@ -6,12 +6,7 @@
 using namespace tg;
 using namespace tg::test;
 
-namespace {
-// The transpose of a 2-D tensor, as a view (no transpose op is needed for core tests).
-Tensor transposed_view(const Tensor& t) {
-  return make_view(t, {t.size(1), t.size(0)}, {t.strides()[1], t.strides()[0]}, t.offset());
-}
-}  // namespace
+// transposed_view (ops/matmul/matmul.h): the transpose as a view, no op on the tape.
 
 TEST_CASE("copy_: across dtypes") {
   Tensor f = tensor({-1.5, 0, 0.25, 2.75});

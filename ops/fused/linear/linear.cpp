@@ -89,12 +89,6 @@ TG_OP_DOC(linear) {
 
 namespace {
 
-// (in, out) = weight^T as a view, read column-major
-Tensor weight_transposed(const Tensor& weight) {
-  return make_view(weight, {weight.size(1), weight.size(0)}, {weight.strides()[1], weight.strides()[0]},
-                   weight.offset());
-}
-
 // y (..., out) = x (..., in) @ weight^T + bias by the matmul kernel (not the op).
 Tensor linear_output(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
@@ -106,11 +100,11 @@ Tensor linear_output(const Tensor& x, const Tensor& weight, const Tensor& bias) 
   const Tensor y_m = y.dim() > 1 ? y : make_view(y, {1, out_features}, {out_features, 1}, 0);
   // (..., in) @ (in, out) + bias (out) -> (..., out)
   if (y.is_cuda()) {
-    TG_CUDA_ONLY(matmul_forward_cuda(y_m, x_m, weight_transposed(weight)));  // then the bias, added to every row
+    TG_CUDA_ONLY(matmul_forward_cuda(y_m, x_m, transposed_view(weight)));  // then the bias, added to every row
     if (bias.defined())
       add_into_(y, make_view(bias, y_shape, broadcast_strides(bias.shape(), bias.strides(), y_shape), bias.offset()));
   } else {
-    matmul_forward_cpu(y_m, x_m, weight_transposed(weight), contiguous_or_copy(bias));
+    matmul_forward_cpu(y_m, x_m, transposed_view(weight), contiguous_or_copy(bias));
   }
   return y;
 }
@@ -136,7 +130,7 @@ TensorList linear_outputs(const Tensor& x, const TensorList& weights, const Tens
     Shape y_shape = x.shape();
     const int64_t out = y_shape.back() = weights[i].size(0);
     ys.push_back(empty(y_shape, x.dtype(), x.device()));
-    products[i] = {make_view(ys[i], {rows, out}, {out, 1}, 0), x2d, weight_transposed(weights[i]),
+    products[i] = {make_view(ys[i], {rows, out}, {out, 1}, 0), x2d, transposed_view(weights[i]),
                    contiguous_or_copy(biases[i]), false};
   }
   matmul_group_cpu(std::span(products.data(), weights.size()));
