@@ -78,6 +78,15 @@ std::vector<Case> cases() {
     cs.push_back({"dropout_add,LN", "(2048,128)", fwd, bwd,
                   [=] { return layer_norm(dropout_add(residual, x, 0.1, true), {C}, w, b); }, {residual, x, w, b}});
   }
+  {  // a feed-forward's first layer, dropout(relu(linear(x))): one fused op, and linear then relu_dropout
+    Tensor x = randn_f32({N, C}), w = randn_f32({H, C}), b = randn_f32({H});
+    // x, weight, bias in, out and the mask out; backward: grad, mask, x, weight in, dx, dweight out
+    const int64_t fwd = (N * C + H * C + H + N * H) * kF + N * H, bwd = (N * H + 2 * N * C + 2 * H * C) * kF + N * H;
+    cs.push_back({"FFN1", "(2048,128)->512", fwd, bwd, [=] { return linear_relu_dropout(x, w, b, 0.1, true); },
+                  {x, w, b}});
+    cs.push_back({"linear,relu_dropout", "(2048,128)->512", fwd, bwd,
+                  [=] { return relu_dropout(linear(x, w, b), 0.1, true); }, {x, w, b}});
+  }
   {
     Tensor x = randn_f32({32, 4, 64, 64});
     cs.push_back({"softmax", "(32,4,64,64)", 2 * S * kF, 3 * S * kF, [=] { return softmax(x, -1); }, {x}});

@@ -9,9 +9,10 @@ Tensor activate(const Tensor& x, Activation activation) {
   return activation == Activation::relu ? relu(x) : gelu(x, GeluApprox::none);
 }
 
-Tensor activate_and_drop(const Tensor& x, Activation activation, const Dropout& dropout, bool fuse_relu_dropout) {
-  if (activation == Activation::relu && fuse_relu_dropout) return dropout.forward_of_relu(x);
-  return dropout.forward(activate(x, activation));
+Tensor linear_activate_and_drop(const Tensor& x, const Linear& linear, Activation activation, const Dropout& dropout,
+                                bool fuse_relu_dropout) {
+  if (activation == Activation::relu && fuse_relu_dropout) return linear.forward_relu_dropout(x, dropout);
+  return dropout.forward(activate(linear.forward(x), activation));
 }
 
 FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation activation, double dropout)
@@ -24,7 +25,7 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation activation, d
 Tensor FeedForward::forward(const Tensor& x) const {
   const ModuleScope in_module(path());
   const bool fuse = fuse_relu_dropout && !is_composed();
-  Tensor y = linear2->forward(activate_and_drop(linear1->forward(x), activation, *dropout, fuse));
+  Tensor y = linear2->forward(linear_activate_and_drop(x, *linear1, activation, *dropout, fuse));
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
 }

@@ -8,6 +8,7 @@
 #include "nn/init.h"
 #include "ops/add/add.h"
 #include "ops/fused/linear/linear.h"
+#include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/matmul/matmul.h"
 #include "ops/transpose/transpose.h"
 
@@ -44,6 +45,14 @@ Tensor Linear::forward(const Tensor& x) const {
                                   : matmul(x, transpose(weight, 0, 1));
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
+}
+
+Tensor Linear::forward_relu_dropout(const Tensor& x, const Dropout& dropout) const {
+  if (is_composed() || has_forward_hooks() || !dropout.fusable() || !dropout.is_training() || dropout.p == 0)
+    return dropout.forward_of_relu(forward(x));
+  const ModuleScope in_module(path());
+  check_input(x);
+  return linear_relu_dropout(x, weight, bias, dropout.p, true);
 }
 
 TensorList Linear::forward_together(std::span<const Linear* const> layers, const Tensor& x) {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <span>
 
+#include "nn/dropout.h"
 #include "nn/module.h"
 
 namespace tg::nn {
@@ -25,6 +26,10 @@ class Linear : public Module {
   // recorded as its own linear entry in its own scope, with the bits of its forward alone. Empty
   // where a layer is composed or has forward hooks: the caller then runs each layer's forward.
   static TensorList forward_together(std::span<const Linear* const> layers, const Tensor& x);
+  // dropout.forward_of_relu(forward(x)) as one op (ops/fused/linear_relu_dropout), recorded in this
+  // layer's scope, with the same values and draws; as the two when the model is composed, a
+  // forward hook watches this layer or the dropout, or the dropout does not draw (eval, p = 0).
+  Tensor forward_relu_dropout(const Tensor& x, const Dropout& dropout) const;
 
   int64_t in_features, out_features;
   Tensor weight, bias;  // bias undefined when built without one

@@ -19,7 +19,7 @@ Tensor attention_block(const MultiHeadAttention& attention, const Tensor& query,
 
 Tensor feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
                           bool fuse_relu_dropout, const Linear& linear2) {
-  return linear2.forward(activate_and_drop(linear1.forward(x), activation, dropout, fuse_relu_dropout));
+  return linear2.forward(linear_activate_and_drop(x, linear1, activation, dropout, fuse_relu_dropout));
 }
 
 void check_attention_mask(const char* module, const char* arg, const Tensor& mask, const Tensor& x,

@@ -33,7 +33,7 @@ Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first, const D
 Tensor attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,
                        const MhaOptions& masks);
 
-// x (B,T,E) -> linear1 (B,T,FF) -> activation, dropout (one relu_dropout op when fuse_relu_dropout)
+// x (B,T,E) -> linear1 (B,T,FF) -> activation, dropout (one linear_relu_dropout op when fuse_relu_dropout)
 //   -> linear2 (B,T,E)
 Tensor feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
                           bool fuse_relu_dropout, const Linear& linear2);

@@ -46,4 +46,5 @@
 #include "ops/fused/dropout_add_layer_norm/dropout_add_layer_norm.h"
 #include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/fused/linear/linear.h"
+#include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"

@@ -51,6 +51,11 @@ std::vector<Case> cases() {
                   {residual, x, w, b}});
   }
   {
+    auto x = torch::randn({N, C}, f32), w = torch::randn({H, C}, f32), b = torch::randn({H}, f32);
+    cs.push_back({"FFN1", "(2048,128)->512",
+                  [=] { return torch::dropout(torch::relu(torch::linear(x, w, b)), 0.1, true); }, {x, w, b}});
+  }
+  {
     auto x = torch::randn({32, 4, 64, 64}, f32);
     cs.push_back({"softmax", "(32,4,64,64)", [=] { return torch::softmax(x, -1); }, {x}});
   }

@@ -321,15 +321,32 @@ struct TeamProduct {
   }
 };
 
-// The products, shared by `threads` threads in one parallel region: their parts taken as the
-// threads become free, then the side work, then the sums of the depth splits.
+// The side work of one phase, by this thread of `threads`.
+void run_side(GemmSideWorks side, GemmPhase phase, int thread, int threads) {
+  for (const GemmSideWork& work : side)
+    if (work.phase == phase) work.run(work.context, thread, threads);
+}
+
+bool has_side(GemmSideWorks side, GemmPhase phase) {
+  return std::any_of(side.begin(), side.end(), [phase](const GemmSideWork& work) { return work.phase == phase; });
+}
+
+// The products, shared by `threads` threads in one parallel region: the side work before them,
+// their parts taken as the threads become free, the side work beside them, the sums of the depth
+// splits, then the side work after them.
 template <class T>
-void gemm_team(const TeamProduct<T>* products, int count, int threads, const GemmSideWork* side) {
+void gemm_team(const TeamProduct<T>* products, int count, int threads, GemmSideWorks side) {
   int64_t parts = 0;
   bool split_sum = false;
   for (int p = 0; p < count; ++p) parts += products[p].parts, split_sum |= products[p].split_sum;
+  const bool before = has_side(side, GemmPhase::before), after = has_side(side, GemmPhase::after);
 #pragma omp parallel num_threads(threads)
   {
+    const int thread = omp_get_thread_num(), team = omp_get_num_threads();
+    if (before) {
+      run_side(side, GemmPhase::before, thread, team);
+#pragma omp barrier
+    }
 #pragma omp for schedule(dynamic, 1) nowait
     for (int64_t part = 0; part < parts; ++part) {
       int p = 0;
@@ -337,11 +354,17 @@ void gemm_team(const TeamProduct<T>* products, int count, int threads, const Gem
       for (; local >= products[p].parts; ++p) local -= products[p].parts;
       products[p].run_part(local);
     }
-    if (side) side->run(side->context, omp_get_thread_num(), omp_get_num_threads());
+    run_side(side, GemmPhase::beside, thread, team);
     if (split_sum) {
 #pragma omp barrier
       for (int p = 0; p < count; ++p)
-        if (products[p].split_sum) products[p].sum_parts();
+        if (products[p].split_sum) products[p].sum_parts();  // ends at a barrier
+    }
+    if (after) {
+      if (!split_sum) {
+#pragma omp barrier
+      }
+      run_side(side, GemmPhase::after, thread, team);
     }
   }
 }
@@ -353,41 +376,48 @@ int gemm_threads(int64_t batch, int64_t M, int64_t N, int64_t K) {
 
 }  // namespace
 
-template <class T>
-void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias, const GemmSideWork* side, bool accumulate) {
-  if (batch == 0 || M == 0 || N == 0 || K == 0) {
-    for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N, accumulate);
-    if (side) side->run(side->context, 0, 1);
-    return;
-  }
-  const Plan<T> g = make_plan(a, b);
-  const int threads = gemm_threads(batch, M, N, K);
-  // Whole products to whichever thread is free while every thread can have one; the rest
-  // (fewer than the threads) one after the other, each shared by all threads.
-  // One thread: no parallel region at all.
-  const int64_t alone = threads > 1 ? batch / threads * threads : 0;
-  if (alone > 0) {
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-    for (int64_t p = 0; p < alone; ++p)
-      gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K, accumulate);
-  }
-  bool side_done = side == nullptr;
-  for (int64_t p = alone; p < batch; ++p) {
-    const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
-    if (threads > 1 && M * N * K >= kParallelWork) {
-      const TeamProduct<T> product(g, ap, bp, bias, c + p * M * N, M, N, K, threads, accumulate, kSlotPartial);
-      gemm_team(&product, 1, threads, side_done ? nullptr : side);
-      side_done = true;
-    } else {
-      gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K, accumulate);
-    }
-  }
-  if (!side_done) side->run(side->context, 0, 1);
+void run_side_alone(GemmSideWorks side, std::initializer_list<GemmPhase> phases) {
+  for (const GemmPhase phase : phases) run_side(side, phase, 0, 1);
 }
 
 template <class T>
-void gemm_cpu_group(std::span<const GemmProduct<T>> products, const GemmSideWork* side) {
+void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
+              const T* bias, GemmSideWorks side, bool accumulate) {
+  const int threads = batch == 0 || M == 0 || N == 0 || K == 0 ? 1 : gemm_threads(batch, M, N, K);
+  if (batch == 1 && threads > 1 && M * N * K >= kParallelWork) {  // one product, shared by the team
+    const TeamProduct<T> product(make_plan(a, b), a.data + a.offsets[0], b.data + b.offsets[0], bias, c, M, N, K,
+                                 threads, accumulate, kSlotPartial);
+    return gemm_team(&product, 1, threads, side);
+  }
+  run_side_alone(side, {GemmPhase::before});
+  if (batch == 0 || M == 0 || N == 0 || K == 0) {
+    for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N, accumulate);
+  } else {
+    const Plan<T> g = make_plan(a, b);
+    // Whole products to whichever thread is free while every thread can have one; the rest
+    // (fewer than the threads) one after the other, each shared by all threads.
+    // One thread: no parallel region at all.
+    const int64_t alone = threads > 1 ? batch / threads * threads : 0;
+    if (alone > 0) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+      for (int64_t p = 0; p < alone; ++p)
+        gemm_serial(g, a.data + a.offsets[p], b.data + b.offsets[p], bias, c + p * M * N, N, M, N, K, accumulate);
+    }
+    for (int64_t p = alone; p < batch; ++p) {
+      const T *ap = a.data + a.offsets[p], *bp = b.data + b.offsets[p];
+      if (threads > 1 && M * N * K >= kParallelWork) {
+        const TeamProduct<T> product(g, ap, bp, bias, c + p * M * N, M, N, K, threads, accumulate, kSlotPartial);
+        gemm_team(&product, 1, threads, {});
+      } else {
+        gemm_serial(g, ap, bp, bias, c + p * M * N, N, M, N, K, accumulate);
+      }
+    }
+  }
+  run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
+}
+
+template <class T>
+void gemm_cpu_group(std::span<const GemmProduct<T>> products, GemmSideWorks side) {
   if (products.empty() || products.size() > size_t(kGemmMaxGroup))
     throw Error("matmul", "gemm_cpu_group takes 1 to " + std::to_string(kGemmMaxGroup) + " products, got " +
                               std::to_string(products.size()));
@@ -395,8 +425,9 @@ void gemm_cpu_group(std::span<const GemmProduct<T>> products, const GemmSideWork
     return gemm_threads(1, p.M, p.N, p.K) > 1;
   });
   if (!shared) {
-    for (const GemmProduct<T>& p : products)
-      gemm_cpu<T>(p.c, p.a, p.b, 1, p.M, p.N, p.K, p.bias, &p == &products[0] ? side : nullptr, p.accumulate);
+    run_side_alone(side, {GemmPhase::before});
+    for (const GemmProduct<T>& p : products) gemm_cpu<T>(p.c, p.a, p.b, 1, p.M, p.N, p.K, p.bias, {}, p.accumulate);
+    run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
     return;
   }
   const int threads = omp_get_max_threads();
@@ -410,11 +441,11 @@ void gemm_cpu_group(std::span<const GemmProduct<T>> products, const GemmSideWork
 }
 
 template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix<float>&, int64_t, int64_t,
-                              int64_t, int64_t, const float*, const GemmSideWork*, bool);
+                              int64_t, int64_t, const float*, GemmSideWorks, bool);
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
-                               int64_t, int64_t, const double*, const GemmSideWork*, bool);
-template void gemm_cpu_group<float>(std::span<const GemmProduct<float>>, const GemmSideWork*);
-template void gemm_cpu_group<double>(std::span<const GemmProduct<double>>, const GemmSideWork*);
+                               int64_t, int64_t, const double*, GemmSideWorks, bool);
+template void gemm_cpu_group<float>(std::span<const GemmProduct<float>>, GemmSideWorks);
+template void gemm_cpu_group<double>(std::span<const GemmProduct<double>>, GemmSideWorks);
 
 std::vector<std::string> gemm_cpu_kernels() {
   std::vector<std::string> names;

@@ -24,6 +24,7 @@
 // the blocks are sized for the caches. OpenMP threads take whole batch elements, or one part
 // (rows, columns or depth) of a product each, and never wait for each other inside a product.
 #include <cstdint>
+#include <initializer_list>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,18 +39,28 @@ struct GemmMatrix {
   bool trans;
 };
 
-// Work that shares the product's OpenMP parallel region instead of opening its own (Linear's
-// bias gradient beside its weight gradient): run(context, thread, threads) is called once by each
-// thread of the team, after its parts of the product, or once as (0, 1) when the product runs on
-// one thread. It must not touch c.
+// Work that shares the products' OpenMP parallel region instead of opening its own: run(context,
+// thread, threads) is called once by each thread of the team, or once as (0, 1) when the products
+// run on one thread, at its phase:
+//   before  before any part of a product; the team waits for every thread's before work to end
+//           (a fused op's gradient made ready for the products: relu_dropout's mask applied)
+//   beside  after the thread's own parts, not waited for; it must not touch c (Linear's bias
+//           gradient beside its weight gradient)
+//   after   once every product is complete, depth splits summed (a fused op's epilogue on c:
+//           relu_dropout's draw on Linear's output)
+enum class GemmPhase { before, beside, after };
 struct GemmSideWork {
-  void (*run)(const void* context, int thread, int threads);
-  const void* context;
+  void (*run)(const void* context, int thread, int threads) = nullptr;
+  const void* context = nullptr;
+  GemmPhase phase = GemmPhase::beside;
 };
+using GemmSideWorks = std::span<const GemmSideWork>;
+// The side work of the given phases, in their order, each once as (0, 1): where no team runs.
+void run_side_alone(GemmSideWorks side, std::initializer_list<GemmPhase> phases);
 
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias = nullptr, const GemmSideWork* side = nullptr, bool accumulate = false);
+              const T* bias = nullptr, GemmSideWorks side = {}, bool accumulate = false);
 
 // One product of a group: c (M,N) = (or +=, where accumulate) op(a) (M,K) @ op(b) (K,N) (+ bias
 // (N) on every row, where bias != nullptr), c contiguous, a and b one matrix each (offsets[0]).
@@ -64,12 +75,12 @@ struct GemmProduct {
 
 // Up to kGemmMaxGroup independent products in one OpenMP parallel region where each is large enough to
 // share the threads (the q, k and v projections of one input; a Linear layer's dx and dweight in
-// backward), the side work in it too; otherwise one gemm_cpu call each, the side work in the
-// first's. Either way each product has the bits gemm_cpu gives it alone: it is cut into the same
-// parts.
+// backward), the side work in it too; otherwise one gemm_cpu call each, the side work run alone
+// before, beside and after them. Either way each product has the bits gemm_cpu gives it alone: it
+// is cut into the same parts.
 inline constexpr int kGemmMaxGroup = 3;
 template <class T>
-void gemm_cpu_group(std::span<const GemmProduct<T>> products, const GemmSideWork* side = nullptr);
+void gemm_cpu_group(std::span<const GemmProduct<T>> products, GemmSideWorks side = {});
 
 // The micro-kernel gemm_cpu runs: by default the best this CPU has (checked at run time):
 // "avx512" (AVX-512F), else "avx2" (AVX2 + FMA), else "portable" (C++ only). Tests and

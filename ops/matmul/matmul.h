@@ -24,10 +24,10 @@
 #include <span>
 
 #include "core/tensor.h"
+#include "ops/matmul/gemm_cpu.h"
 
 namespace tg {
 
-struct GemmSideWork;  // ops/matmul/gemm_cpu.h
 
 Tensor matmul(const Tensor& a, const Tensor& b);
 
@@ -40,7 +40,7 @@ Tensor transposed_view(const Tensor& x);
 // bias (N), contiguous, is added to every row of out in the same pass (Linear's), and side work
 // shares the product's parallel region (gemm_cpu.h).
 void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias = {},
-                        const GemmSideWork* side = nullptr);
+                        GemmSideWorks side = {});
 // out += a @ b on the CPU, with the bits of matmul_forward_cpu into a tensor of its own added
 // to out (add_into_), in one pass: a backward rule adding into a gradient already gathered.
 void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b);
@@ -53,7 +53,7 @@ struct MatmulProduct {
 // Up to 3 products on the CPU in one parallel region (gemm_cpu_group), the side work in it too:
 // a backward rule's two gradients, or the projections of one input. Each has the bits
 // matmul_forward_cpu (or matmul_add_cpu) gives it alone.
-void matmul_group_cpu(std::span<const MatmulProduct> products, const GemmSideWork* side = nullptr);
+void matmul_group_cpu(std::span<const MatmulProduct> products, GemmSideWorks side = {});
 void matmul_forward_cuda(const Tensor& out, const Tensor& a, const Tensor& b);
 
 }  // namespace tg

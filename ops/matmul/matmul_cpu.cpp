@@ -27,15 +27,12 @@ bool stacks_rows(const GemmInput& a, const GemmInput& b, int64_t M) {
 }
 
 // out = (or +=) a @ b (+ bias), with the side work in the product's region.
-void matmul_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, const GemmSideWork* side,
+void matmul_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, GemmSideWorks side,
                 bool accumulate) {
   // out (batch..., M, N), a (..., M, K), b (..., K, N), bias (N) or undefined
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
-  if (out.numel() == 0) {
-    if (side) side->run(side->context, 0, 1);
-    return;
-  }
+  if (out.numel() == 0) return run_side_alone(side, {GemmPhase::before, GemmPhase::beside, GemmPhase::after});
   const GemmInput ga = gemm_input(a, batch), gb = gemm_input(b, batch);
   const bool stacked = stacks_rows(ga, gb, M);
   const int64_t products = stacked ? 1 : numel(batch), rows = stacked ? numel(batch) * M : M;
@@ -50,19 +47,19 @@ void matmul_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
 }  // namespace
 
 void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
-                        const GemmSideWork* side) {
+                        GemmSideWorks side) {
   matmul_cpu(out, a, b, bias, side, false);
 }
 
 void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {
-  matmul_cpu(out, a, b, {}, nullptr, true);
+  matmul_cpu(out, a, b, {}, {}, true);
   out.storage()->bump_version();
 }
 
 namespace {
 
 // The products of a group in one parallel region, none of them empty.
-void gemm_group(std::span<const MatmulProduct> products, const GemmSideWork* side) {
+void gemm_group(std::span<const MatmulProduct> products, GemmSideWorks side) {
   std::array<GemmInput, 2 * kGemmMaxGroup> inputs;  // a and b of each product
   for (size_t i = 0; i < products.size(); ++i) {
     inputs[2 * i] = gemm_input(products[i].a, {});
@@ -84,15 +81,17 @@ void gemm_group(std::span<const MatmulProduct> products, const GemmSideWork* sid
 
 }  // namespace
 
-void matmul_group_cpu(std::span<const MatmulProduct> products, const GemmSideWork* side) {
+void matmul_group_cpu(std::span<const MatmulProduct> products, GemmSideWorks side) {
   if (products.empty() || products.size() > size_t(kGemmMaxGroup))
     throw Error("matmul", fmt::format("matmul_group_cpu takes 1 to {} products, got {}", kGemmMaxGroup,
                                       products.size()));
   if (std::none_of(products.begin(), products.end(), [](const MatmulProduct& p) { return p.out.numel() == 0; }))
     gemm_group(products, side);
-  else  // one at a time, as matmul_forward_cpu and matmul_add_cpu run them
-    for (const MatmulProduct& p : products)
-      matmul_cpu(p.out, p.a, p.b, p.bias, &p == &products[0] ? side : nullptr, p.add);
+  else {  // one at a time, as matmul_forward_cpu and matmul_add_cpu run them
+    run_side_alone(side, {GemmPhase::before});
+    for (const MatmulProduct& p : products) matmul_cpu(p.out, p.a, p.b, p.bias, {}, p.add);
+    run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
+  }
   for (const MatmulProduct& p : products)
     if (p.add) p.out.storage()->bump_version();
 }

@@ -200,6 +200,32 @@ TEST_CASE("parallel regions: a post-LN residual connection is one region forward
   for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());
 }
 
+TEST_CASE("parallel regions: a feed-forward's first layer, relu and dropout are one region forward and one "
+          "backward" * doctest::skip(!counting)) {
+  // dropout(relu(linear(x))), x (512, 64) -> 256: linear_relu_dropout draws the mask in the
+  // product's region, and makes the masked gradient in the region of the products and bias sums
+  // of backward, where linear and relu_dropout open two each way. The same bits, from generators
+  // in one state. x's gradient is wanted too (a layer's input).
+  auto leaves = [] {
+    manual_seed(17);
+    return TensorList{randn({512, 64}).requires_grad_(), randn({256, 64}).requires_grad_(),
+                      randn({256}).requires_grad_()};
+  };
+  manual_seed(18);
+  const Tensor grad = randn({512, 256});
+  const TensorList fused = leaves(), two = leaves();
+  Generator fused_gen(3), two_gen(3);
+  Tensor y_fused, y_two;
+  CHECK(regions_opened_by([&] {
+          y_fused = linear_relu_dropout(fused[0], fused[1], fused[2], 0.1, true, fused_gen);
+        }) == 1);
+  CHECK(regions_opened_by([&] { y_fused.backward(grad); }) == 1);
+  CHECK(regions_opened_by([&] { y_two = relu_dropout(linear(two[0], two[1], two[2]), 0.1, true, two_gen); }) == 2);
+  CHECK(regions_opened_by([&] { y_two.backward(grad); }) == 2);
+  require_same_bits(y_fused, y_two);
+  for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());
+}
+
 TEST_CASE("parallel regions: a product split over its depth adds the parts in the same region" *
           doctest::skip(!counting)) {
   // (128, 2048) @ (2048, 128), the toy step's dweight shape: split over k, and its 128 x 128 partial

@@ -141,9 +141,9 @@ TEST_CASE("nn::DecoderLayer: the composed path (set_composed) gives the fused on
     auto [fused, fused_ops] = step(false);
     auto [composed, composed_ops] = step(true);
     CHECK(fused_ops["fused_attention"] == 2);  // self- and cross-attention
-    CHECK(fused_ops["relu_dropout"] == 1);
+    CHECK(fused_ops["linear_relu_dropout"] == 1);  // the feed-forward's linear1, relu and dropout
     CHECK(composed_ops["fused_attention"] == 0);
-    CHECK(composed_ops["relu_dropout"] == 0);
+    CHECK(composed_ops["linear_relu_dropout"] + composed_ops["relu_dropout"] == 0);
     CHECK(composed_ops["softmax"] == 2);
     // the three residual connections: dropout and sum (pre-LN), or dropout, sum and norm (post-LN)
     CHECK(fused_ops[norm_first ? "dropout_add" : "dropout_add_layer_norm"] == 3);

@@ -111,18 +111,33 @@ TEST_CASE("nn::EncoderLayer: gradcheck, post-LN and pre-LN") {
   }
 }
 
-TEST_CASE("nn::EncoderLayer: the feed-forward's relu_dropout gives what relu then dropout give, in training") {
-  // One layer, trained as built (fuse_relu_dropout) and with the two ops: the same draws from
-  // the global generator, so the same output and gradients, and the tape shows the difference.
+TEST_CASE("nn::EncoderLayer: the feed-forward's linear_relu_dropout gives what linear, relu then dropout give, "
+          "in training") {
+  // One layer, trained as built (fuse_relu_dropout), with the three ops, and with a forward hook
+  // on linear1 (which then runs alone, followed by relu_dropout, so that the hook sees its
+  // output): the same draws from the global generator, so the same output and gradients, bit for
+  // bit, and the tape shows the difference.
   nn::EncoderLayerConfig plain_config = tiny(false);
   plain_config.fuse_relu_dropout = false;
+  Tensor seen;
   const TrainingPass fused = training_pass(tiny(false)), plain = training_pass(plain_config);
+  const TrainingPass hooked = training_pass(tiny(false), [&seen](nn::EncoderLayer& l) {
+    l.linear1->register_forward_hook([&seen](const nn::Module&, const TensorList&, const TensorList& out) {
+      seen = out[0];
+    });
+  });
   require_same_values(fused, plain);
-  CHECK(fused.count("relu_dropout") == 1);
-  CHECK(fused.count("relu") == 0);
-  CHECK(plain.count("relu_dropout") == 0);
+  require_same_values(fused, hooked);
+  CHECK(fused.count("linear_relu_dropout") == 1);
+  CHECK(fused.count("relu_dropout") + fused.count("relu") == 0);
+  CHECK(plain.count("linear_relu_dropout") + plain.count("relu_dropout") == 0);
   CHECK(plain.count("relu") == 1);
   CHECK(plain.count("dropout") == fused.count("dropout") + 1);
+  CHECK(plain.count("linear") == fused.count("linear") + 1);
+  CHECK(hooked.count("linear_relu_dropout") == 0);
+  CHECK(hooked.count("relu_dropout") == 1);
+  REQUIRE(seen.defined());
+  CHECK(seen.shape() == Shape{2, 3, 6});  // linear1 (dim_feedforward 6), before the relu
 }
 
 TEST_CASE("nn::EncoderLayer: each residual connection is one dropout_add (pre-LN) or dropout_add_layer_norm "

@@ -23,18 +23,31 @@ TEST_CASE("nn::FeedForward: linear2(activation(linear1(x))), names") {
   CHECK(max_abs_diff(ff.forward(x), expected) > 0);
 }
 
-TEST_CASE("nn::FeedForward: relu and dropout as one relu_dropout op or two, the same in training") {
+TEST_CASE("nn::FeedForward: linear1, relu and dropout as one linear_relu_dropout op or three, the same in training") {
   nn::FeedForward ff(4, 6, nn::Activation::relu, 0.4);
   ff.to_(kF64);
   randomize_parameters(ff, 5);
-  const Tensor x = rand64({2, 3, 4}, 6).detach();
+  const Tensor x = rand64({2, 3, 4}, 6).detach().requires_grad_();
   manual_seed(3);
   tape().clear();
   const Tensor fused = ff.forward(x);
-  CHECK(tape().entries().at(1)->op == "relu_dropout");  // after linear1
+  REQUIRE(tape().entries().size() == 2);
+  CHECK(tape().entries().at(0)->op == "linear_relu_dropout");
+  REQUIRE(tape().entries().at(0)->module);
+  CHECK(*tape().entries().at(0)->module == "linear1");
   ff.fuse_relu_dropout = false;
   manual_seed(3);
-  require_close(ff.forward(x), fused, 0, 0);
+  tape().clear();
+  const Tensor three = ff.forward(x);  // held: the graph lives as long as its output
+  require_close(three, fused, 0, 0);
+  CHECK(tape().entries().size() == 4);  // linear, relu, dropout, linear
+  ff.fuse_relu_dropout = true;
+  ff.eval();  // no draw: linear1 and relu
+  tape().clear();
+  const Tensor eval_out = ff.forward(x);
+  REQUIRE(tape().entries().size() == 3);
+  CHECK(tape().entries().at(0)->op == "linear");
+  CHECK(tape().entries().at(1)->op == "relu");
 }
 
 TEST_CASE("nn::FeedForward: gradcheck (relu and gelu)") {

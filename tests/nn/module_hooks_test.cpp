@@ -141,7 +141,7 @@ TEST_CASE("nn::Module: set_composed records every op separately, for the module 
   Tensor y = layer.forward(x);  // held: the graph lives as long as its output
   std::vector<std::string> fused = ops_on_tape();
   CHECK(has(fused, "fused_attention"));
-  CHECK(has(fused, "relu_dropout"));
+  CHECK(has(fused, "linear_relu_dropout"));
   CHECK(has(fused, "linear"));
 
   layer.set_composed(true);

@@ -145,6 +145,18 @@ TEST_CASE("fused dropout_add_layer_norm: second order and forward mode match fin
   require_fused_higher_order(fn, {rand64({2, 3, 4}, 1), rand64({2, 3, 4}, 2), rand64({4}, 3), rand64({4}, 4)});
 }
 
+TEST_CASE("fused linear_relu_dropout: second order and forward mode match finite differences, away from y = 0") {
+  const TensorList in{rand64({2, 3}, 4), rand64({4, 3}, 5), rand64({4}, 6)};
+  // relu's step has no derivative at 0: every y = x W^T + b at least 0.05 away from it.
+  const Tensor y = linear(in[0], in[1], in[2]);  // (2,4), contiguous
+  for (int64_t i = 0; i < y.numel(); ++i) REQUIRE(std::abs(y.data<double>()[i]) >= 0.05);
+  const Fn fn = [](const TensorList& in) {
+    Generator gen(7);  // the same mask at every evaluation
+    return linear_relu_dropout(in[0], in[1], in[2], 0.4, true, gen);
+  };
+  require_fused_higher_order(fn, in);
+}
+
 TEST_CASE("fused_attention: second order and forward mode match finite differences, with every mask kind") {
   // (B,H,T,hs) = (2,1,3,2), S = 4 keys, hv = 2
   const TensorList qkv = {rand64({2, 1, 3, 2}, 1), rand64({2, 1, 4, 2}, 2), rand64({2, 1, 4, 2}, 3)};

@@ -242,7 +242,7 @@ TEST_CASE("gemm_cpu: accumulating gives the bits of the product written alone an
     std::vector<float> product(c_old.size()), expected(c_old.size()), c = c_old;
     gemm_cpu<float>(product.data(), ga, gb, p.batch, p.M, p.N, p.K, with_bias);
     for (size_t i = 0; i < c.size(); ++i) expected[i] = c_old[i] + product[i];
-    gemm_cpu<float>(c.data(), ga, gb, p.batch, p.M, p.N, p.K, with_bias, nullptr, true);
+    gemm_cpu<float>(c.data(), ga, gb, p.batch, p.M, p.N, p.K, with_bias, {}, true);
     int64_t differ = 0;
     for (size_t i = 0; i < c.size(); ++i) differ += std::memcmp(&c[i], &expected[i], sizeof(float)) != 0;
     CHECK_MESSAGE(differ == 0, differ, " elements differ");
@@ -301,13 +301,13 @@ TEST_CASE("gemm_cpu_group: each product has the bits gemm_cpu gives it alone, in
       alone.push_back(operands(p, i));
       together.push_back(operands(p, i));
       const GemmProduct<float> g = alone.back().product(p, group[i].accumulate);
-      gemm_cpu<float>(g.c, g.a, g.b, 1, p.M, p.N, p.K, g.bias, nullptr, g.accumulate);
+      gemm_cpu<float>(g.c, g.a, g.b, 1, p.M, p.N, p.K, g.bias, {}, g.accumulate);
     }
     for (size_t i = 0; i < group.size(); ++i)
       products.push_back(together[i].product(group[i].problem, group[i].accumulate));
     SideCalls side_calls;
     const GemmSideWork side{SideCalls::run, &side_calls};
-    gemm_cpu_group<float>(products, &side);
+    gemm_cpu_group<float>(products, {&side, 1});
     for (size_t i = 0; i < group.size(); ++i) {
       CAPTURE(describe(group[i].problem));
       CHECK(std::memcmp(alone[i].c.data(), together[i].c.data(), alone[i].c.size() * sizeof(float)) == 0);
@@ -331,4 +331,82 @@ TEST_CASE("gemm_cpu_group: each product has the bits gemm_cpu gives it alone, in
   CHECK_THROWS_WITH_AS(gemm_cpu_group<float>(std::vector<GemmProduct<float>>(4)),
                        doctest::Contains("takes 1 to 3 products, got 4"), Error);
   CHECK_THROWS_WITH_AS(gemm_cpu_group<float>({}), doctest::Contains("takes 1 to 3 products, got 0"), Error);
+}
+
+TEST_CASE("gemm_cpu and gemm_cpu_group: side work before the products, beside them and after them") {
+  // The before work writes a (NaN until then), so the products are right only if they start after
+  // all of it; the after work copies c, so the copy is the product only if it starts once every
+  // part and depth sum is done. Each work runs once per thread of the team, or once as (0, 1).
+  // Shapes: a team with a depth split on 2-3 threads, a team split by rows, one too small to share,
+  // a batch (run alone), and a group of two.
+  struct SliceCopy {
+    float* to;
+    const float* from;
+    int64_t n;
+    std::vector<int> calls = {};
+    static void run(const void* context, int t, int threads) {
+      auto& s = *static_cast<SliceCopy*>(const_cast<void*>(context));
+      std::copy(s.from + s.n * t / threads, s.from + s.n * (t + 1) / threads, s.to + s.n * t / threads);
+#pragma omp critical
+      s.calls.push_back(t * 100 + threads);
+    }
+  };
+  auto once_per_thread = [](std::vector<int> calls) {
+    std::sort(calls.begin(), calls.end());
+    const int threads = static_cast<int>(calls.size());
+    REQUIRE(threads >= 1);
+    for (int t = 0; t < threads; ++t) CHECK(calls[t] == t * 100 + threads);
+  };
+  auto filled = [](int64_t n, uint64_t seed) {
+    std::vector<float> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(value(seed + i));
+    return v;
+  };
+  const float nan = std::nanf("");
+  for_kernels_and_threads({1, 2, 3}, [&] {
+    for (const Problem& p : {Problem{1, 128, 128, 2048, false, false}, Problem{1, 300, 64, 200, false, false},
+                             Problem{1, 3, 5, 7, false, false}, Problem{4, 37, 29, 71, false, false}}) {
+      CAPTURE(describe(p));
+      const std::vector<float> a = filled(p.batch * p.M * p.K, 1), b = filled(p.K * p.N, 7);
+      std::vector<int64_t> a_off, b_off(p.batch, 0);
+      for (int64_t q = 0; q < p.batch; ++q) a_off.push_back(q * p.M * p.K);
+      std::vector<float> expected(p.batch * p.M * p.N), late_a(a.size(), nan), c(expected.size()), seen(c.size());
+      gemm_cpu<float>(expected.data(), {a.data(), a_off.data(), p.K, false}, {b.data(), b_off.data(), p.N, false},
+                      p.batch, p.M, p.N, p.K);
+      SliceCopy fill{late_a.data(), a.data(), std::ssize(a)}, copy{seen.data(), c.data(), std::ssize(c)};
+      SliceCopy beside{nullptr, nullptr, 0};
+      const GemmSideWork side[] = {{SliceCopy::run, &copy, GemmPhase::after},
+                                   {SliceCopy::run, &beside, GemmPhase::beside},
+                                   {SliceCopy::run, &fill, GemmPhase::before}};
+      gemm_cpu<float>(c.data(), {late_a.data(), a_off.data(), p.K, false}, {b.data(), b_off.data(), p.N, false},
+                      p.batch, p.M, p.N, p.K, nullptr, side);
+      CHECK(std::memcmp(c.data(), expected.data(), c.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(seen.data(), expected.data(), c.size() * sizeof(float)) == 0);
+      for (const SliceCopy* work : {&fill, &copy, &beside}) once_per_thread(work->calls);
+    }
+    // a group: the toy step's dweight (a depth split) and a row split, both operands a written before
+    const Problem dw{1, 128, 128, 2048, false, false}, dx{1, 300, 64, 200, false, false};
+    const std::vector<float> a0 = filled(dw.M * dw.K, 3), a1 = filled(dx.M * dx.K, 4), b0 = filled(dw.K * dw.N, 5),
+                             b1 = filled(dx.K * dx.N, 6);
+    const int64_t zero = 0;
+    std::vector<float> e0(dw.M * dw.N), e1(dx.M * dx.N), late0(a0.size(), nan), late1(a1.size(), nan);
+    std::vector<float> c0(e0.size()), c1(e1.size()), seen(e1.size());
+    gemm_cpu<float>(e0.data(), {a0.data(), &zero, dw.K, false}, {b0.data(), &zero, dw.N, false}, 1, dw.M, dw.N, dw.K);
+    gemm_cpu<float>(e1.data(), {a1.data(), &zero, dx.K, false}, {b1.data(), &zero, dx.N, false}, 1, dx.M, dx.N, dx.K);
+    SliceCopy fill0{late0.data(), a0.data(), std::ssize(a0)}, fill1{late1.data(), a1.data(), std::ssize(a1)};
+    SliceCopy copy{seen.data(), c1.data(), std::ssize(c1)};
+    const GemmSideWork side[] = {{SliceCopy::run, &fill0, GemmPhase::before},
+                                 {SliceCopy::run, &copy, GemmPhase::after},
+                                 {SliceCopy::run, &fill1, GemmPhase::before}};
+    const std::vector<GemmProduct<float>> group{
+        {c0.data(), {late0.data(), &zero, dw.K, false}, {b0.data(), &zero, dw.N, false}, dw.M, dw.N, dw.K, nullptr,
+         false},
+        {c1.data(), {late1.data(), &zero, dx.K, false}, {b1.data(), &zero, dx.N, false}, dx.M, dx.N, dx.K, nullptr,
+         false}};
+    gemm_cpu_group<float>(group, side);
+    CHECK(std::memcmp(c0.data(), e0.data(), c0.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(c1.data(), e1.data(), c1.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(seen.data(), e1.data(), c1.size() * sizeof(float)) == 0);
+    for (const SliceCopy* work : {&fill0, &fill1, &copy}) once_per_thread(work->calls);
+  });
 }

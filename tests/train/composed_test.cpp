@@ -61,8 +61,9 @@ TEST_CASE("composed path: the default model's loss and every parameter gradient 
       const LossAndGrads fused = composed_step(model, false, batch), composed = composed_step(model, true, batch);
       CHECK(has(fused.ops, "fused_attention"));
       CHECK(has(fused.ops, "linear"));
-      CHECK(has(fused.ops, "relu_dropout") == (dropout > 0));  // without dropout it is a relu
-      for (const char* op : {"fused_attention", "relu_dropout", "linear"}) CHECK_FALSE(has(composed.ops, op));
+      CHECK(has(fused.ops, "linear_relu_dropout") == (dropout > 0));  // without dropout a linear and a relu
+      for (const char* op : {"fused_attention", "linear_relu_dropout", "relu_dropout", "linear"})
+        CHECK_FALSE(has(composed.ops, op));
       CHECK(has(composed.ops, "softmax"));
       CHECK(has(composed.ops, "matmul"));
       CHECK(composed.ops.size() > fused.ops.size() + 30);  // 83 entries vs 45 without dropout

@@ -21,30 +21,28 @@
 
 namespace tg {
 
-namespace {
-
-void check_inputs(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  check_floating(x, "linear", "x");
-  check_floating(weight, "linear", "weight");
-  check_same_dtype(x, weight, "linear");
-  check_same_device(x, weight, "linear");
+void check_linear_args(const Tensor& x, const Tensor& weight, const Tensor& bias, const char* op) {
+  check_floating(x, op, "x");
+  check_floating(weight, op, "weight");
+  check_same_dtype(x, weight, op);
+  check_same_device(x, weight, op);
   if (bias.defined()) {
-    check_floating(bias, "linear", "bias");
-    check_same_dtype(x, bias, "linear");
-    check_same_device(x, bias, "linear");
+    check_floating(bias, op, "bias");
+    check_same_dtype(x, bias, op);
+    check_same_device(x, bias, op);
   }
   const bool fits = weight.dim() == 2 && x.dim() >= 1 && x.size(-1) == weight.size(1) &&
                     (!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)));
   if (!fits)
-    throw Error("linear", fmt::format("expected x (..., in), weight (out, in), bias (out), got x {} weight {} "
-                                      "bias {}", shape_str(x.shape()), shape_str(weight.shape()),
-                                      bias.defined() ? shape_str(bias.shape()) : "none"));
+    throw Error(op, fmt::format("expected x (..., in), weight (out, in), bias (out), got x {} weight {} bias {}",
+                                shape_str(x.shape()), shape_str(weight.shape()),
+                                bias.defined() ? shape_str(bias.shape()) : "none"));
 }
 
 // The reference rule (the derivative in linear.h): every step a tapegrad op, recorded when grad
 // mode is on.
-TensorList reference_backward(const BackwardContext& ctx) {
-  const Tensor& grad = ctx.grad();  // (..., out)
+TensorList linear_reference_grads(const BackwardContext& ctx, const Tensor& grad) {
+  // grad (..., out)
   Tensor dx;
   if (ctx.needs_grad(0)) dx = matmul(grad, ctx.saved("weight"));  // (..., out) @ (out, in) -> x's shape
   if (!ctx.needs_grad(1) && !ctx.needs_grad(2)) return {dx, {}, {}};
@@ -56,9 +54,9 @@ TensorList reference_backward(const BackwardContext& ctx) {
 // The fast rule, on the CPU: dx, dweight and dbias (those wanted) by one kernel in one parallel
 // region, dx added into x's gradient gathered so far where the backward pass offers it (instead
 // of a sum of its own). On a GPU, the reference rule's ops.
-TensorList linear_kernel_backward(const BackwardContext& ctx) {
-  const Tensor& grad = ctx.grad();  // (..., out)
-  if (grad.is_cuda()) return reference_backward(ctx);
+TensorList linear_fast_grads(const BackwardContext& ctx, const Tensor& grad, const GemmSideWork* make_grad) {
+  // grad (..., out)
+  if (grad.is_cuda()) return linear_reference_grads(ctx, grad);
   Tensor dx = ctx.needs_grad(0) ? ctx.add_into_gathered(0) : Tensor();  // x's shape
   const bool add_dx = dx.defined();
   if (ctx.needs_grad(0) && !add_dx) dx = empty(ctx.input_shape(0), grad.dtype(), grad.device());
@@ -66,11 +64,9 @@ TensorList linear_kernel_backward(const BackwardContext& ctx) {
   const Tensor dbias = ctx.needs_grad(2) ? empty({grad.size(-1)}, grad.dtype(), grad.device()) : Tensor();
   linear_backward_cpu(dx.defined() ? flatten_rows(dx) : Tensor(), add_dx, dweight, dbias,
                       contiguous(flatten_rows(grad)), dweight.defined() ? flatten_rows(ctx.saved("x")) : Tensor(),
-                      dx.defined() ? ctx.saved("weight") : Tensor());
+                      dx.defined() ? ctx.saved("weight") : Tensor(), make_grad);
   return {dx, dweight, dbias};
 }
-
-}  // namespace
 
 TG_OP_DOC(linear) {
   return {.summary = "y = x W^T + b as one op",
@@ -87,14 +83,10 @@ TG_OP_DOC(linear) {
                         R"(\dLd{b} = \sum_{\text{rows}} \dLd{y})"}}};
 }
 
-namespace {
-
-// y (..., out) = x (..., in) @ weight^T + bias by the matmul kernel (not the op).
-Tensor linear_output(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+void linear_forward_into(const Tensor& y, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                         GemmSideWorks side) {
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
-  Shape y_shape = x.shape();
-  y_shape.back() = out_features;
-  Tensor y = empty(y_shape, x.dtype(), x.device());
+  const Shape& y_shape = y.shape();
   const Tensor x_m = x.dim() > 1 ? x : make_view(x, {1, in_features}, {in_features * x.strides()[0], x.strides()[0]},
                                                    x.offset());  // (in) -> (1, in)
   const Tensor y_m = y.dim() > 1 ? y : make_view(y, {1, out_features}, {out_features, 1}, 0);
@@ -104,8 +96,28 @@ Tensor linear_output(const Tensor& x, const Tensor& weight, const Tensor& bias) 
     if (bias.defined())
       add_into_(y, make_view(bias, y_shape, broadcast_strides(bias.shape(), bias.strides(), y_shape), bias.offset()));
   } else {
-    matmul_forward_cpu(y_m, x_m, transposed_view(weight), contiguous_or_copy(bias));
+    matmul_forward_cpu(y_m, x_m, transposed_view(weight), contiguous_or_copy(bias), side);
   }
+}
+
+Tensor linear_tangent(const ForwardContext& f) {  // ty = tx W^T + x tW^T + tb
+  Tensor ty;
+  if (f.has_tangent(0)) ty = linear(f.tangent(0), f.input(1));
+  if (f.has_tangent(1) || f.has_tangent(2)) {
+    const Tensor t = linear(f.input(0), f.tangent_or_zeros(1), f.tangent(2));
+    ty = ty.defined() ? add(ty, t) : t;
+  }
+  return ty;
+}
+
+namespace {
+
+// y (..., out) = x (..., in) @ weight^T + bias by the matmul kernel (not the op).
+Tensor linear_output(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  Shape y_shape = x.shape();
+  y_shape.back() = weight.size(0);
+  Tensor y = empty(y_shape, x.dtype(), x.device());
+  linear_forward_into(y, x, weight, bias);
   return y;
 }
 
@@ -115,7 +127,7 @@ TensorList linear_outputs(const Tensor& x, const TensorList& weights, const Tens
   if (weights.size() != biases.size() || weights.empty() || weights.size() > size_t(kGemmMaxGroup))
     throw Error("linear", fmt::format("linear_outputs takes 1 to {} weights and as many biases, got {} and {}",
                                       kGemmMaxGroup, weights.size(), biases.size()));
-  for (size_t i = 0; i < weights.size(); ++i) check_inputs(x, weights[i], biases[i]);
+  for (size_t i = 0; i < weights.size(); ++i) check_linear_args(x, weights[i], biases[i], "linear");
   TensorList ys;
   if (weights.size() == 1 || x.is_cuda() || x.dim() < 2 || !x.is_contiguous() || x.numel() == 0) {
     for (size_t i = 0; i < weights.size(); ++i) ys.push_back(linear_output(x, weights[i], biases[i]));
@@ -137,20 +149,17 @@ TensorList linear_outputs(const Tensor& x, const TensorList& weights, const Tens
   return ys;
 }
 
+void save_linear_inputs(Recorder& rec, const Tensor& x, const Tensor& weight) {
+  if (weight.requires_grad()) rec.save("x", x);  // dweight needs x, dx needs weight
+  if (x.requires_grad()) rec.save("weight", weight);
+}
+
 void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& y) {
   if (Recorder rec("linear", {x, weight, bias}, {y}); rec) {
-    if (weight.requires_grad()) rec.save("x", x);  // dweight needs x, dx needs weight
-    if (x.requires_grad()) rec.save("weight", weight);
-    rec.forward([](const ForwardContext& f) -> TensorList {  // ty = tx W^T + x tW^T + tb
-      Tensor ty;
-      if (f.has_tangent(0)) ty = linear(f.tangent(0), f.input(1));
-      if (f.has_tangent(1) || f.has_tangent(2)) {
-        const Tensor t = linear(f.input(0), f.tangent_or_zeros(1), f.tangent(2));
-        ty = ty.defined() ? add(ty, t) : t;
-      }
-      return {ty};
-    });
-    rec.backward(reference_backward, linear_kernel_backward);
+    save_linear_inputs(rec, x, weight);
+    rec.forward([](const ForwardContext& f) -> TensorList { return {linear_tangent(f)}; });
+    rec.backward([](const BackwardContext& ctx) { return linear_reference_grads(ctx, ctx.grad()); },
+                 [](const BackwardContext& ctx) { return linear_fast_grads(ctx, ctx.grad()); });
   }
 }
 

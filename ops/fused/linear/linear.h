@@ -15,8 +15,13 @@
 // dbias come from the kernel below, in one parallel region.
 // Forward mode: ty = linear(tx, weight) + linear(x, tweight, tbias).
 #include "core/tensor.h"
+#include "ops/matmul/gemm_cpu.h"
 
 namespace tg {
+
+class BackwardContext;
+class ForwardContext;
+class Recorder;
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 
@@ -28,14 +33,32 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 TensorList linear_outputs(const Tensor& x, const TensorList& weights, const TensorList& biases);
 void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& y);
 
+// linear's pieces, for fused ops that begin with it (ops/fused/linear_relu_dropout). Their
+// entries take the inputs x, weight, bias first, and save x and weight as linear's does
+// (save_linear_inputs).
+//   check_linear_args: the errors for bad x, weight or bias, naming `op`
+//   linear_forward_into: y (x's shape, out features last) = linear(x, weight, bias) by the kernels,
+//     recording nothing; on the CPU the side work runs in the product's parallel region
+//   linear_tangent: linear's forward-mode rule, ty = tx W^T + x tW^T + tb
+//   linear_reference_grads, linear_fast_grads: linear's two backward rules for `grad` (y's
+//     shape) in place of the entry's own output gradient; on the CPU, make_grad (phase ignored)
+//     runs first in the fast rule's parallel region and writes grad (contiguous)
+void check_linear_args(const Tensor& x, const Tensor& weight, const Tensor& bias, const char* op);
+void linear_forward_into(const Tensor& y, const Tensor& x, const Tensor& weight, const Tensor& bias,
+                         GemmSideWorks side = {});
+Tensor linear_tangent(const ForwardContext& f);
+void save_linear_inputs(Recorder& rec, const Tensor& x, const Tensor& weight);
+TensorList linear_reference_grads(const BackwardContext& ctx, const Tensor& grad);
+TensorList linear_fast_grads(const BackwardContext& ctx, const Tensor& grad, const GemmSideWork* make_grad = nullptr);
+
 // Kernel, on CPU tensors (the forward adds the bias inside matmul_forward_cpu), each output
 // written where defined:
 //   dweight (out, in) = grad^T @ x                 grad (rows, out) contiguous, x (rows, in)
 //   dx (rows, in)     = grad @ weight (out, in)    (dx += that where add_dx; dx contiguous)
 //   dbias (out)       = sum over rows of grad
 // in one OpenMP parallel region: the products as one team (matmul_group_cpu), the bias's column
-// sums after them.
+// sums after them; make_grad (where given, its phase ignored) before them all, writing grad.
 void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, const Tensor& dbias, const Tensor& grad,
-                         const Tensor& x, const Tensor& weight);
+                         const Tensor& x, const Tensor& weight, const GemmSideWork* make_grad = nullptr);
 
 }  // namespace tg

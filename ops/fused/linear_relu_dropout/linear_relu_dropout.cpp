@@ -1,0 +1,126 @@
+#include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
+
+#include <cstdint>
+
+#include "core/cuda/cuda_only.h"
+#include "core/factories.h"
+#include "core/tape.h"
+#include "ops/common/contiguous_input.h"
+#include "ops/common/op_doc.h"
+#include "ops/common/philox_lanes.h"
+#include "ops/common/vec_math.h"
+#include "ops/dropout/dropout.h"
+#include "ops/fused/linear/linear.h"
+#include "ops/matmul/gemm_cpu.h"
+#include "ops/mul/mul.h"
+#include "ops/relu/relu.h"
+
+namespace tg {
+
+namespace {
+
+// relu_dropout's float32 draw over out (n) in place, by the product's team once y is complete.
+struct DrawWork {
+  float* out;
+  uint8_t* keep;
+  int64_t n;
+  uint64_t seed, offset;
+  uint32_t threshold;
+  float scale;
+};
+
+void draw_part(const void* context, int, int) {
+  const auto& w = *static_cast<const DrawWork*>(context);
+  dropout_forward_f32_team(w.out, w.keep, w.out, nullptr, w.n, w.seed, w.offset, w.threshold, w.scale, true);
+}
+
+// gy (n) = keep ? grad * scale : 0, thread `t` of `threads` taking its share (the bits do not
+// depend on the split: one product per element).
+struct MaskWork {
+  float* gy;
+  const uint8_t* keep;
+  const float* grad;
+  int64_t n;
+  float scale;
+};
+
+void mask_part(const void* context, int t, int threads) {
+  const auto& w = *static_cast<const MaskWork*>(context);
+  const int64_t first = w.n * t / threads, last = w.n * (t + 1) / threads;
+  masked_scaled_f32(w.gy + first, w.keep + first, w.grad + first, nullptr, last - first, w.scale);
+}
+
+// The fast rule: linear's kernel for gy, which on the CPU in float32 the products' team makes first.
+TensorList masked_linear_backward(const BackwardContext& ctx, double scale) {
+  const Tensor g = contiguous_or_copy(ctx.grad());
+  const Tensor& keep = ctx.saved("keep");
+  if (g.is_cuda() || g.dtype() != kF32) return linear_fast_grads(ctx, masked_scaled(g, keep, scale));
+  const Tensor gy = empty(g.shape(), g.dtype(), g.device());
+  const MaskWork work{gy.data<float>(), mask_bytes(keep.data<bool>()), g.data<float>(), g.numel(),
+                      static_cast<float>(scale)};
+  const GemmSideWork make_gy{mask_part, &work};
+  return linear_fast_grads(ctx, gy, &make_gy);
+}
+
+}  // namespace
+
+TG_OP_DOC(linear_relu_dropout) {
+  return {.summary = "dropout(relu(x W^T + b)) in one parallel region each way (a feed-forward's first layer)",
+          .forward_text = "out = keep ? relu(y) / (1 - p) : 0, y = x @ weight^T + bias, keep[i] = (u[i] > p) as "
+                          "dropout draws it",
+          .forward_tex = R"(\mathrm{out} = \frac{m \odot \max(y, 0)}{1 - p},\quad y = x W^\top + b)",
+          .backward = {{"x",
+                        "dL/dx = dL/dy @ weight, dL/dy = (keep and y > 0) ? dL/dout / (1 - p) : 0",
+                        R"(\dLd{x} = \dLd{y}\, W,\quad )"
+                        R"(\dLd{y} = \frac{m \odot [y > 0] \odot \dLd{\mathrm{out}}}{1 - p})"},
+                       {"weight",
+                        "dL/dweight = dL/dy^T @ x (over all rows of x)",
+                        R"(\dLd{W} = \dLd{y}^\top x)"},
+                       {"bias",
+                        "dL/dbias = sum over rows of dL/dy",
+                        R"(\dLd{b} = \sum_{\text{rows}} \dLd{y})"}}};
+}
+
+Tensor linear_relu_dropout(const Tensor& x, const Tensor& weight, const Tensor& bias, double p, bool training,
+                           Generator& gen) {
+  check_linear_args(x, weight, bias, "linear_relu_dropout");
+  check_dropout_args(x, p, "linear_relu_dropout");
+  if (!training || p == 0) return relu(linear(x, weight, bias));
+  Shape shape = x.shape();
+  shape.back() = weight.size(0);
+  const int64_t n = numel(shape);
+  const double scale = p < 1 ? 1 / (1 - p) : 0;
+  const uint64_t threshold = keep_threshold(p), offset = gen.reserve(static_cast<uint64_t>(n), 4);
+  Tensor out = empty(shape, x.dtype(), x.device());
+  const Tensor keep = empty(shape, kBool, x.device());
+  if (!x.is_cuda() && x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1: the draw in the product's region
+    const DrawWork work{out.data<float>(), reinterpret_cast<uint8_t*>(keep.data<bool>()), n, gen.seed(), offset,
+                        static_cast<uint32_t>(threshold), static_cast<float>(scale)};
+    const GemmSideWork draw{draw_part, &work, GemmPhase::after};
+    linear_forward_into(out, x, weight, bias, {&draw, 1});
+  } else {
+    const Tensor y = empty(shape, x.dtype(), x.device());
+    linear_forward_into(y, x, weight, bias);
+    if (x.is_cuda())
+      TG_CUDA_ONLY(dropout_forward_cuda(out, keep, y, gen.seed(), offset, p, scale, true));
+    else
+      dropout_forward_cpu(out, keep, y, gen.seed(), offset, p, scale, true);
+  }
+
+  if (Recorder rec("linear_relu_dropout", {x, weight, bias}, {out}); rec) {
+    save_linear_inputs(rec, x, weight);
+    rec.save("keep", keep).attr("p", p);
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {mul(linear_tangent(f), keep_factor(keep, scale, x.dtype()))};
+    });
+    rec.backward(
+        [scale](const BackwardContext& ctx) {  // linear's rule for gy = keep * grad / (1-p), with ops
+          const Tensor factor = keep_factor(ctx.saved("keep"), scale, ctx.input_dtype(0));
+          return linear_reference_grads(ctx, mul(ctx.grad(), factor));
+        },
+        [scale](const BackwardContext& ctx) { return masked_linear_backward(ctx, scale); });
+  }
+  return out;
+}
+
+}  // namespace tg

@@ -1,0 +1,14 @@
+#include "core/rng.h"
+
+#include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
+#include "ops/op_registry.h"
+
+TG_OP_CASE(linear_relu_dropout) {
+  return {.inputs = [] {
+            return std::vector<Tensor>{case_input({2, 3, 4}, 1), case_input({5, 4}, 2), case_input({5}, 3)};
+          },
+          .fn = [](const std::vector<Tensor>& in) {
+            Generator gen(7);  // the same mask at every evaluation
+            return linear_relu_dropout(in[0], in[1], in[2], 0.4, true, gen);
+          }};
+}
