@@ -49,7 +49,7 @@ class Model : public tg::nn::Module {
     head = register_module("head", std::make_shared<tg::nn::Linear>(c.d_model, c.vocab));
   }
   tg::Tensor forward(const tg::Tensor& tokens) const {
-    return head->forward(encoder->forward(pos->forward(embedding->forward(tokens))));
+    return head->forward(encoder->forward(pos->forward_of_embedding(*embedding, tokens)));
   }
 
   std::shared_ptr<tg::nn::Embedding> embedding;

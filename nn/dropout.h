@@ -17,9 +17,6 @@ class Dropout : public Module {
   // with the same values and draws as the two ops; as the two ops when the model is composed or
   // a forward hook watches this dropout (the hooks see forward(x)).
   Tensor forward_added_to(const Tensor& residual, const Tensor& x) const;
-  // Whether a fused op may run this dropout inside another's (LayerNorm::forward_of_dropout_add):
-  // the model is not composed and no forward hook watches it.
-  bool fusable() const { return !is_composed() && !has_forward_hooks(); }
 
   double p;
 };

@@ -48,7 +48,7 @@ Tensor Linear::forward(const Tensor& x) const {
 }
 
 Tensor Linear::forward_relu_dropout(const Tensor& x, const Dropout& dropout) const {
-  if (is_composed() || has_forward_hooks() || !dropout.fusable() || !dropout.is_training() || dropout.p == 0)
+  if (!fusable() || !dropout.fusable() || !dropout.is_training() || dropout.p == 0)
     return dropout.forward_of_relu(forward(x));
   const ModuleScope in_module(path());
   check_input(x);

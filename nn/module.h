@@ -111,6 +111,10 @@ class Module {
   // its parent's setting, as with train().
   void set_composed(bool on = true);
   bool is_composed() const { return composed_; }
+  // Whether a fused op may run this module's work inside another's (Dropout's inside
+  // LayerNorm::forward_of_dropout_add, say): the model is not composed and no forward hook
+  // watches this module.
+  bool fusable() const { return !is_composed() && !has_forward_hooks(); }
 
   void zero_grad();  // drops every parameter's accumulated gradient
 

@@ -8,6 +8,7 @@
 #include "core/factories.h"
 #include "nn/init.h"
 #include "ops/add/add.h"
+#include "ops/fused/embedding_add_positions/embedding_add_positions.h"
 #include "ops/slice/slice.h"
 
 namespace tg::nn {
@@ -25,11 +26,28 @@ Tensor PositionalEncoding::forward(const Tensor& x) const {
     throw Error(type(), fmt::format("expected x (..., T, {}) {}, got {}", d_model, dtype_name(table.dtype()),
                                     x.describe()));
   const int64_t T = x.size(-2);
-  if (T > max_len)
-    throw Error(type(), fmt::format("sequence length T={} exceeds max_len={} (x {})", T, max_len, x.describe()));
+  check_length(T, x);
   Tensor y = add(x, slice(table, 0, 0, T).set_name("positions"));  // (..., T, C) + (T, C): the table's first T rows
   if (has_forward_hooks()) run_forward_hooks({x}, {y});
   return y;
+}
+
+void PositionalEncoding::check_length(int64_t T, const Tensor& x) const {
+  if (T > max_len)
+    throw Error(type(), fmt::format("sequence length T={} exceeds max_len={} ({} {})", T, max_len,
+                                    x.dtype() == kI64 ? "indices" : "x", x.describe()));
+}
+
+Tensor PositionalEncoding::forward_of_embedding(const Embedding& embedding, const Tensor& indices) const {
+  if (!fusable() || !embedding.fusable()) return forward(embedding.forward(indices));
+  const ModuleScope in_module(path());
+  check_defined(indices, type().c_str(), "indices");
+  if (indices.dim() < 1 || embedding.embedding_dim != d_model || embedding.weight.dtype() != table.dtype())
+    throw Error(type(), fmt::format("expected indices (..., T) and an embedding of dim {} {}, got indices {} and an "
+                                    "embedding of dim {} {}", d_model, dtype_name(table.dtype()), indices.describe(),
+                                    embedding.embedding_dim, dtype_name(embedding.weight.dtype())));
+  check_length(indices.size(-1), indices);
+  return embedding_add_positions(indices, embedding.weight, table, embedding.padding_idx);
 }
 
 SinusoidalPositionalEncoding::SinusoidalPositionalEncoding(int64_t max_len, int64_t d_model)

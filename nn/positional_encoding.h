@@ -10,6 +10,7 @@
 // GPT-2's position embeddings.
 #include <cstdint>
 
+#include "nn/embedding.h"
 #include "nn/module.h"
 
 namespace tg::nn {
@@ -17,12 +18,19 @@ namespace tg::nn {
 class PositionalEncoding : public Module {
  public:
   Tensor forward(const Tensor& x) const;
+  // forward(embedding.forward(indices)) as one op (ops/fused/embedding_add_positions), recorded in
+  // this module's scope, with the same values and gradients; as the two modules' ops when the
+  // model is composed or a forward hook watches either module.
+  Tensor forward_of_embedding(const Embedding& embedding, const Tensor& indices) const;
 
   int64_t max_len, d_model;
   Tensor table;  // (max_len, d_model): the "pe" buffer or the "weight" parameter
 
  protected:
   PositionalEncoding(std::string type, int64_t max_len, int64_t d_model);
+
+ private:
+  void check_length(int64_t T, const Tensor& x) const;  // T <= max_len, x named in the error
 };
 
 class SinusoidalPositionalEncoding : public PositionalEncoding {

@@ -44,6 +44,7 @@
 // with the same values and gradients (each header names its composed equivalent).
 #include "ops/fused/dropout_add/dropout_add.h"
 #include "ops/fused/dropout_add_layer_norm/dropout_add_layer_norm.h"
+#include "ops/fused/embedding_add_positions/embedding_add_positions.h"
 #include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/fused/linear/linear.h"
 #include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"

@@ -131,7 +131,7 @@ Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mas
   if (!inputs.defined() || inputs.dim() != 2 || inputs.dtype() != kI64)
     throw Error("TransformerModel", fmt::format("expected inputs (B,T) int64, got {}",
                                                 inputs.defined() ? inputs.describe() : "undefined"));
-  Tensor x = pos_encoding->forward(embedding->forward(inputs));  // (B,T,E)
+  Tensor x = pos_encoding->forward_of_embedding(*embedding, inputs);  // (B,T,E)
   x = encoder->forward(x, nn::MhaOptions{.key_padding_mask = padding_mask, .is_causal = config.causal});
   Tensor out = logits(x);  // (B,T,C)
   if (has_forward_hooks()) run_forward_hooks({inputs, padding_mask}, {out});
@@ -146,7 +146,7 @@ std::vector<Tensor> TransformerModel::attention_maps(const Tensor& tokens) {
   const bool was_training = is_training();
   eval();
   const nn::MhaOptions masks{.is_causal = config.causal};
-  Tensor x = pos_encoding->forward(embedding->forward(unsqueeze(tokens, 0)));  // (1,T,E)
+  Tensor x = pos_encoding->forward_of_embedding(*embedding, unsqueeze(tokens, 0));  // (1,T,E)
   std::vector<Tensor> maps;
   for (const auto& layer : encoder->layers) {
     maps.push_back(squeeze(layer->self_attention_weights(x, masks), 0));  // (NH,T,T)

@@ -31,6 +31,21 @@ Tensor rows_but_padding(int64_t V, int64_t padding_idx, DType dtype, Device devi
 
 }  // namespace
 
+Tensor embedding_tangent(const Tensor& indices, const Tensor& tangent, int64_t padding_idx) {
+  if (padding_idx == -1) return embedding(indices, tangent);  // the rows of weight's tangent
+  return embedding(indices,
+                   mul(tangent, rows_but_padding(tangent.size(0), padding_idx, tangent.dtype(), tangent.device())));
+}
+
+// dweight (V, C) = one_hot(indices)^T (V, N) @ grad (N, C), the one-hot 0 at padding_idx: a
+// scatter-add written as a product, at the cost of the (N, V) one-hot.
+Tensor embedding_reference_dweight(const Tensor& indices, const Tensor& grad, const Shape& weight_shape,
+                                   int64_t padding_idx) {
+  const int64_t N = indices.numel(), V = weight_shape[0], C = weight_shape[1];
+  const Tensor hot = one_hot(indices, V, grad.dtype(), padding_idx);
+  return matmul(transpose(reshape(hot, {N, V}), 0, 1), reshape(grad, {N, C}));
+}
+
 TG_OP_DOC(embedding) {
   return {.summary = "rows of a table looked up by integer index",
           .forward_text = "out[i, c] = weight[indices[i], c]",
@@ -41,16 +56,20 @@ TG_OP_DOC(embedding) {
                         R"(\dLd{W_{v,c}} = \sum_{i \,:\, \mathrm{idx}_i = v} \dLd{\mathrm{out}_{i,c}})"}}};
 }
 
-Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_idx) {
-  check_floating(weight, "embedding", "weight");
-  if (weight.dim() != 2)
-    throw Error("embedding", fmt::format("weight must be 2-D (V, C), got {}", shape_str(weight.shape())));
-  const int64_t V = weight.size(0), C = weight.size(1);
+void check_embedding_args(const Tensor& indices, const Tensor& weight, int64_t padding_idx, const char* op) {
+  check_floating(weight, op, "weight");
+  if (weight.dim() != 2) throw Error(op, fmt::format("weight must be 2-D (V, C), got {}", shape_str(weight.shape())));
+  const int64_t V = weight.size(0);
   if (padding_idx != -1 && (padding_idx < 0 || padding_idx >= V))
-    throw Error("embedding", fmt::format("padding_idx {} is out of range for weight {} (expected -1 for none, "
-                                         "or 0..{})", padding_idx, shape_str(weight.shape()), V - 1));
-  check_indices(indices, V, "embedding", "index", fmt::format("for weight {}", shape_str(weight.shape())));
-  check_same_device(indices, weight, "embedding");
+    throw Error(op, fmt::format("padding_idx {} is out of range for weight {} (expected -1 for none, or 0..{})",
+                                padding_idx, shape_str(weight.shape()), V - 1));
+  check_indices(indices, V, op, "index", fmt::format("for weight {}", shape_str(weight.shape())));
+  check_same_device(indices, weight, op);
+}
+
+Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_idx) {
+  check_embedding_args(indices, weight, padding_idx, "embedding");
+  const int64_t C = weight.size(1);
   const Tensor idx = contiguous_or_copy(indices);
 
   Shape out_shape = indices.shape();
@@ -63,16 +82,11 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, int64_t padding_id
   if (Recorder rec("embedding", {indices, weight}, {out}); rec) {
     rec.attr("padding_idx", padding_idx);
     rec.save("indices", idx);
-    rec.forward([&](const ForwardContext& f) -> TensorList {  // the rows of weight's tangent
-      const Tensor& tangent = f.tangent(1);  // (V, C)
-      if (padding_idx == -1) return {embedding(idx, tangent)};
-      return {embedding(idx, mul(tangent, rows_but_padding(V, padding_idx, tangent.dtype(), tangent.device())))};
+    rec.forward([&](const ForwardContext& f) -> TensorList {
+      return {embedding_tangent(idx, f.tangent(1), padding_idx)};
     });
-    // dweight (V, C) = one_hot(indices)^T (V, N) @ grad (N, C), the one-hot 0 at padding_idx: a
-    // scatter-add written as a product, at the cost of the (N, V) one-hot.
-    auto reference = [padding_idx, N = idx.numel(), V, C](const BackwardContext& ctx) -> TensorList {
-      const Tensor hot = one_hot(ctx.saved("indices"), V, ctx.input_dtype(1), padding_idx);
-      return {Tensor(), matmul(transpose(reshape(hot, {N, V}), 0, 1), reshape(ctx.grad(), {N, C}))};
+    auto reference = [padding_idx](const BackwardContext& ctx) -> TensorList {
+      return {Tensor(), embedding_reference_dweight(ctx.saved("indices"), ctx.grad(), ctx.input_shape(1), padding_idx)};
     };
     rec.backward(reference, [padding_idx](const BackwardContext& ctx) -> TensorList {
       const Tensor& grad = ctx.grad();  // (I..., C), possibly an expanded view

@@ -23,31 +23,41 @@ void embedding_forward_cpu(const Tensor& out, const Tensor& indices, const Tenso
   });
 }
 
-void embedding_backward_cpu(const Tensor& dweight, const Tensor& dout, const Tensor& indices, int64_t padding_idx) {
-  // dweight (V, C), dout (N, C), indices (N)
-  const int64_t V = dweight.size(0), C = dweight.size(1), N = indices.numel();
+IndexGroups::IndexGroups(const Tensor& indices, int64_t V) : start(V + 1, 0), order(indices.numel()) {
+  // A counting sort: the positions n with ix[n] == v end up in increasing n. Each thread then
+  // owns whole rows of dweight, so repeated indices accumulate without races and in a fixed order.
+  const int64_t N = indices.numel();
   const int64_t* ix = indices.data<int64_t>();
-  // Group the positions by index (a counting sort): the positions n with ix[n] == v are
-  // order[start[v] .. start[v+1]), in increasing n. Each thread then owns whole rows of
-  // dweight, so repeated indices accumulate without races and in a fixed order.
-  std::vector<int64_t> start(V + 1, 0), order(N);
   for (int64_t n = 0; n < N; ++n) ++start[ix[n] + 1];
   for (int64_t v = 0; v < V; ++v) start[v + 1] += start[v];
   std::vector<int64_t> next(start.begin(), start.end() - 1);
   for (int64_t n = 0; n < N; ++n) order[next[ix[n]]++] = n;
+}
+
+void embedding_backward_team(const Tensor& dweight, const Tensor& dout, const IndexGroups& groups,
+                             int64_t padding_idx) {
+  // dweight (V, C), dout (N, C)
+  const int64_t V = dweight.size(0), C = dweight.size(1);
   dispatch_floating(dweight.dtype(), "embedding", [&](auto zero) {
     using T = decltype(zero);
     T* dw = dweight.data<T>();
     const T* g = dout.data<T>();
-#pragma omp parallel for schedule(dynamic, 64) if (N * C > kParallelGrain)
+#pragma omp for schedule(dynamic, 64) nowait
     for (int64_t v = 0; v < V; ++v) {
       if (v == padding_idx) continue;
-      for (int64_t k = start[v]; k < start[v + 1]; ++k) {
-        const T* grow = g + order[k] * C;
+      for (int64_t k = groups.start[v]; k < groups.start[v + 1]; ++k) {
+        const T* grow = g + groups.order[k] * C;
         for (int64_t c = 0; c < C; ++c) dw[v * C + c] += grow[c];
       }
     }
   });
+}
+
+void embedding_backward_cpu(const Tensor& dweight, const Tensor& dout, const Tensor& indices, int64_t padding_idx) {
+  // dweight (V, C), dout (N, C), indices (N)
+  const IndexGroups groups(indices, dweight.size(0));
+#pragma omp parallel if (indices.numel() * dweight.size(1) > kParallelGrain)
+  embedding_backward_team(dweight, dout, groups, padding_idx);
 }
 
 }  // namespace tg

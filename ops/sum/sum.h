@@ -19,5 +19,12 @@ Tensor sum_to(const Tensor& grad, const Shape& shape);
 // (= writes), accumulated in double. out is contiguous with x's rank (keepdim layout).
 void sum_forward_cpu(const Tensor& out, const Tensor& x);
 void sum_forward_cuda(const Tensor& out, const Tensor& x);
+// sum_forward_cpu's sum over leading dims, for fused ops with the same bits: out (width) =
+// writes, out[c] = the sum over r in [0, rows) of in[r * width + c], in row order in double, as a
+// worksharing loop over blocks of columns without its closing barrier (an orphaned `omp for
+// nowait`: inside a parallel region the team shares the columns; outside one, this thread sums
+// them all).
+void sum_leading_rows_team(float* out, const float* in, int64_t rows, int64_t width);
+void sum_leading_rows_team(double* out, const double* in, int64_t rows, int64_t width);
 
 }  // namespace tg

@@ -18,7 +18,36 @@ bool reduces_leading_dims(const Shape& x, const Shape& keep) {
     if (keep[d] != x[d]) return false;
   return true;
 }
+
+// Column blocks, one per thread, each summed row after row (contiguous reads) into double
+// accumulators that stay in L1; every column adds its rows in order 0..rows-1 whatever the
+// thread count.
+template <class T>
+void leading_rows_sum(T* out, const T* in, int64_t rows, int64_t width) {
+  constexpr int64_t kMaxWidth = 512;
+  const int64_t threads = omp_get_num_threads();
+  const int64_t block = std::clamp<int64_t>(((width + threads - 1) / threads + 15) & ~int64_t{15}, 16, kMaxWidth);
+#pragma omp for nowait
+  for (int64_t c0 = 0; c0 < width; c0 += block) {
+    const int64_t w = std::min(block, width - c0);
+    double acc[kMaxWidth] = {};
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = in + r * width + c0;
+#pragma omp simd
+      for (int64_t c = 0; c < w; ++c) acc[c] += row[c];
+    }
+    for (int64_t c = 0; c < w; ++c) out[c0 + c] = static_cast<T>(acc[c]);
+  }
+}
+
 }  // namespace
+
+void sum_leading_rows_team(float* out, const float* in, int64_t rows, int64_t width) {
+  leading_rows_sum(out, in, rows, width);
+}
+void sum_leading_rows_team(double* out, const double* in, int64_t rows, int64_t width) {
+  leading_rows_sum(out, in, rows, width);
+}
 
 void sum_forward_cpu(const Tensor& out, const Tensor& x) {
   // x (d0..dn-1) any strides; out (keepdim shape) contiguous. Reduced dims: out 1, x not.
@@ -53,23 +82,8 @@ void sum_forward_cpu(const Tensor& out, const Tensor& x) {
       return;
     }
     if (x.is_contiguous() && reduces_leading_dims(x.shape(), out.shape())) {  // a bias gradient: (N, C) -> (1, C)
-      // Column blocks, one per thread, each summed row after row (contiguous reads) into double
-      // accumulators that stay in L1; every column adds its rows in order 0..n-1 whatever the
-      // thread count.
-      constexpr int64_t kMaxWidth = 512;
-      const int64_t threads = n_out * n_reduced > kParallelGrain ? omp_get_max_threads() : 1;
-      const int64_t width = std::clamp<int64_t>(((n_out + threads - 1) / threads + 15) & ~int64_t{15}, 16, kMaxWidth);
-#pragma omp parallel for if (threads > 1)
-      for (int64_t c0 = 0; c0 < n_out; c0 += width) {
-        const int64_t w = std::min(width, n_out - c0);
-        double acc[kMaxWidth] = {};
-        for (int64_t r = 0; r < n_reduced; ++r) {
-          const T* row = in + r * n_out + c0;
-#pragma omp simd
-          for (int64_t c = 0; c < w; ++c) acc[c] += row[c];
-        }
-        for (int64_t c = 0; c < w; ++c) o[c0 + c] = static_cast<T>(acc[c]);
-      }
+#pragma omp parallel if (n_out * n_reduced > kParallelGrain)
+      sum_leading_rows_team(o, in, n_reduced, n_out);
       return;
     }
 #pragma omp parallel for if (n_out * n_reduced > kParallelGrain)

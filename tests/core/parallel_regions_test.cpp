@@ -226,6 +226,30 @@ TEST_CASE("parallel regions: a feed-forward's first layer, relu and dropout are 
   for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());
 }
 
+TEST_CASE("parallel regions: token and position embeddings are one region forward and one backward" *
+          doctest::skip(!counting)) {
+  // embedding(indices) + positions[0:T], indices (32, 64) of 64 x 128: embedding_add_positions
+  // looks up and adds in one region, and scatters dweight and sums dpositions over the batch in
+  // one, where embedding and add open one each way. The same bits.
+  auto leaves = [] {
+    manual_seed(19);
+    return TensorList{randn({64, 128}).requires_grad_(), randn({64, 128}).requires_grad_()};
+  };
+  std::vector<int64_t> ids(32 * 64);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 37 + i / 64) % 64);
+  const Tensor indices = tensor_i64(ids, {32, 64});
+  manual_seed(20);
+  const Tensor grad = randn({32, 64, 128});
+  const TensorList fused = leaves(), two = leaves();
+  Tensor y_fused, y_two;
+  CHECK(regions_opened_by([&] { y_fused = embedding_add_positions(indices, fused[0], fused[1]); }) == 1);
+  CHECK(regions_opened_by([&] { y_fused.backward(grad); }) == 1);
+  CHECK(regions_opened_by([&] { y_two = add(embedding(indices, two[0]), slice(two[1], 0, 0, 64)); }) == 2);
+  CHECK(regions_opened_by([&] { y_two.backward(grad); }) == 2);
+  require_same_bits(y_fused, y_two);
+  for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());
+}
+
 TEST_CASE("parallel regions: a product split over its depth adds the parts in the same region" *
           doctest::skip(!counting)) {
   // (128, 2048) @ (2048, 128), the toy step's dweight shape: split over k, and its 128 x 128 partial

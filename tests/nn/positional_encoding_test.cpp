@@ -42,6 +42,61 @@ TEST_CASE("nn::PositionalEncoding: T > max_len and wrong widths are errors") {
                        tg::Error);
 }
 
+TEST_CASE("nn::PositionalEncoding: forward_of_embedding is one op with the two modules' values and gradients") {
+  // Learned and sinusoidal tables; one op as built, the two modules' ops (embedding, slice, add)
+  // when composed or when a forward hook watches the embedding, each with the same bits.
+  const Tensor indices = tensor_i64({3, 1, 4, 1, 5, 9, 2, 6}, {2, 4});
+  using Prepare = std::function<void(nn::Embedding&, nn::PositionalEncoding&)>;
+  for (bool learned : {true, false}) {
+    CAPTURE(learned);
+    auto run = [&](const Prepare& prepare) {
+      manual_seed(4);
+      nn::Embedding embedding(10, 6);
+      std::shared_ptr<nn::PositionalEncoding> pe;
+      if (learned)
+        pe = std::make_shared<nn::LearnedPositionalEncoding>(5, 6);
+      else
+        pe = std::make_shared<nn::SinusoidalPositionalEncoding>(5, 6);
+      if (prepare) prepare(embedding, *pe);
+      tape().clear();
+      Tensor y = pe->forward_of_embedding(embedding, indices);
+      std::vector<std::string> ops;
+      for (const auto& e : tape().entries()) ops.push_back(e->op);
+      sum(mul(y, y)).backward();
+      return std::tuple{y, embedding.weight.grad(), learned ? pe->table.grad() : Tensor(), ops};
+    };
+    const auto [y, dw, dp, ops] = run(nullptr);
+    CHECK(ops == std::vector<std::string>{"embedding_add_positions"});
+    Tensor seen;
+    const Prepare hook = [&seen](nn::Embedding& e, nn::PositionalEncoding&) {
+      e.register_forward_hook([&seen](const nn::Module&, const TensorList&, const TensorList& out) { seen = out[0]; });
+    };
+    const Prepare compose = [](nn::Embedding& e, nn::PositionalEncoding& pe) {
+      e.set_composed(true);
+      pe.set_composed(true);
+    };
+    for (const Prepare& prepare : {hook, compose}) {
+      const auto [y2, dw2, dp2, ops2] = run(prepare);
+      // (a sinusoidal table needs no gradient: its slice records nothing)
+      CHECK(ops2 == (learned ? std::vector<std::string>{"embedding", "slice", "add"}
+                             : std::vector<std::string>{"embedding", "add"}));
+      require_close(y2, y, 0, 0);
+      require_close(dw2, dw, 0, 0);
+      if (learned) require_close(dp2, dp, 0, 0);
+    }
+    REQUIRE(seen.defined());
+    CHECK(seen.shape() == Shape{2, 4, 6});  // the embedding's own output
+  }
+  nn::Embedding embedding(10, 6);
+  nn::SinusoidalPositionalEncoding pe(3, 6);
+  CHECK_THROWS_WITH_AS(
+      pe.forward_of_embedding(embedding, indices),
+      doctest::Contains("SinusoidalPositionalEncoding: sequence length T=4 exceeds max_len=3 (indices"), tg::Error);
+  nn::SinusoidalPositionalEncoding narrow(5, 4);
+  CHECK_THROWS_WITH_AS(narrow.forward_of_embedding(embedding, indices),
+                       doctest::Contains("expected indices (..., T) and an embedding of dim 4 float32"), tg::Error);
+}
+
 TEST_CASE("nn::LearnedPositionalEncoding: a trained table, gradcheck") {
   nn::LearnedPositionalEncoding pe(4, 3);
   CHECK(names_of(pe.named_parameters()) == std::vector<std::string>{"weight"});

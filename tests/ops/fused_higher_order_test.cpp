@@ -157,6 +157,13 @@ TEST_CASE("fused linear_relu_dropout: second order and forward mode match finite
   require_fused_higher_order(fn, in);
 }
 
+TEST_CASE("fused embedding_add_positions: second order and forward mode match finite differences") {
+  const Fn fn = [](const TensorList& in) {
+    return embedding_add_positions(tensor_i64({1, 4, 1, 0, 2, 1}, {2, 3}), in[0], in[1]);
+  };
+  require_fused_higher_order(fn, {rand64({5, 3}, 1), rand64({4, 3}, 2)});
+}
+
 TEST_CASE("fused_attention: second order and forward mode match finite differences, with every mask kind") {
   // (B,H,T,hs) = (2,1,3,2), S = 4 keys, hv = 2
   const TensorList qkv = {rand64({2, 1, 3, 2}, 1), rand64({2, 1, 4, 2}, 2), rand64({2, 1, 4, 2}, 3)};

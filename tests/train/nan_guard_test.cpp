@@ -25,7 +25,9 @@ TEST_CASE("NaN guard: a poisoned weight is traced to the op that used it, the ch
   for (int64_t c = 0; c < row.size(1); ++c) w[c] = std::numeric_limits<float>::quiet_NaN();
 
   CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("train: step 5: the loss is nan"), Error);
-  CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("the first op to produce a non-finite value is 'embedding'"), Error);
+  CHECK_THROWS_WITH_AS(t.fit(),  // the token embeddings and the positions, one op
+                       doctest::Contains("the first op to produce a non-finite value is 'embedding_add_positions'"),
+                       Error);
   CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("step 4) is untouched"), Error);
   CHECK(t.step() == 4);
   CHECK(test::read_file(t.checkpoint_path()) == good);
@@ -45,7 +47,9 @@ TEST_CASE("NaN guard: a seq2seq run's poisoned weight is traced to the op that u
   for (int64_t c = 0; c < row.size(1); ++c) w[c] = std::numeric_limits<float>::quiet_NaN();
 
   CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("train: step 3: the loss is nan"), Error);
-  CHECK_THROWS_WITH_AS(t.fit(), doctest::Contains("the first op to produce a non-finite value is 'embedding'"), Error);
+  CHECK_THROWS_WITH_AS(t.fit(),  // the token embeddings and the positions, one op
+                       doctest::Contains("the first op to produce a non-finite value is 'embedding_add_positions'"),
+                       Error);
   CHECK(t.step() == 2);
 }
 
