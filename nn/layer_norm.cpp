@@ -40,7 +40,7 @@ Tensor LayerNorm::forward(const Tensor& x) const {
 }
 
 Tensor LayerNorm::forward_of_dropout_add(const Tensor& residual, const Tensor& x, const Dropout& dropout) const {
-  if (is_composed() || has_forward_hooks() || !dropout.fusable())
+  if (!fusable() || !dropout.fusable())
     return forward(dropout.forward_added_to(residual, x));
   const ModuleScope in_module(path());
   return dropout_add_layer_norm(residual, x, dropout.p, dropout.is_training(), normalized_shape, weight, bias, eps);

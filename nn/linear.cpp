@@ -57,7 +57,7 @@ Tensor Linear::forward_relu_dropout(const Tensor& x, const Dropout& dropout) con
 
 TensorList Linear::forward_together(std::span<const Linear* const> layers, const Tensor& x) {
   const bool one_by_one = std::any_of(layers.begin(), layers.end(), [](const Linear* layer) {
-    return layer->is_composed() || layer->has_forward_hooks();
+    return !layer->fusable();
   });
   if (one_by_one) return {};
   TensorList weights, biases;
