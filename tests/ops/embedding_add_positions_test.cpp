@@ -77,6 +77,19 @@ TEST_CASE("embedding_add_positions: the values and gradients of embedding, slice
     }
 }
 
+TEST_CASE("embedding_add_positions: no sequence, or sequences of length 0") {
+  for (const Shape& shape : {Shape{0, 3}, Shape{2, 0}}) {
+    CAPTURE(shape_str(shape));
+    Tensor weight = rand64({4, 2}, 1).detach().requires_grad_();
+    Tensor positions = rand64({3, 2}, 2).detach().requires_grad_();
+    Tensor out = embedding_add_positions(zeros(shape, kI64), weight, positions);
+    CHECK(out.shape() == Shape{shape[0], shape[1], 2});
+    out.backward(zeros(out.shape(), kF64));
+    require_values(weight.grad(), std::vector<double>(8, 0.0), 0);
+    require_values(positions.grad(), std::vector<double>(6, 0.0), 0);
+  }
+}
+
 TEST_CASE("gradcheck embedding_add_positions") {
   const Tensor indices = tensor_i64({1, 4, 1, 0, 2, 1, 3, 3}, {2, 4});
   auto fn = [&](const std::vector<Tensor>& in) { return embedding_add_positions(indices, in[0], in[1]); };

@@ -38,6 +38,7 @@ void check_positions(const Tensor& indices, const Tensor& weight, const Tensor& 
 // dims, with ops; the rows after them zero.
 Tensor positions_grad_reference(const Tensor& grad, const Shape& positions_shape, int64_t T) {
   const int64_t P = positions_shape[0], C = positions_shape[1];
+  if (grad.numel() == 0) return zeros(positions_shape, grad.dtype(), grad.device());  // no sequence, or T = 0
   const Tensor rows = sum(reshape(grad, {-1, T, C}), {0});  // (T, C)
   return P == T ? rows : cat({rows, zeros({P - T, C}, grad.dtype(), grad.device())}, 0);
 }

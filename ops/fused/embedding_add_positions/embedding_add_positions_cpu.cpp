@@ -38,6 +38,10 @@ void embedding_add_positions_backward_cpu(const Tensor& dweight, const Tensor& d
     using F = decltype(zero);
     F* dp = dpositions.defined() ? dpositions.data<F>() : nullptr;
     if (dp) std::fill(dp + T * C, dp + dpositions.numel(), F(0));
+    if (N == 0) {  // no sequence (or T = 0): nothing looked up, every sum empty
+      if (dp) std::fill(dp, dp + T * C, F(0));
+      return;
+    }
 #pragma omp parallel if (N * C > kParallelGrain)
     {
       if (groups) embedding_backward_team(dweight, dout, *groups, padding_idx);
