@@ -384,7 +384,7 @@ template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
               const T* bias, GemmSideWorks side, bool accumulate) {
   const int threads = batch == 0 || M == 0 || N == 0 || K == 0 ? 1 : gemm_threads(batch, M, N, K);
-  if (batch == 1 && threads > 1 && M * N * K >= kParallelWork) {  // one product, shared by the team
+  if (batch == 1 && threads > 1) {  // one product, shared by the team
     const TeamProduct<T> product(make_plan(a, b), a.data + a.offsets[0], b.data + b.offsets[0], bias, c, M, N, K,
                                  threads, accumulate, kSlotPartial);
     return gemm_team(&product, 1, threads, side);
