@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/factories.h"
+#include "nn/dropout.h"
 #include "nn/init.h"
 #include "ops/add/add.h"
 #include "ops/fused/linear/linear.h"

@@ -12,10 +12,11 @@
 #include <cstdint>
 #include <span>
 
-#include "nn/dropout.h"
 #include "nn/module.h"
 
 namespace tg::nn {
+
+class Dropout;
 
 class Linear : public Module {
  public:

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/factories.h"
+#include "nn/embedding.h"
 #include "nn/init.h"
 #include "ops/add/add.h"
 #include "ops/fused/embedding_add_positions/embedding_add_positions.h"

@@ -10,10 +10,11 @@
 // GPT-2's position embeddings.
 #include <cstdint>
 
-#include "nn/embedding.h"
 #include "nn/module.h"
 
 namespace tg::nn {
+
+class Embedding;
 
 class PositionalEncoding : public Module {
  public:

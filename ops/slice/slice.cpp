@@ -21,6 +21,8 @@ int64_t sliced_dim(const Tensor& x, int64_t dim, const char* op) {
   return wrap_dim(dim, x.dim(), op, x.shape());
 }
 
+}  // namespace
+
 // slice's backward with tapegrad ops (so that it is differentiable): zeros of x's shape, with
 // grad at positions lo, lo + step, ... < hi of dim d. Each of grad's rows along d is followed by
 // step - 1 rows of zeros, and the whole padded by zeros to x's size:
@@ -44,8 +46,6 @@ Tensor spread_into_zeros(const Tensor& grad, const Shape& x_shape, int64_t d, in
   if (hi < x_shape[d]) pieces.push_back(zeros_along_d(x_shape, d, x_shape[d] - hi));
   return pieces.size() == 1 ? spread : cat(pieces, d);
 }
-
-}  // namespace
 
 Tensor slice_view(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step) {
   Shape shape = x.shape(), strides = x.strides();

@@ -17,4 +17,9 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
 // 0 <= start <= end <= x.size(dim), step >= 1. No checks, no tape entry.
 Tensor slice_view(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
 
+// slice's backward with ops (differentiable again), for fused ops that take a slice's place
+// (embedding_add_positions): zeros of x_shape with grad at positions lo, lo + step, ... < hi of
+// dim d.
+Tensor spread_into_zeros(const Tensor& grad, const Shape& x_shape, int64_t d, int64_t lo, int64_t hi, int64_t step);
+
 }  // namespace tg

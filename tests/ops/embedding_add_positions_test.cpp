@@ -77,16 +77,21 @@ TEST_CASE("embedding_add_positions: the values and gradients of embedding, slice
     }
 }
 
-TEST_CASE("embedding_add_positions: no sequence, or sequences of length 0") {
-  for (const Shape& shape : {Shape{0, 3}, Shape{2, 0}}) {
-    CAPTURE(shape_str(shape));
-    Tensor weight = rand64({4, 2}, 1).detach().requires_grad_();
-    Tensor positions = rand64({3, 2}, 2).detach().requires_grad_();
-    Tensor out = embedding_add_positions(zeros(shape, kI64), weight, positions);
-    CHECK(out.shape() == Shape{shape[0], shape[1], 2});
+TEST_CASE("embedding_add_positions: no sequence, sequences of length 0, or rows of width 0") {
+  struct Case {
+    Shape indices;
+    int64_t C;
+  };
+  for (const Case& c : {Case{{0, 3}, 2}, Case{{2, 0}, 2}, Case{{2, 3}, 0}}) {
+    CAPTURE(shape_str(c.indices));
+    CAPTURE(c.C);
+    Tensor weight = rand64({4, c.C}, 1).detach().requires_grad_();
+    Tensor positions = rand64({3, c.C}, 2).detach().requires_grad_();
+    Tensor out = embedding_add_positions(zeros(c.indices, kI64), weight, positions);
+    CHECK(out.shape() == Shape{c.indices[0], c.indices[1], c.C});
     out.backward(zeros(out.shape(), kF64));
-    require_values(weight.grad(), std::vector<double>(8, 0.0), 0);
-    require_values(positions.grad(), std::vector<double>(6, 0.0), 0);
+    require_values(weight.grad(), std::vector<double>(static_cast<size_t>(4 * c.C), 0.0), 0);
+    require_values(positions.grad(), std::vector<double>(static_cast<size_t>(3 * c.C), 0.0), 0);
   }
 }
 

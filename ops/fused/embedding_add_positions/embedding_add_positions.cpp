@@ -7,7 +7,6 @@
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/add/add.h"
-#include "ops/cat/cat.h"
 #include "ops/common/contiguous_input.h"
 #include "ops/common/op_doc.h"
 #include "ops/embedding/embedding.h"
@@ -34,13 +33,12 @@ void check_positions(const Tensor& indices, const Tensor& weight, const Tensor& 
                             shape_str(positions.shape())));
 }
 
-// The first T rows of the positions' gradient from grad (..., T, C): its sum over the leading
-// dims, with ops; the rows after them zero.
+// The positions' gradient from grad (..., T, C), with ops: its sum over the leading dims in the
+// first T rows (sum_to's), the rows after them zero (slice's backward).
 Tensor positions_grad_reference(const Tensor& grad, const Shape& positions_shape, int64_t T) {
-  const int64_t P = positions_shape[0], C = positions_shape[1];
   if (grad.numel() == 0) return zeros(positions_shape, grad.dtype(), grad.device());  // no sequence, or T = 0
-  const Tensor rows = sum(reshape(grad, {-1, T, C}), {0});  // (T, C)
-  return P == T ? rows : cat({rows, zeros({P - T, C}, grad.dtype(), grad.device())}, 0);
+  const Tensor rows = sum(reshape(grad, {-1, T, positions_shape[1]}), {0});  // (T, C)
+  return spread_into_zeros(rows, positions_shape, 0, 0, T, 1);
 }
 
 // The fast rule: on the CPU one kernel in one parallel region; on a GPU embedding's kernel and
@@ -53,7 +51,7 @@ TensorList embedding_positions_fast_backward(const BackwardContext& ctx, int64_t
     return {Tensor(), dweight, ctx.needs_grad(2) ? positions_grad_reference(dout, ctx.input_shape(2), T) : Tensor()};
   }
   const Tensor dpositions = ctx.needs_grad(2) ? empty(ctx.input_shape(2), ctx.input_dtype(2), dout.device()) : Tensor();
-  embedding_add_positions_backward_cpu(dweight, dpositions, reshape(dout, {-1, dout.size(-1)}), ctx.saved("indices"), T,
+  embedding_add_positions_backward_cpu(dweight, dpositions, flatten_rows(dout), ctx.saved("indices"), T,
                                        padding_idx);
   return {Tensor(), dweight, dpositions};
 }

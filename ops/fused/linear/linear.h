@@ -41,7 +41,7 @@ void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, co
 //     recording nothing; on the CPU the side work runs in the product's parallel region
 //   linear_tangent: linear's forward-mode rule, ty = tx W^T + x tW^T + tb
 //   linear_reference_grads, linear_fast_grads: linear's two backward rules for `grad` (y's
-//     shape) in place of the entry's own output gradient; on the CPU, make_grad (phase ignored)
+//     shape) in place of the entry's own output gradient; on the CPU, make_grad (GemmPhase::before)
 //     runs first in the fast rule's parallel region and writes grad (contiguous)
 void check_linear_args(const Tensor& x, const Tensor& weight, const Tensor& bias, const char* op);
 void linear_forward_into(const Tensor& y, const Tensor& x, const Tensor& weight, const Tensor& bias,
@@ -57,7 +57,7 @@ TensorList linear_fast_grads(const BackwardContext& ctx, const Tensor& grad, con
 //   dx (rows, in)     = grad @ weight (out, in)    (dx += that where add_dx; dx contiguous)
 //   dbias (out)       = sum over rows of grad
 // in one OpenMP parallel region: the products as one team (matmul_group_cpu), the bias's column
-// sums after them; make_grad (where given, its phase ignored) before them all, writing grad.
+// sums after them; make_grad (where given, GemmPhase::before work) before them all, writing grad.
 void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, const Tensor& dbias, const Tensor& grad,
                          const Tensor& x, const Tensor& weight, const GemmSideWork* make_grad = nullptr);
 

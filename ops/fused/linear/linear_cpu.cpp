@@ -64,14 +64,14 @@ void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, c
   const BiasGradWork work{dbias, grad};
   std::array<GemmSideWork, 2> side;
   size_t sides = 0;
-  if (make_grad) side[sides++] = {make_grad->run, make_grad->context, GemmPhase::before};
+  if (make_grad) side[sides++] = *make_grad;
   if (dbias.defined()) side[sides++] = {bias_grad_part, &work, GemmPhase::beside};
   std::array<MatmulProduct, 2> products;
   size_t count = 0;
   if (dweight.defined()) products[count++] = {dweight, transpose(grad, 0, 1), x, {}, false};  // grad^T @ x
   if (dx.defined()) products[count++] = {dx, grad, weight, {}, add_dx};                       // grad @ weight
   if (count > 0) return matmul_group_cpu(std::span(products.data(), count), std::span(side.data(), sides));
-  if (make_grad) run_side_alone(std::span(side.data(), 1), {GemmPhase::before});
+  if (make_grad) run_side_alone(std::span(make_grad, 1), {GemmPhase::before});
   if (!dbias.defined()) return;
   const int64_t rows = grad.size(0), n = grad.size(1);
   const int threads = rows * n > kParallelGrain ? std::min<int>(omp_get_max_threads(), int(n / 16) + 1) : 1;

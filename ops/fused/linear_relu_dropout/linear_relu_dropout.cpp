@@ -58,7 +58,7 @@ TensorList masked_linear_backward(const BackwardContext& ctx, double scale) {
   const Tensor gy = empty(g.shape(), g.dtype(), g.device());
   const MaskWork work{gy.data<float>(), mask_bytes(keep.data<bool>()), g.data<float>(), g.numel(),
                       static_cast<float>(scale)};
-  const GemmSideWork make_gy{mask_part, &work};
+  const GemmSideWork make_gy{mask_part, &work, GemmPhase::before};
   return linear_fast_grads(ctx, gy, &make_gy);
 }
 
