@@ -26,11 +26,11 @@ EncoderLayer::EncoderLayer(int64_t d_model, int64_t nhead, int64_t dim_feedforwa
     : EncoderLayer(EncoderLayerConfig{d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                                       norm_first}) {}
 
-Tensor EncoderLayer::sa_block(const Tensor& x, const MhaOptions& masks) const {
+LinearOutput EncoderLayer::sa_block(const Tensor& x, const MhaOptions& masks) const {
   return attention_block(*self_attn, x, x, masks);
 }
 
-Tensor EncoderLayer::ff_block(const Tensor& x) const {
+LinearOutput EncoderLayer::ff_block(const Tensor& x) const {
   const bool fuse = config.fuse_relu_dropout && !is_composed();
   return feed_forward_block(x, *linear1, config.activation, *dropout, fuse, *linear2);
 }

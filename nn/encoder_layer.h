@@ -59,8 +59,8 @@ class EncoderLayer : public Module {
   std::shared_ptr<Dropout> dropout1, dropout2;
 
  private:
-  Tensor sa_block(const Tensor& x, const MhaOptions& masks) const;
-  Tensor ff_block(const Tensor& x) const;
+  LinearOutput sa_block(const Tensor& x, const MhaOptions& masks) const;
+  LinearOutput ff_block(const Tensor& x) const;
 };
 
 }  // namespace tg::nn

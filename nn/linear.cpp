@@ -7,8 +7,10 @@
 #include "core/factories.h"
 #include "nn/dropout.h"
 #include "nn/init.h"
+#include "nn/layer_norm.h"
 #include "ops/add/add.h"
 #include "ops/fused/linear/linear.h"
+#include "ops/fused/linear_dropout_add_layer_norm/linear_dropout_add_layer_norm.h"
 #include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/matmul/matmul.h"
 #include "ops/transpose/transpose.h"
@@ -56,23 +58,50 @@ Tensor Linear::forward_relu_dropout(const Tensor& x, const Dropout& dropout) con
   return linear_relu_dropout(x, weight, bias, dropout.p, true);
 }
 
+Tensor Linear::forward_dropout_add_norm(const Tensor& x, const Tensor& residual, const Dropout& dropout,
+                                        const LayerNorm& norm) const {
+  if (!fusable() || !dropout.fusable() || !norm.fusable() || !dropout.is_training() || dropout.p == 0)
+    return norm.forward_of_dropout_add(residual, forward(x), dropout);
+  const ModuleScope in_module(path());
+  check_input(x);
+  return linear_dropout_add_layer_norm(x, weight, bias, residual, dropout.p, true, norm.normalized_shape, norm.weight,
+                                       norm.bias, norm.eps);
+}
+
+Tensor LinearOutput::output() const { return layer ? layer->forward(x) : x; }
+
 TensorList Linear::forward_together(std::span<const Linear* const> layers, const Tensor& x) {
   const bool one_by_one = std::any_of(layers.begin(), layers.end(), [](const Linear* layer) {
     return !layer->fusable();
   });
   if (one_by_one) return {};
+  TensorList ys;
+  for (const Linear* layer : layers) {
+    layer->check_input(x);
+    Shape shape = x.shape();
+    shape.back() = layer->out_features;
+    ys.push_back(empty(shape, x.dtype(), x.device()));
+  }
+  forward_together_into(layers, x, ys, {});
+  return ys;
+}
+
+void Linear::forward_together_into(std::span<const Linear* const> layers, const Tensor& x, const TensorList& ys,
+                                   GemmSideWorks side) {
   TensorList weights, biases;
   for (const Linear* layer : layers) {
+    if (!layer->fusable())
+      throw Error("Linear", fmt::format("forward_together_into runs fusable layers only; {} is composed or hooked",
+                                        *layer->path()));
     layer->check_input(x);
     weights.push_back(layer->weight);
     biases.push_back(layer->bias);
   }
-  const TensorList ys = linear_outputs(x, weights, biases);
+  linear_outputs_into(ys, x, weights, biases, side);
   for (size_t i = 0; i < layers.size(); ++i) {
     const ModuleScope in_module(layers[i]->path());
     record_linear(x, weights[i], biases[i], ys[i]);
   }
-  return ys;
 }
 
 }  // namespace tg::nn

@@ -13,10 +13,23 @@
 #include <span>
 
 #include "nn/module.h"
+#include "ops/matmul/gemm_cpu.h"
 
 namespace tg::nn {
 
 class Dropout;
+class LayerNorm;
+class Linear;
+
+// A block's output not yet computed: layer->forward(x), or x itself where layer is null. A block
+// that ends in a linear layer (attention's out_proj, a feed-forward's second layer) returns it so,
+// for a post-LN residual connection to run the layer with its dropout, sum and norm as one op
+// (Linear::forward_dropout_add_norm, nn/transformer_block.h's residual).
+struct LinearOutput {
+  const Linear* layer = nullptr;
+  Tensor x;
+  Tensor output() const;
+};
 
 class Linear : public Module {
  public:
@@ -27,10 +40,21 @@ class Linear : public Module {
   // recorded as its own linear entry in its own scope, with the bits of its forward alone. Empty
   // where a layer is composed or has forward hooks: the caller then runs each layer's forward.
   static TensorList forward_together(std::span<const Linear* const> layers, const Tensor& x);
+  // The same into ys (contiguous, made by the caller: x's shape with each layer's out_features
+  // last), with side work in the products' region (fused attention's kernel after the q, k and v
+  // projections: nn::MultiHeadAttention). Every layer must be fusable().
+  static void forward_together_into(std::span<const Linear* const> layers, const Tensor& x, const TensorList& ys,
+                                    GemmSideWorks side);
   // dropout.forward_of_relu(forward(x)) as one op (ops/fused/linear_relu_dropout), recorded in this
   // layer's scope, with the same values and draws; as the two when the model is composed, a
   // forward hook watches this layer or the dropout, or the dropout does not draw (eval, p = 0).
   Tensor forward_relu_dropout(const Tensor& x, const Dropout& dropout) const;
+  // norm.forward_of_dropout_add(residual, forward(x), dropout) as one op
+  // (ops/fused/linear_dropout_add_layer_norm), recorded in this layer's scope, with the same values
+  // and draws; as the two when the model is composed, a forward hook watches this layer, the
+  // dropout or the norm, or the dropout does not draw (eval, p = 0).
+  Tensor forward_dropout_add_norm(const Tensor& x, const Tensor& residual, const Dropout& dropout,
+                                  const LayerNorm& norm) const;
 
   int64_t in_features, out_features;
   Tensor weight, bias;  // bias undefined when built without one

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "core/factories.h"
 #include "nn/attention_kernel.h"
+#include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/mean/mean.h"
 #include "ops/reshape/reshape.h"
 #include "ops/transpose/transpose.h"
@@ -39,9 +43,8 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t num_heads, doubl
   out_proj = register_module("out_proj", std::make_shared<Linear>(d_model, d_model, bias));
 }
 
-MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                      const MhaOptions& options) const {
-  const ModuleScope in_module(path());
+Tensor MultiHeadAttention::merged_heads(const Tensor& query, const Tensor& key, const Tensor& value,
+                                        const MhaOptions& options, Tensor& weights) const {
   check_defined(query, kMultiHeadAttentionModule, "query");
   check_defined(key, kMultiHeadAttentionModule, "key");
   check_defined(value, kMultiHeadAttentionModule, "value");
@@ -72,19 +75,49 @@ MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, co
   auto heads = [&](const Tensor& projected, int64_t L) { return transpose(reshape(projected, {B, L, NH, hs}), 1, 2); };
   const bool self_attention = query.impl_ptr() == key.impl_ptr() && key.impl_ptr() == value.impl_ptr();
   const Linear* const projections[] = {q_proj.get(), k_proj.get(), v_proj.get()};
+  const bool one_region = self_attention && kernel == AttentionKernel::fused && !query.is_cuda() &&
+                          query.is_contiguous() && query.dtype() == q_proj->weight.dtype() &&
+                          std::ranges::all_of(projections, [](const Linear* layer) { return layer->fusable(); });
+  if (one_region) {  // the kernel in the region of the q, k and v products, after them
+    TensorList ys;
+    for (int i = 0; i < 3; ++i) ys.push_back(empty({B, T, E}, query.dtype(), query.device()));
+    // heads' views, not yet written or recorded: the recorded heads below name them again
+    auto head_view = [&](const Tensor& y) { return make_view(y, {B, NH, T, hs}, {T * E, hs, E, 1}, y.offset()); };
+    const Tensor q = head_view(ys[0]), k = head_view(ys[1]), v = head_view(ys[2]);
+    const FusedAttentionRun run(AttentionSpec::check(kEntry, kernel, q, k, v, attention));
+    const GemmSideWork kernel_after = run.after_products();
+    Linear::forward_together_into(projections, query, ys, {&kernel_after, 1});
+    const Tensor out = run.record(heads(ys[0], T), heads(ys[1], T), heads(ys[2], T));  // (B,NH,T,hs)
+    return reshape(transpose(out, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
+  }
   const TensorList together = self_attention ? Linear::forward_together(projections, query) : TensorList{};
   auto projected = [&](int i, const Tensor& x) { return together.empty() ? projections[i]->forward(x) : together[i]; };
   const Tensor q = heads(projected(0, query), T), k = heads(projected(1, key), S), v = heads(projected(2, value), S);
   const AttentionResult a = run_attention(AttentionSpec::check(kEntry, kernel, q, k, v, attention));  // (B,NH,T,hs)
 
-  Tensor merged = reshape(transpose(a.output, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
-  MhaResult result{out_proj->forward(merged), Tensor(), Tensor()};
+  weights = a.weights;
+  return reshape(transpose(a.output, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
+}
+
+MhaResult MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                      const MhaOptions& options) const {
+  const ModuleScope in_module(path());
+  Tensor weights;
+  MhaResult result{out_proj->forward(merged_heads(query, key, value, options, weights)), Tensor(), Tensor()};
   if (options.need_weights) {
-    result.weights = a.weights;
-    result.mean_weights = mean(a.weights, {1});  // (B,NH,T,S) -> (B,T,S)
+    result.weights = weights;
+    result.mean_weights = mean(weights, {1});  // (B,NH,T,S) -> (B,T,S)
   }
-  if (has_forward_hooks()) run_forward_hooks({query, key, value}, {result.output, a.weights});
+  if (has_forward_hooks()) run_forward_hooks({query, key, value}, {result.output, weights});
   return result;
+}
+
+LinearOutput MultiHeadAttention::forward_to_out_proj(const Tensor& query, const Tensor& key, const Tensor& value,
+                                                     const MhaOptions& options) const {
+  if (has_forward_hooks() || options.need_weights) return {nullptr, forward(query, key, value, options).output};
+  const ModuleScope in_module(path());
+  Tensor weights;
+  return {out_proj.get(), merged_heads(query, key, value, options, weights)};
 }
 
 }  // namespace tg::nn

@@ -57,10 +57,22 @@ class MultiHeadAttention : public Module {
  public:
   MultiHeadAttention(int64_t d_model, int64_t num_heads, double dropout = 0, bool bias = true);
   MhaResult forward(const Tensor& query, const Tensor& key, const Tensor& value, const MhaOptions& options = {}) const;
+  // forward's output with out_proj not yet applied: {out_proj, the heads merged (B,T,E)}, for a
+  // post-LN residual connection that runs out_proj with its dropout, sum and norm
+  // (nn/transformer_block.h); {null, forward's output} where a forward hook watches this module or
+  // the weights are wanted.
+  LinearOutput forward_to_out_proj(const Tensor& query, const Tensor& key, const Tensor& value,
+                                   const MhaOptions& options = {}) const;
 
   int64_t d_model, num_heads, head_size;
   double dropout;
   std::shared_ptr<Linear> q_proj, k_proj, v_proj, out_proj;
+
+ private:
+  // Everything before out_proj, in this module's scope: the checks, the projections and the
+  // attention; returns the heads merged (B,T,E) and sets `weights` (B,NH,T,S) on the composed path.
+  Tensor merged_heads(const Tensor& query, const Tensor& key, const Tensor& value, const MhaOptions& options,
+                      Tensor& weights) const;
 };
 
 }  // namespace tg::nn

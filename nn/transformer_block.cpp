@@ -5,21 +5,23 @@
 namespace tg::nn {
 
 Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first, const Dropout& dropout,
-                const std::function<Tensor(const Tensor&)>& block) {
-  return norm_first ? dropout.forward_added_to(x, block(norm.forward(x)))
-                    : norm.forward_of_dropout_add(x, block(x), dropout);
+                const std::function<LinearOutput(const Tensor&)>& block) {
+  if (norm_first) return dropout.forward_added_to(x, block(norm.forward(x)).output());
+  const LinearOutput y = block(x);
+  return y.layer ? y.layer->forward_dropout_add_norm(y.x, x, dropout, norm)
+                 : norm.forward_of_dropout_add(x, y.x, dropout);
 }
 
-Tensor attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,
-                       const MhaOptions& masks) {
+LinearOutput attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,
+                             const MhaOptions& masks) {
   MhaOptions options = masks;
   options.need_weights = false;
-  return attention.forward(query, memory, memory, options).output;
+  return attention.forward_to_out_proj(query, memory, memory, options);
 }
 
-Tensor feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
-                          bool fuse_relu_dropout, const Linear& linear2) {
-  return linear2.forward(linear_activate_and_drop(x, linear1, activation, dropout, fuse_relu_dropout));
+LinearOutput feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
+                                bool fuse_relu_dropout, const Linear& linear2) {
+  return {&linear2, linear_activate_and_drop(x, linear1, activation, dropout, fuse_relu_dropout)};
 }
 
 void check_attention_mask(const char* module, const char* arg, const Tensor& mask, const Tensor& x,

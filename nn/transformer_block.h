@@ -3,9 +3,13 @@
 // TransformerEncoderLayer / TransformerDecoderLayer write them (see their headers):
 //   residual            x + dropout(block(norm(x))) (pre-LN, norm_first)  or  norm(x + dropout(block(x)))
 //                       (post-LN): the dropout and the sum one op (Dropout::forward_added_to), post-LN
-//                       with the norm (LayerNorm::forward_of_dropout_add)
-//   attention_block     _sa_block / _mha_block without their dropout: attention(x, memory, memory).output
-//   feed_forward_block  _ff_block without its last dropout: linear2(dropout(activation(linear1(x))))
+//                       with the block's last linear layer and the norm
+//                       (Linear::forward_dropout_add_norm), or with the norm alone
+//                       (LayerNorm::forward_of_dropout_add)
+//   attention_block     _sa_block / _mha_block without their dropout: attention(x, memory, memory).output,
+//                       out_proj not yet applied (MultiHeadAttention::forward_to_out_proj)
+//   feed_forward_block  _ff_block without its last dropout: linear2(dropout(activation(linear1(x)))),
+//                       linear2 not yet applied
 //   stack_layers        the layers.0, layers.1, ... of a TransformerEncoder / TransformerDecoder
 // and the checks of the masks that the Transformer modules take by PyTorch's names (tgt_mask,
 // memory_mask, src_mask, *_key_padding_mask), each error naming the module and the argument.
@@ -27,15 +31,15 @@ namespace tg::nn {
 
 // x (B,T,E) -> (B,T,E)
 Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first, const Dropout& dropout,
-                const std::function<Tensor(const Tensor&)>& block);
+                const std::function<LinearOutput(const Tensor&)>& block);
 
 // query (B,T,E), memory (B,S,E) -> (B,T,E); the attention's weights are not computed.
-Tensor attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,
+LinearOutput attention_block(const MultiHeadAttention& attention, const Tensor& query, const Tensor& memory,
                        const MhaOptions& masks);
 
 // x (B,T,E) -> linear1 (B,T,FF) -> activation, dropout (one linear_relu_dropout op when fuse_relu_dropout)
 //   -> linear2 (B,T,E)
-Tensor feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
+LinearOutput feed_forward_block(const Tensor& x, const Linear& linear1, Activation activation, const Dropout& dropout,
                           bool fuse_relu_dropout, const Linear& linear2);
 
 // num_layers layers made by make(), appended to `layers` and to a new ModuleList (children "0",

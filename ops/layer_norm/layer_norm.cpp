@@ -59,17 +59,17 @@ Tensor norm_jacobian_product(const Normalized& n, const Tensor& v, const std::ve
 }  // namespace
 
 void check_layer_norm_args(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
-                           double eps, const char* op) {
-  check_floating(x, op, "x");
+                           double eps, const char* op, std::array<const char*, 3> names) {
+  check_floating(x, op, names[0]);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool matches = k >= 1 && k <= x.dim();
   for (int64_t d = 0; matches && d < k; ++d)
     matches = normalized_shape[d] > 0 && normalized_shape[d] == x.size(x.dim() - k + d);
   if (!matches)
-    throw Error(op, fmt::format("normalized_shape {} must be non-empty, positive and equal to the trailing dims of x "
-                                "{}", shape_str(normalized_shape), shape_str(x.shape())));
-  check_affine(weight, "weight", x, normalized_shape, op);
-  check_affine(bias, "bias", x, normalized_shape, op);
+    throw Error(op, fmt::format("normalized_shape {} must be non-empty, positive and equal to the trailing dims of {} "
+                                "{}", shape_str(normalized_shape), names[0], shape_str(x.shape())));
+  check_affine(weight, names[1], x, normalized_shape, op);
+  check_affine(bias, names[2], x, normalized_shape, op);
   if (!(eps > 0)) throw Error(op, fmt::format("eps must be positive, got {}", eps));
 }
 

@@ -17,12 +17,13 @@ namespace tg {
 Tensor layer_norm(const Tensor& x, Shape normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 
-// Shared with dropout_add_layer_norm (ops/fused/): the errors for bad arguments, naming `op`; and
+// Shared with the fused ops that end with it (ops/fused/): the errors for bad arguments, naming
+// `op` and the arguments by `names` (x, weight, bias: theirs may differ); and
 // layer_norm's rules written with tapegrad ops (differentiable again), for x normalised over its
 // last k dims: out's tangent for the tangents of x (defined), weight and bias (undefined: zero),
 // and the gradients {dx, dweight, dbias} for out's gradient g (each where `wanted`).
 void check_layer_norm_args(const Tensor& x, const Shape& normalized_shape, const Tensor& weight, const Tensor& bias,
-                           double eps, const char* op);
+                           double eps, const char* op, std::array<const char*, 3> names = {"x", "weight", "bias"});
 Tensor layer_norm_tangent(const Tensor& x, const Tensor& tx, const Tensor& weight, const Tensor& tweight,
                           const Tensor& tbias, int64_t k, double eps);
 TensorList layer_norm_reference_grads(const Tensor& x, const Tensor& g, const Tensor& weight,
@@ -61,5 +62,30 @@ void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tens
 void layer_norm_backward_cuda(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
                               const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
                               int64_t N, int64_t C);
+
+// The float32 CPU kernels as work that a team shares, for a fused op that runs them in another
+// kernel's parallel region (a product's: ops/fused/linear_dropout_add_layer_norm) instead of one
+// of their own; the bits are the kernels' above, on any number of threads.
+//   layer_norm_forward_part_f32: thread `thread` of `threads` normalises its share of the rows
+//     (out, x (N,C), mean/rstd (N); w, b (C) or null)
+//   LayerNormBackwardTeam: layer_norm_backward_cpu's work for its arguments; run(thread, threads)
+//     by each thread of the team makes dx's rows and the column sums' partial sums of its share of
+//     the rows, finish() once after them all writes dweight and dbias
+void layer_norm_forward_part_f32(float* out, float* mean, float* rstd, const float* x, const float* w, const float* b,
+                                 int64_t N, int64_t C, float eps, int thread, int threads);
+class LayerNormBackwardTeam {
+ public:
+  LayerNormBackwardTeam(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
+                        const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight, int64_t N,
+                        int64_t C, bool add_dx = false, LayerNormFusion fused = {});
+  void run(int thread, int threads) const;
+  void finish() const;
+
+ private:
+  Tensor dx_, dweight_, dbias_, dout_, x_, weight_, mean_, rstd_;
+  Tensor dx_scratch_, x_rows_, partial_;  // a row per thread (each where needed); (blocks, 2, C)
+  int64_t N_, C_;
+  LayerNormFusion fused_;
+};
 
 }  // namespace tg

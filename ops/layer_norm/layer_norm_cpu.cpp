@@ -1,6 +1,6 @@
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <omp.h>
@@ -107,44 +107,6 @@ struct DxRows {
   }
 };
 
-// Backward over the rows, float32: dx (if d) and, if dw and db have C entries, the column sums
-// dweight = sum_n g * norm and dbias = sum_n g. One pass, in blocks of kBlockRows rows fixed by
-// N: each block writes its rows of dx and its partial sums (in row order); the partial sums are
-// then added in block order, in double, so the result does not depend on the thread count.
-// With a fused op's x_row, row n of x is made into the thread's scratch row instead of read; its
-// dx_row follows each row of dx.
-void backward_rows_f32(const DxRows<float>& d, std::vector<double>& dw, std::vector<double>& db, const float* g,
-                       const float* x, const float* w, const float* mean, const float* rstd, int64_t N, int64_t C,
-                       const LayerNormFusion& fused) {
-  const bool sums = !dw.empty();
-  const int64_t blocks = (N + kBlockRows - 1) / kBlockRows;
-  const Tensor partial_t = sums ? zeros({blocks, 2, C}) : Tensor();  // (dweight, dbias) per block
-  float* partial = sums ? partial_t.data<float>() : nullptr;
-  const Tensor x_rows = fused.x_row ? empty({omp_get_max_threads(), C}) : Tensor();  // a scratch row per thread
-#pragma omp parallel for if (N * C > kParallelGrain)
-  for (int64_t block = 0; block < blocks; ++block)
-    for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
-      float* made = fused.x_row ? x_rows.data<float>() + omp_get_thread_num() * C : nullptr;
-      if (made) fused.x_row(n, made);
-      const float* xr = made ? made : x + n * C;
-      if (d.d) {
-        float* row = d.row(n);
-        layer_norm_backward_row_f32(row, g + n * C, xr, w, C, mean[n], rstd[n]);
-        d.finish(n, row);
-        if (fused.dx_row) fused.dx_row(n, d.d + n * C);
-      }
-      if (sums)
-        layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, xr, C,
-                                       mean[n], rstd[n]);
-    }
-  if (!sums) return;
-  for (int64_t block = 0; block < blocks; ++block)
-    for (int64_t c = 0; c < C; ++c) {
-      dw[c] += partial[block * 2 * C + c];
-      db[c] += partial[(block * 2 + 1) * C + c];
-    }
-}
-
 // The same in double arithmetic (the float64 reference): dx one row per iteration, then the
 // column sums with each thread owning a block of columns and adding the rows in order 0..N-1
 // (race free, independent of the thread count).
@@ -189,6 +151,27 @@ void backward_rows_reference(const DxRows<T>& d, std::vector<double>& dw, std::v
   }
 }
 
+// layer_norm_backward_cpu for the dtypes other than float32 (backward_rows_reference).
+void layer_norm_backward_reference(const Tensor& dx, const Tensor& dweight, const Tensor& dbias, const Tensor& mean,
+                                   const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
+                                   int64_t N, int64_t C, bool add_dx) {
+  const Tensor scratch = dx.defined() && add_dx ? empty({omp_get_max_threads(), C}, dx.dtype()) : Tensor();
+  dispatch_floating(dout.dtype(), "layer_norm", [&](auto zero) {
+    using T = decltype(zero);
+    const T* w = weight.defined() ? weight.data<T>() : nullptr;
+    const DxRows<T> d{dx.defined() ? dx.data<T>() : nullptr, scratch.defined() ? scratch.data<T>() : nullptr, C};
+    std::vector<double> dw, db;  // the column sums (C each), when dweight or dbias is wanted
+    if (dweight.defined() || dbias.defined()) dw.assign(C, 0.0), db.assign(C, 0.0);
+    backward_rows_reference(d, dw, db, dout.data<T>(), x.data<T>(), w, mean.data<T>(), rstd.data<T>(), N, C);
+    T* dw_out = dweight.defined() ? dweight.data<T>() : nullptr;
+    T* db_out = dbias.defined() ? dbias.data<T>() : nullptr;
+    for (int64_t c = 0; c < C; ++c) {
+      if (dw_out) dw_out[c] = static_cast<T>(dw[c]);
+      if (db_out) db_out[c] = static_cast<T>(db[c]);
+    }
+  });
+}
+
 }  // namespace
 
 void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor& rstd, const Tensor& x,
@@ -206,10 +189,8 @@ void layer_norm_forward_cpu(const Tensor& out, const Tensor& mean, const Tensor&
         fused.before();
 #pragma omp barrier
       }
-#pragma omp for
-      for (int64_t n = 0; n < N; n += kRowGroup)
-        layer_norm_rows_f32(o + n * C, mean_p + n, rstd_p + n, inp + n * C, w, b,
-                            std::min<int64_t>(kRowGroup, N - n), C, static_cast<float>(eps));
+      layer_norm_forward_part_f32(o, mean_p, rstd_p, inp, w, b, N, C, static_cast<float>(eps), omp_get_thread_num(),
+                                  omp_get_num_threads());
     }
     return;
   }
@@ -248,26 +229,83 @@ void layer_norm_backward_cpu(const Tensor& dx, const Tensor& dweight, const Tens
                              const Tensor& rstd, const Tensor& dout, const Tensor& x, const Tensor& weight,
                              int64_t N, int64_t C, bool add_dx, const LayerNormFusion& fused) {
   // dx, dout, x (N,C), mean/rstd (N), dweight/dbias/weight (C) or none
-  const Tensor scratch = dx.defined() && add_dx ? empty({omp_get_max_threads(), C}, dx.dtype()) : Tensor();
-  dispatch_floating(dout.dtype(), "layer_norm", [&](auto zero) {  // x is undefined where fused.x_row makes it
-    using T = decltype(zero);
-    const T* w = weight.defined() ? weight.data<T>() : nullptr;
-    const DxRows<T> d{dx.defined() ? dx.data<T>() : nullptr, scratch.defined() ? scratch.data<T>() : nullptr, C};
-    std::vector<double> dw, db;  // the column sums (C each), when dweight or dbias is wanted
-    if (dweight.defined() || dbias.defined()) dw.assign(C, 0.0), db.assign(C, 0.0);
-    if constexpr (std::is_same_v<T, float>)
-      backward_rows_f32(d, dw, db, dout.data<T>(), x.defined() ? x.data<T>() : nullptr, w, mean.data<T>(),
-                        rstd.data<T>(), N, C, fused);
-    else
-      backward_rows_reference(d, dw, db, dout.data<T>(), x.data<T>(), w, mean.data<T>(), rstd.data<T>(), N, C);
-    T* dw_out = dweight.defined() ? dweight.data<T>() : nullptr;
-    T* db_out = dbias.defined() ? dbias.data<T>() : nullptr;
-    for (int64_t c = 0; c < C; ++c) {
-      if (dw_out) dw_out[c] = static_cast<T>(dw[c]);
-      if (db_out) db_out[c] = static_cast<T>(db[c]);
-    }
-  });
+  if (dout.dtype() == kF32) {  // x is undefined where fused.x_row makes it
+    const LayerNormBackwardTeam team(dx, dweight, dbias, mean, rstd, dout, x, weight, N, C, add_dx, fused);
+#pragma omp parallel if (N * C > kParallelGrain)
+    team.run(omp_get_thread_num(), omp_get_num_threads());
+    team.finish();
+  } else {
+    layer_norm_backward_reference(dx, dweight, dbias, mean, rstd, dout, x, weight, N, C, add_dx);
+  }
   if (add_dx) dx.storage()->bump_version();
+}
+
+void layer_norm_forward_part_f32(float* out, float* mean, float* rstd, const float* x, const float* w, const float* b,
+                                 int64_t N, int64_t C, float eps, int thread, int threads) {
+  // groups of kRowGroup rows from row 0, as the whole kernel takes them: a thread's share of them
+  const int64_t groups = (N + kRowGroup - 1) / kRowGroup;
+  const int64_t first = groups * thread / threads * kRowGroup, last = groups * (thread + 1) / threads * kRowGroup;
+  for (int64_t n = first; n < std::min(N, last); n += kRowGroup)
+    layer_norm_rows_f32(out + n * C, mean + n, rstd + n, x + n * C, w, b, std::min<int64_t>(kRowGroup, N - n), C, eps);
+}
+
+// Backward over the rows, float32: dx (where wanted) and the column sums dweight = sum_n g * norm
+// and dbias = sum_n g (where either is wanted), in one pass over blocks of kBlockRows rows fixed
+// by N: each block writes its rows of dx and its partial sums (in row order); finish() adds the
+// partial sums in block order, in double, so the result does not depend on the thread count.
+// With a fused op's x_row, row n of x is made into the thread's scratch row instead of read; its
+// dx_row follows each row of dx.
+LayerNormBackwardTeam::LayerNormBackwardTeam(const Tensor& dx, const Tensor& dweight, const Tensor& dbias,
+                                             const Tensor& mean, const Tensor& rstd, const Tensor& dout,
+                                             const Tensor& x, const Tensor& weight, int64_t N, int64_t C, bool add_dx,
+                                             LayerNormFusion fused)
+    : dx_(dx), dweight_(dweight), dbias_(dbias), dout_(dout), x_(x), weight_(weight), mean_(mean), rstd_(rstd), N_(N),
+      C_(C), fused_(std::move(fused)) {
+  const int64_t threads = omp_get_max_threads();  // the most a team of this program has
+  if (dx.defined() && add_dx) dx_scratch_ = empty({threads, C});
+  if (fused_.x_row) x_rows_ = empty({threads, C});
+  if (dweight.defined() || dbias.defined()) partial_ = zeros({(N + kBlockRows - 1) / kBlockRows, 2, C});
+}
+
+void LayerNormBackwardTeam::run(int thread, int threads) const {
+  const int64_t N = N_, C = C_, blocks = (N + kBlockRows - 1) / kBlockRows;
+  const float *g = dout_.data<float>(), *mean = mean_.data<float>(), *rstd = rstd_.data<float>();
+  const float* w = weight_.defined() ? weight_.data<float>() : nullptr;
+  float* dx = dx_.defined() ? dx_.data<float>() : nullptr;
+  float* partial = partial_.defined() ? partial_.data<float>() : nullptr;
+  float* dx_scratch = dx_scratch_.defined() ? dx_scratch_.data<float>() + thread * C : nullptr;
+  float* made = x_rows_.defined() ? x_rows_.data<float>() + thread * C : nullptr;
+  for (int64_t block = blocks * thread / threads; block < blocks * (thread + 1) / threads; ++block)
+    for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
+      if (made) fused_.x_row(n, made);
+      const float* xr = made ? made : x_.data<float>() + n * C;
+      if (dx) {
+        float* row = dx_scratch ? dx_scratch : dx + n * C;
+        layer_norm_backward_row_f32(row, g + n * C, xr, w, C, mean[n], rstd[n]);
+        if (dx_scratch) add_row(dx + n * C, row, C);
+        if (fused_.dx_row) fused_.dx_row(n, dx + n * C);
+      }
+      if (partial)
+        layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, xr, C,
+                                       mean[n], rstd[n]);
+    }
+}
+
+void LayerNormBackwardTeam::finish() const {
+  if (!partial_.defined()) return;
+  const int64_t blocks = partial_.size(0), C = C_;
+  const float* partial = partial_.data<float>();
+  float* dweight = dweight_.defined() ? dweight_.data<float>() : nullptr;
+  float* dbias = dbias_.defined() ? dbias_.data<float>() : nullptr;
+  for (int64_t c = 0; c < C; ++c) {
+    double dw = 0, db = 0;
+    for (int64_t block = 0; block < blocks; ++block) {
+      dw += partial[block * 2 * C + c];
+      db += partial[(block * 2 + 1) * C + c];
+    }
+    if (dweight) dweight[c] = static_cast<float>(dw);
+    if (dbias) dbias[c] = static_cast<float>(db);
+  }
 }
 
 }  // namespace tg

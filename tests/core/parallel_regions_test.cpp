@@ -173,6 +173,46 @@ TEST_CASE("parallel regions: the q, k and v projections of one input share one r
         }) == 3);
 }
 
+TEST_CASE("parallel regions: self-attention's q, k and v products and fused attention share one region forward" *
+          doctest::skip(!counting)) {
+  // MultiHeadAttention(128, 4, dropout 0.1) on x (4, 64, 128), causal, in training: the kernel runs
+  // after the projections' products in their region, where the projections and fused_attention
+  // called one after the other open four. The same bits forward and backward, from generators in
+  // one state.
+  nn::MultiHeadAttention attention(128, 4, 0.1);
+  manual_seed(23);
+  const Tensor x_data = randn({4, 64, 128});
+  const Tensor grad = randn({4, 64, 128});
+  const Tensor x1 = x_data.detach().requires_grad_(), x2 = x_data.detach().requires_grad_();
+  Tensor merged;
+  manual_seed(24);
+  CHECK(regions_opened_by([&] {
+          merged = attention.forward_to_out_proj(x1, x1, x1, {.is_causal = true}).x;
+        }) == 1);
+  Tensor two;
+  manual_seed(24);
+  CHECK(regions_opened_by([&] {
+          auto heads = [](const Tensor& y) { return transpose(reshape(y, {4, 64, 4, 32}), 1, 2); };
+          const nn::Linear* const layers[] = {attention.q_proj.get(), attention.k_proj.get(), attention.v_proj.get()};
+          TensorList qkv;
+          for (const nn::Linear* layer : layers) qkv.push_back(heads(linear(x2, layer->weight, layer->bias)));
+          AttentionOptions options;
+          options.is_causal = true, options.dropout_p = 0.1, options.training = true;
+          const Tensor out = fused_attention(qkv[0], qkv[1], qkv[2], options);
+          two = reshape(transpose(out, 1, 2), {4, 64, 128});
+        }) == 4);
+  require_same_bits(merged, two);
+  merged.backward(grad);
+  TensorList first{clone(x1.grad())};
+  for (const Tensor& p : attention.parameters()) first.push_back(p.grad().defined() ? clone(p.grad()) : Tensor());
+  attention.zero_grad();
+  two.backward(grad);
+  require_same_bits(x2.grad(), first[0]);
+  const TensorList parameters = attention.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i)
+    if (first[i + 1].defined()) require_same_bits(parameters[i].grad(), first[i + 1]);
+}
+
 TEST_CASE("parallel regions: a post-LN residual connection is one region forward and one backward" *
           doctest::skip(!counting)) {
   // layer_norm(residual + dropout(x)), (512, 128): dropout_add_layer_norm draws, sums and normalises
@@ -221,6 +261,39 @@ TEST_CASE("parallel regions: a feed-forward's first layer, relu and dropout are 
         }) == 1);
   CHECK(regions_opened_by([&] { y_fused.backward(grad); }) == 1);
   CHECK(regions_opened_by([&] { y_two = relu_dropout(linear(two[0], two[1], two[2]), 0.1, true, two_gen); }) == 2);
+  CHECK(regions_opened_by([&] { y_two.backward(grad); }) == 2);
+  require_same_bits(y_fused, y_two);
+  for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());
+}
+
+TEST_CASE("parallel regions: a post-LN block's last layer, residual connection and norm are one region forward "
+          "and one backward" * doctest::skip(!counting)) {
+  // layer_norm(residual + dropout(linear(x))), x (512, 256) -> 128: linear_dropout_add_layer_norm
+  // draws, sums and normalises in the product's region, and runs layer_norm's backward rows
+  // (making the linear layer's gradient) in the region of the products and bias sums of backward,
+  // where linear and dropout_add_layer_norm open two each way. The same bits, from generators in
+  // one state. x's gradient is wanted too (a layer's input).
+  auto leaves = [] {
+    manual_seed(21);
+    return TensorList{randn({512, 256}).requires_grad_(), randn({128, 256}).requires_grad_(),
+                      randn({128}).requires_grad_(),      randn({512, 128}).requires_grad_(),
+                      randn({128}).requires_grad_(),      randn({128}).requires_grad_()};
+  };
+  manual_seed(22);
+  const Tensor grad = randn({512, 128});
+  const TensorList fused = leaves(), two = leaves();
+  const TensorList& f = fused;
+  Generator fused_gen(3), two_gen(3);
+  Tensor y_fused, y_two;
+  CHECK(regions_opened_by([&] {
+          y_fused = linear_dropout_add_layer_norm(f[0], f[1], f[2], f[3], 0.1, true, {128}, f[4], f[5], 1e-5,
+                                                  fused_gen);
+        }) == 1);
+  CHECK(regions_opened_by([&] { y_fused.backward(grad); }) == 1);
+  CHECK(regions_opened_by([&] {
+          y_two = dropout_add_layer_norm(two[3], linear(two[0], two[1], two[2]), 0.1, true, {128}, two[4], two[5],
+                                         1e-5, two_gen);
+        }) == 2);
   CHECK(regions_opened_by([&] { y_two.backward(grad); }) == 2);
   require_same_bits(y_fused, y_two);
   for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());

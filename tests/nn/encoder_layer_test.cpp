@@ -140,8 +140,8 @@ TEST_CASE("nn::EncoderLayer: the feed-forward's linear_relu_dropout gives what l
   CHECK(seen.shape() == Shape{2, 3, 6});  // linear1 (dim_feedforward 6), before the relu
 }
 
-TEST_CASE("nn::EncoderLayer: each residual connection is one dropout_add (pre-LN) or dropout_add_layer_norm "
-          "(post-LN), in training") {
+TEST_CASE("nn::EncoderLayer: each residual connection is one dropout_add (pre-LN) or, with the block's last linear "
+          "layer, one linear_dropout_add_layer_norm (post-LN), in training") {
   // One layer, post-LN and pre-LN, as built and with forward hooks on both residual dropouts
   // (which then run as dropout, then add (then layer_norm), so that the hooks see the dropout's
   // own output): the same draws from the global generator, so the same output and gradients, bit
@@ -158,12 +158,48 @@ TEST_CASE("nn::EncoderLayer: each residual connection is one dropout_add (pre-LN
     REQUIRE(seen.size() == 2);
     for (const Tensor& t : seen) CHECK(t.producer()->op == "dropout");  // the dropout's output, not the sum
     require_same_values(fused, hooked);
-    CHECK(fused.count(norm_first ? "dropout_add" : "dropout_add_layer_norm") == 2);
-    CHECK(fused.count(norm_first ? "dropout_add_layer_norm" : "dropout_add") == 0);
-    CHECK(hooked.count("dropout_add") + hooked.count("dropout_add_layer_norm") == 0);
+    const std::string residual_op = norm_first ? "dropout_add" : "linear_dropout_add_layer_norm";
+    for (const std::string op : {"dropout_add", "dropout_add_layer_norm", "linear_dropout_add_layer_norm"}) {
+      CAPTURE(op);
+      CHECK(fused.count(op) == (op == residual_op ? 2 : 0));
+      CHECK(hooked.count(op) == 0);
+    }
     CHECK(hooked.count("dropout") == fused.count("dropout") + 2);
     CHECK(hooked.count("add") == fused.count("add") + 2);
     CHECK(hooked.count("layer_norm") == fused.count("layer_norm") + (norm_first ? 0 : 2));
+    CHECK(hooked.count("linear") == fused.count("linear") + (norm_first ? 0 : 2));
+  }
+}
+
+TEST_CASE("nn::EncoderLayer: a post-LN residual connection watched by a hook on its norm, its last linear layer or "
+          "the attention falls back to the unfused ops, with the same bits") {
+  // hooked norms: linear, then dropout_add and layer_norm (the norm's forward); a hooked out_proj,
+  // attention or linear2: linear, then dropout_add_layer_norm
+  const TrainingPass fused = training_pass(tiny(false));
+  struct Watched {
+    std::string what, residual_op;
+    std::function<std::vector<nn::Module*>(nn::EncoderLayer&)> modules;
+  };
+  const std::vector<Watched> cases{
+      {"norm1, norm2", "dropout_add",
+       [](nn::EncoderLayer& l) { return std::vector<nn::Module*>{l.norm1.get(), l.norm2.get()}; }},
+      {"out_proj, linear2", "dropout_add_layer_norm",
+       [](nn::EncoderLayer& l) { return std::vector<nn::Module*>{l.self_attn->out_proj.get(), l.linear2.get()}; }},
+      {"self_attn, linear2", "dropout_add_layer_norm",
+       [](nn::EncoderLayer& l) { return std::vector<nn::Module*>{l.self_attn.get(), l.linear2.get()}; }}};
+  for (const Watched& c : cases) {
+    CAPTURE(c.what);
+    int calls = 0;
+    const TrainingPass hooked = training_pass(tiny(false), [&](nn::EncoderLayer& l) {
+      for (nn::Module* m : c.modules(l))
+        m->register_forward_hook([&calls](const nn::Module&, const TensorList&, const TensorList&) { ++calls; });
+    });
+    CHECK(calls == 2);
+    require_same_values(fused, hooked);
+    CHECK(fused.count("linear_dropout_add_layer_norm") == 2);
+    CHECK(hooked.count("linear_dropout_add_layer_norm") == 0);
+    CHECK(hooked.count(c.residual_op) == 2);
+    CHECK(hooked.count("linear") == fused.count("linear") + 2);
   }
 }
 

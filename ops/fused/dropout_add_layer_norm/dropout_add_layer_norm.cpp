@@ -17,6 +17,32 @@
 
 namespace tg {
 
+LayerNormFusion dropout_add_rows(const DropoutAddNormSaved& saved, const Tensor& dx) {
+  const uint8_t* kept = mask_bytes(saved.keep.data<bool>());
+  const float *r = saved.residual.data<float>(), *xs = saved.x.data<float>();
+  const auto s = static_cast<float>(saved.scale);
+  const int64_t C = saved.C;
+  LayerNormFusion rows{.x_row = [=](int64_t n, float* row) {
+    masked_scaled_f32(row, kept + n * C, xs + n * C, r + n * C, C, s);
+  }};
+  if (float* d = dx.defined() ? dx.data<float>() : nullptr)
+    rows.dx_row = [=](int64_t n, const float* dsum_row) {
+      masked_scaled_f32(d + n * C, kept + n * C, dsum_row, nullptr, C, s);
+    };
+  return rows;
+}
+
+Tensor dropout_add_norm_kernels(const DropoutAddNormSaved& saved, const Tensor& g, const Tensor& dsum,
+                                const Tensor& dweight, const Tensor& dbias, bool want_dx) {
+  const Tensor sum = add(saved.residual, masked_scaled(saved.x, saved.keep, saved.scale));
+  const Tensor &mean = saved.mean, &rstd = saved.rstd, &w = saved.weight;
+  if (g.is_cuda())
+    TG_CUDA_ONLY(layer_norm_backward_cuda(dsum, dweight, dbias, mean, rstd, g, sum, w, saved.N, saved.C));
+  else
+    layer_norm_backward_cpu(dsum, dweight, dbias, mean, rstd, g, sum, w, saved.N, saved.C);
+  return want_dx ? masked_scaled(dsum, saved.keep, saved.scale) : Tensor();
+}
+
 namespace {
 
 // The fast rule's gradients {dresidual, dx, dweight, dbias} (each where wanted): layer_norm's
@@ -24,35 +50,22 @@ namespace {
 // in float32 row by row in layer_norm's kernel (the sum's row made in a scratch row, dx's after
 // dsum's); otherwise kernel after kernel.
 TensorList fast_backward(const BackwardContext& ctx, double scale, int64_t N, int64_t C, bool has_weight) {
-  const Tensor residual = contiguous_or_copy(ctx.saved("residual")), x = contiguous_or_copy(ctx.saved("x"));
-  const Tensor &keep = ctx.saved("keep"), &mean = ctx.saved("mean"), &rstd = ctx.saved("rstd");
+  const DropoutAddNormSaved saved{contiguous_or_copy(ctx.saved("residual")), contiguous_or_copy(ctx.saved("x")),
+                                  ctx.saved("keep"), ctx.saved("mean"), ctx.saved("rstd"),
+                                  has_weight ? contiguous_or_copy(ctx.saved("weight")) : Tensor(), scale, N, C};
   const Tensor g = contiguous_or_copy(ctx.grad());
-  const Tensor w = has_weight ? contiguous_or_copy(ctx.saved("weight")) : Tensor();
   auto grad_for = [&](int input, bool wanted) {
-    return wanted ? empty(ctx.input_shape(input), ctx.input_dtype(input), x.device()) : Tensor();
+    return wanted ? empty(ctx.input_shape(input), ctx.input_dtype(input), g.device()) : Tensor();
   };
   const Tensor dsum = grad_for(0, ctx.needs_grad(0) || ctx.needs_grad(1));
-  Tensor dx = grad_for(1, ctx.needs_grad(1));
   const Tensor dweight = grad_for(2, ctx.needs_grad(2)), dbias = grad_for(3, ctx.needs_grad(3));
-  if (!x.is_cuda() && x.dtype() == kF32) {
-    const uint8_t* kept = mask_bytes(keep.data<bool>());
-    const float *r = residual.data<float>(), *xs = x.data<float>();
-    const auto s = static_cast<float>(scale);
-    LayerNormFusion fused{.x_row = [&](int64_t n, float* row) {
-      masked_scaled_f32(row, kept + n * C, xs + n * C, r + n * C, C, s);
-    }};
-    if (dx.defined())
-      fused.dx_row = [&](int64_t n, const float* dsum_row) {
-        masked_scaled_f32(dx.data<float>() + n * C, kept + n * C, dsum_row, nullptr, C, s);
-      };
-    layer_norm_backward_cpu(dsum, dweight, dbias, mean, rstd, g, Tensor(), w, N, C, false, fused);
+  Tensor dx;
+  if (!g.is_cuda() && g.dtype() == kF32) {
+    dx = grad_for(1, ctx.needs_grad(1));
+    layer_norm_backward_cpu(dsum, dweight, dbias, saved.mean, saved.rstd, g, Tensor(), saved.weight, N, C, false,
+                            dropout_add_rows(saved, dx));
   } else {
-    const Tensor sum = add(residual, masked_scaled(x, keep, scale));
-    if (x.is_cuda())
-      TG_CUDA_ONLY(layer_norm_backward_cuda(dsum, dweight, dbias, mean, rstd, g, sum, w, N, C));
-    else
-      layer_norm_backward_cpu(dsum, dweight, dbias, mean, rstd, g, sum, w, N, C);
-    if (dx.defined()) dx = masked_scaled(dsum, keep, scale);
+    dx = dropout_add_norm_kernels(saved, g, dsum, dweight, dbias, ctx.needs_grad(1));
   }
   return {ctx.needs_grad(0) ? dsum : Tensor(), dx, dweight, dbias};
 }

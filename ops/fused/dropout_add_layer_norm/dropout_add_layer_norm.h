@@ -22,11 +22,28 @@
 // hooks.
 #include "core/rng.h"
 #include "core/tensor.h"
+#include "ops/layer_norm/layer_norm.h"
 
 namespace tg {
 
 Tensor dropout_add_layer_norm(const Tensor& residual, const Tensor& x, double p, bool training,
                               const Shape& normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                               double eps = 1e-5, Generator& gen = default_generator());
+
+// Its backward in pieces, for fused ops that end with it (ops/fused/linear_dropout_add_layer_norm):
+//   DropoutAddNormSaved: what its forward keeps (residual, x contiguous; weight undefined = none)
+//   dropout_add_rows: on the CPU in float32, the row work for layer_norm's backward kernel
+//     (LayerNormFusion): row n of the sum made again from the mask; row n of dx = keep * dsum
+//     / (1-p) once dsum's is final, where dx is given (float32, contiguous, x's shape)
+//   dropout_add_norm_kernels: elsewhere, the kernels one after the other: dsum, dweight, dbias
+//     (written where defined) for out's gradient g (contiguous); returns dx where want_dx
+struct DropoutAddNormSaved {
+  Tensor residual, x, keep, mean, rstd, weight;
+  double scale;
+  int64_t N, C;  // rows, row length
+};
+LayerNormFusion dropout_add_rows(const DropoutAddNormSaved& saved, const Tensor& dx);
+Tensor dropout_add_norm_kernels(const DropoutAddNormSaved& saved, const Tensor& g, const Tensor& dsum,
+                                const Tensor& dweight, const Tensor& dbias, bool want_dx);
 
 }  // namespace tg

@@ -89,15 +89,22 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
 }
 
 Tensor fused_attention(const AttentionSpec& spec) {
+  const FusedAttentionRun call(spec);
+  call.run();
+  return call.record(spec.q(), spec.k(), spec.v());
+}
+
+FusedAttentionRun::FusedAttentionRun(const AttentionSpec& spec) {
   if (spec.kernel() != AttentionKernel::fused)
     throw Error(kOp, "the call was checked for the composed kernel, which allows what this op does not");
   const Tensor &q = spec.q(), &k = spec.k(), &v = spec.v();
   const AttentionOptions& o = spec.options();
-  FusedAttentionParams p;
+  FusedAttentionParams& p = p_;
   p.B = q.size(0), p.H = q.size(1), p.T = q.size(2), p.S = k.size(2), p.hs = q.size(3), p.hv = v.size(3);
   p.scale = spec.scale();
   p.is_causal = o.is_causal;
-  attach_masks(p, o.attn_mask, o.key_padding_mask, o.additive_mask);
+  attn_mask_ = o.attn_mask, key_padding_mask_ = o.key_padding_mask, additive_mask_ = o.additive_mask;
+  attach_masks(p, attn_mask_, key_padding_mask_, additive_mask_);
   if (o.training && o.dropout_p > 0) {  // reserves exactly what ops/dropout reserves for the weights
     Generator& gen = o.generator ? *o.generator : default_generator();
     p.dropout_p = o.dropout_p;
@@ -105,29 +112,43 @@ Tensor fused_attention(const AttentionSpec& spec) {
     p.offset = gen.reserve(static_cast<uint64_t>(p.B * p.H * p.T * p.S), 4);
     p.seed = gen.seed();
   }
-  const Tensor qr = unit_last_stride(q), kr = unit_last_stride(k), vr = unit_last_stride(v);
-  Tensor out = fresh({p.B, p.H, p.T, p.hv}, qr);
-  Tensor lse = empty({p.B, p.H, p.T}, q.dtype(), q.device());
-  if (q.is_cuda())
-    TG_CUDA_ONLY(fused_attention_forward_cuda(out, lse, qr, kr, vr, p));
-  else
-    fused_attention_forward_cpu(out, lse, qr, kr, vr, p);
+  q_ = unit_last_stride(q), k_ = unit_last_stride(k), v_ = unit_last_stride(v);
+  out_ = fresh({p.B, p.H, p.T, p.hv}, q_);
+  lse_ = empty({p.B, p.H, p.T}, q.dtype(), q.device());
+}
 
-  if (Recorder rec(kOp, {q, k, v}, {out}); rec) {
+GemmSideWork FusedAttentionRun::after_products() const {
+  auto kernel_part = [](const void* context, int thread, int threads) {
+    const auto& run = *static_cast<const FusedAttentionRun*>(context);
+    fused_attention_forward_part_cpu(run.out_, run.lse_, run.q_, run.k_, run.v_, run.p_, thread, threads);
+  };
+  return {kernel_part, this, GemmPhase::after};
+}
+
+void FusedAttentionRun::run() const {
+  if (q_.is_cuda())
+    TG_CUDA_ONLY(fused_attention_forward_cuda(out_, lse_, q_, k_, v_, p_));
+  else
+    fused_attention_forward_cpu(out_, lse_, q_, k_, v_, p_);
+}
+
+Tensor FusedAttentionRun::record(const Tensor& q, const Tensor& k, const Tensor& v) const {
+  if (Recorder rec(kOp, {q, k, v}, {out_}); rec) {
     // q, k, v themselves, not their copies with a unit last stride: a backward that creates a
     // graph differentiates through them (core/tape.h).
-    rec.save("q", q).save("k", k).save("v", v).save("out", out).save("lse", lse);
-    if (o.attn_mask.defined()) rec.save("attn_mask", o.attn_mask);
-    if (o.key_padding_mask.defined()) rec.save("key_padding_mask", o.key_padding_mask);
-    if (o.additive_mask.defined()) rec.save("additive_mask", o.additive_mask);
+    rec.save("q", q).save("k", k).save("v", v).save("out", out_).save("lse", lse_);
+    if (attn_mask_.defined()) rec.save("attn_mask", attn_mask_);
+    if (key_padding_mask_.defined()) rec.save("key_padding_mask", key_padding_mask_);
+    if (additive_mask_.defined()) rec.save("additive_mask", additive_mask_);
+    const FusedAttentionParams& p = p_;
     rec.attr("scale", p.scale).attr("is_causal", p.is_causal).attr("dropout_p", p.dropout_p);
     rec.forward([&](const ForwardContext& f) -> TensorList {
-      return {fused_attention_tangent(f, p, {o.attn_mask, o.key_padding_mask, o.additive_mask})};
+      return {fused_attention_tangent(f, p, {attn_mask_, key_padding_mask_, additive_mask_})};
     });
     rec.backward([p](const BackwardContext& ctx) { return fused_attention_reference_backward(ctx, p); },
                  [p](const BackwardContext& ctx) { return kernel_backward(ctx, p); });
   }
-  return out;
+  return out_;
 }
 
 }  // namespace tg

@@ -35,6 +35,7 @@
 #include "ops/common/attention_options.h"
 #include "ops/common/attention_spec.h"
 #include "ops/fused/fused_attention/fused_attention_params.h"
+#include "ops/matmul/gemm_cpu.h"
 
 namespace tg {
 
@@ -44,12 +45,36 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
 // (nn::MultiHeadAttention): runs it without checking again.
 Tensor fused_attention(const AttentionSpec& spec);
 
+// fused_attention in two halves, for a caller that runs the kernel in the parallel region of the
+// products that make q, k and v (nn::MultiHeadAttention's self-attention on the CPU). The run is
+// made from a call checked for the fused kernel, where q, k and v may be views of the products'
+// outputs that nothing has recorded or written yet: it draws the dropout's offset and makes the
+// outputs. after_products() is the CPU kernel as the products' GemmPhase::after work; run() is the
+// kernel in a region of its own (or on the GPU). record(q, k, v) then records the entry for q, k
+// and v as recorded (the same values and strides) and returns out. fused_attention(spec) is run()
+// then record().
+class FusedAttentionRun {
+ public:
+  explicit FusedAttentionRun(const AttentionSpec& spec);
+  GemmSideWork after_products() const;
+  void run() const;
+  Tensor record(const Tensor& q, const Tensor& k, const Tensor& v) const;
+
+ private:
+  FusedAttentionParams p_;
+  Tensor q_, k_, v_, out_, lse_;  // q, k, v with a unit last stride, as the kernels read them
+  Tensor attn_mask_, key_padding_mask_, additive_mask_;
+};
+
 // Kernels. q, k, v and dout are read as rows through their strides, the last one 1; so are out,
 // dq, dk and dv written on the CPU (the _cuda kernels need them contiguous); lse is contiguous;
 // all on the CPU or all on one GPU (_cuda).
 // out = attention(q, k, v), lse = log-sum-exp of each query's scores (= writes both).
 void fused_attention_forward_cpu(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                  const Tensor& v, const FusedAttentionParams& params);
+// The same by thread `thread` of `threads` of a team: its share of the (head, query block) items.
+void fused_attention_forward_part_cpu(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
+                                      const Tensor& v, const FusedAttentionParams& params, int thread, int threads);
 void fused_attention_forward_cuda(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const FusedAttentionParams& params);
 // dq, dk, dv from dout: the CPU kernel writes all three; the CUDA one writes dq and accumulates

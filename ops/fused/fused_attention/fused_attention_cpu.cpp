@@ -200,57 +200,55 @@ bool worth_threads(const FusedAttentionParams& p) {
   return p.B * p.H * p.T * p.S * (p.hs + p.hv) > kParallelGrain;
 }
 
+// Thread `thread` of `threads`: its contiguous range of the work items (a block of query rows of
+// one head each), whose query blocks of one head share the transposed keys. Each item is computed
+// alone, so the bits do not depend on the split.
 template <class T>
 void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const Tensor& k_t, const Tensor& v_t,
-             const FusedAttentionParams& p) {
+             const FusedAttentionParams& p, int thread, int threads) {
   const AttentionRows<T> q(q_t), k(k_t), v(v_t), out(out_t);
   T* lse = lse_t.data<T>();
   const int64_t items = p.B * p.H * ((p.T + kBlockQ - 1) / kBlockQ), hv = p.hv;
-#pragma omp parallel if (worth_threads(p))
-  {
-    std::vector<T> s(kBlockQ * kBlockK), acc(kBlockQ * hv);
-    std::array<T, kBlockQ> m, l;  // running max and sum of exp(s - m) per row
-    std::array<T, kBlockK> z;     // one row's dropout multipliers
-    DropoutTile dropout(p);
-    TransposedTiles<T> kt(p.S, p.hs);
-    // contiguous ranges of items: a thread's query blocks of one head share the transposed keys
-#pragma omp for schedule(static)
-    for (int64_t item = 0; item < items; ++item) {
-      const QueryBlock qb(p, item);
-      std::fill(m.begin(), m.end(), static_cast<T>(-INFINITY));
-      std::fill(l.begin(), l.end(), T(0));
-      std::fill(acc.begin(), acc.end(), T(0));
-      for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
-        const KeyTile t(qb, j0);
-        score_tile(s.data(), q.row(qb.n, qb.i0), q.sl, kt.tile(k.row(qb.n, 0), k.sl, j0), qb, t, p);
-        for (int64_t r = 0; r < qb.rows; ++r) {
-          T* sr = s.data() + r * kBlockK;
-          T* ar = acc.data() + r * hv;
-          const T m_new = row_max(sr, t.cols, m[r]);
-          if (m_new == -INFINITY) {  // every key so far is masked for this row: no weight
-            std::fill_n(sr, t.cols, T(0));
-            continue;
-          }
-          if (m_new != m[r]) {  // the max grew: rescale what was summed under the old one
-            const T correction = std::exp(m[r] - m_new);  // 0 while m[r] is -inf
-            l[r] *= correction;
-            for (int64_t d = 0; d < hv; ++d) ar[d] *= correction;
-            m[r] = m_new;
-          }
-          // the row's weights for v, before normalising
-          l[r] += exp_weights(sr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, m_new);
-        }
-        // acc (rows, hv) += weights (rows, cols) . v (cols, hv)
-        tile_gemm(acc.data(), hv, s.data(), kBlockK, 1, v.row(qb.n, j0), v.sl, qb.rows, t.cols, hv, T(1), true);
-      }
+  std::vector<T> s(kBlockQ * kBlockK), acc(kBlockQ * hv);
+  std::array<T, kBlockQ> m, l;  // running max and sum of exp(s - m) per row
+  std::array<T, kBlockK> z;     // one row's dropout multipliers
+  DropoutTile dropout(p);
+  TransposedTiles<T> kt(p.S, p.hs);
+  for (int64_t item = items * thread / threads; item < items * (thread + 1) / threads; ++item) {
+    const QueryBlock qb(p, item);
+    std::fill(m.begin(), m.end(), static_cast<T>(-INFINITY));
+    std::fill(l.begin(), l.end(), T(0));
+    std::fill(acc.begin(), acc.end(), T(0));
+    for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
+      const KeyTile t(qb, j0);
+      score_tile(s.data(), q.row(qb.n, qb.i0), q.sl, kt.tile(k.row(qb.n, 0), k.sl, j0), qb, t, p);
       for (int64_t r = 0; r < qb.rows; ++r) {
-        const int64_t row = qb.n * p.T + qb.i0 + r;
-        const bool all_masked = m[r] == -INFINITY;  // no key at all: zeros, as the composed softmax
-        const T inv = all_masked ? T(0) : T(1) / l[r];
-        T* out_row = out.row(qb.n, qb.i0 + r);
-        for (int64_t d = 0; d < hv; ++d) out_row[d] = acc[r * hv + d] * inv;
-        lse[row] = all_masked ? static_cast<T>(-INFINITY) : m[r] + std::log(l[r]);
+        T* sr = s.data() + r * kBlockK;
+        T* ar = acc.data() + r * hv;
+        const T m_new = row_max(sr, t.cols, m[r]);
+        if (m_new == -INFINITY) {  // every key so far is masked for this row: no weight
+          std::fill_n(sr, t.cols, T(0));
+          continue;
+        }
+        if (m_new != m[r]) {  // the max grew: rescale what was summed under the old one
+          const T correction = std::exp(m[r] - m_new);  // 0 while m[r] is -inf
+          l[r] *= correction;
+          for (int64_t d = 0; d < hv; ++d) ar[d] *= correction;
+          m[r] = m_new;
+        }
+        // the row's weights for v, before normalising
+        l[r] += exp_weights(sr, dropout.row(z.data(), qb.n, qb.i0 + r, j0, t.cols), t.cols, m_new);
       }
+      // acc (rows, hv) += weights (rows, cols) . v (cols, hv)
+      tile_gemm(acc.data(), hv, s.data(), kBlockK, 1, v.row(qb.n, j0), v.sl, qb.rows, t.cols, hv, T(1), true);
+    }
+    for (int64_t r = 0; r < qb.rows; ++r) {
+      const int64_t row = qb.n * p.T + qb.i0 + r;
+      const bool all_masked = m[r] == -INFINITY;  // no key at all: zeros, as the composed softmax
+      const T inv = all_masked ? T(0) : T(1) / l[r];
+      T* out_row = out.row(qb.n, qb.i0 + r);
+      for (int64_t d = 0; d < hv; ++d) out_row[d] = acc[r * hv + d] * inv;
+      lse[row] = all_masked ? static_cast<T>(-INFINITY) : m[r] + std::log(l[r]);
     }
   }
 }
@@ -352,9 +350,15 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
 
 void fused_attention_forward_cpu(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                  const Tensor& v, const FusedAttentionParams& params) {
+#pragma omp parallel if (worth_threads(params))
+  fused_attention_forward_part_cpu(out, lse, q, k, v, params, omp_get_thread_num(), omp_get_num_threads());
+}
+
+void fused_attention_forward_part_cpu(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
+                                      const Tensor& v, const FusedAttentionParams& params, int thread, int threads) {
   // out (B,H,T,hv) rows (written), lse (B,H,T) contiguous; q (B,H,T,hs), k (B,H,S,hs), v (B,H,S,hv) rows
   dispatch_floating(q.dtype(), "fused_attention", [&](auto zero) {
-    forward<decltype(zero)>(out, lse, q, k, v, params);
+    forward<decltype(zero)>(out, lse, q, k, v, params, thread, threads);
   });
 }
 

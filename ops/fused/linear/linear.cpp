@@ -112,41 +112,65 @@ Tensor linear_tangent(const ForwardContext& f) {  // ty = tx W^T + x tW^T + tb
 
 namespace {
 
-// y (..., out) = x (..., in) @ weight^T + bias by the matmul kernel (not the op).
-Tensor linear_output(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  Shape y_shape = x.shape();
-  y_shape.back() = weight.size(0);
-  Tensor y = empty(y_shape, x.dtype(), x.device());
-  linear_forward_into(y, x, weight, bias);
-  return y;
+// linear_outputs' checks: 1 to kGemmMaxGroup weights, as many biases, each as linear takes them.
+void check_linear_outputs_args(const Tensor& x, const TensorList& weights, const TensorList& biases) {
+  if (weights.size() != biases.size() || weights.empty() || weights.size() > size_t(kGemmMaxGroup))
+    throw Error("linear", fmt::format("linear_outputs takes 1 to {} weights and as many biases, got {} and {}",
+                                      kGemmMaxGroup, weights.size(), biases.size()));
+  for (size_t i = 0; i < weights.size(); ++i) check_linear_args(x, weights[i], biases[i], "linear");
+}
+
+// linear_outputs_into for checked arguments.
+void compute_linear_outputs(const TensorList& ys, const Tensor& x, const TensorList& weights,
+                            const TensorList& biases, GemmSideWorks side) {
+  if (weights.size() == 1 || x.is_cuda() || x.dim() < 2 || !x.is_contiguous() || x.numel() == 0) {
+    run_side_alone(side, {GemmPhase::before});
+    for (size_t i = 0; i < weights.size(); ++i) linear_forward_into(ys[i], x, weights[i], biases[i]);
+    run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
+    return;
+  }
+  // One product per weight: y (rows, out) = x (rows, in) @ weight^T + bias, x's rows stacked as
+  // linear_forward_into's matmul stacks them. Views, not the reshape op: nothing here is an op of
+  // its own.
+  const int64_t in = x.size(-1), rows = x.numel() / in;
+  const Tensor x2d = make_view(x, {rows, in}, {in, 1}, x.offset());
+  std::array<MatmulProduct, kGemmMaxGroup> products;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const int64_t out = weights[i].size(0);
+    products[i] = {make_view(ys[i], {rows, out}, {out, 1}, ys[i].offset()), x2d, transposed_view(weights[i]),
+                   contiguous_or_copy(biases[i]), false};
+  }
+  matmul_group_cpu(std::span(products.data(), weights.size()), side);
+}
+
+Shape linear_output_shape(const Tensor& x, const Tensor& weight) {
+  Shape shape = x.shape();
+  shape.back() = weight.size(0);
+  return shape;
 }
 
 }  // namespace
 
 TensorList linear_outputs(const Tensor& x, const TensorList& weights, const TensorList& biases) {
-  if (weights.size() != biases.size() || weights.empty() || weights.size() > size_t(kGemmMaxGroup))
-    throw Error("linear", fmt::format("linear_outputs takes 1 to {} weights and as many biases, got {} and {}",
-                                      kGemmMaxGroup, weights.size(), biases.size()));
-  for (size_t i = 0; i < weights.size(); ++i) check_linear_args(x, weights[i], biases[i], "linear");
+  check_linear_outputs_args(x, weights, biases);
   TensorList ys;
-  if (weights.size() == 1 || x.is_cuda() || x.dim() < 2 || !x.is_contiguous() || x.numel() == 0) {
-    for (size_t i = 0; i < weights.size(); ++i) ys.push_back(linear_output(x, weights[i], biases[i]));
-    return ys;
-  }
-  // One product per weight: y (rows, out) = x (rows, in) @ weight^T + bias, x's rows stacked as
-  // linear_output's matmul stacks them. Views, not the reshape op: nothing here is an op of its own.
-  const int64_t in = x.size(-1), rows = x.numel() / in;
-  const Tensor x2d = make_view(x, {rows, in}, {in, 1}, x.offset());
-  std::array<MatmulProduct, kGemmMaxGroup> products;
-  for (size_t i = 0; i < weights.size(); ++i) {
-    Shape y_shape = x.shape();
-    const int64_t out = y_shape.back() = weights[i].size(0);
-    ys.push_back(empty(y_shape, x.dtype(), x.device()));
-    products[i] = {make_view(ys[i], {rows, out}, {out, 1}, 0), x2d, transposed_view(weights[i]),
-                   contiguous_or_copy(biases[i]), false};
-  }
-  matmul_group_cpu(std::span(products.data(), weights.size()));
+  for (const Tensor& weight : weights) ys.push_back(empty(linear_output_shape(x, weight), x.dtype(), x.device()));
+  compute_linear_outputs(ys, x, weights, biases, {});
   return ys;
+}
+
+void linear_outputs_into(const TensorList& ys, const Tensor& x, const TensorList& weights, const TensorList& biases,
+                         GemmSideWorks side) {
+  check_linear_outputs_args(x, weights, biases);
+  if (ys.size() != weights.size())
+    throw Error("linear", fmt::format("linear_outputs_into takes an output per weight, got {} for {}", ys.size(),
+                                      weights.size()));
+  for (size_t i = 0; i < weights.size(); ++i)
+    if (!ys[i].is_contiguous() || ys[i].shape() != linear_output_shape(x, weights[i]) ||
+        ys[i].dtype() != x.dtype() || ys[i].device() != x.device())
+      throw Error("linear", fmt::format("linear_outputs_into needs a contiguous output of shape {} for weight {}, got "
+                                        "{}", shape_str(linear_output_shape(x, weights[i])), i, ys[i].describe()));
+  compute_linear_outputs(ys, x, weights, biases, side);
 }
 
 void save_linear_inputs(Recorder& rec, const Tensor& x, const Tensor& weight) {

@@ -29,8 +29,12 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 // self-attention): linear_outputs computes y_i = linear(x, weights[i], biases[i]) for 1 to 3
 // weights (biases[i] undefined where none) without recording anything, on the CPU with x
 // contiguous in one parallel region, each with the bits linear gives it; record_linear then
-// records one y_i as linear does (within the caller's module scope).
+// records one y_i as linear does (within the caller's module scope). linear_outputs_into writes
+// the given ys (contiguous, x's shape with each weight's out features last), with side work in
+// the products' region (run alone where there is none: x on a GPU, not contiguous, or one weight).
 TensorList linear_outputs(const Tensor& x, const TensorList& weights, const TensorList& biases);
+void linear_outputs_into(const TensorList& ys, const Tensor& x, const TensorList& weights, const TensorList& biases,
+                         GemmSideWorks side = {});
 void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, const Tensor& y);
 
 // linear's pieces, for fused ops that begin with it (ops/fused/linear_relu_dropout). Their
