@@ -10,6 +10,7 @@
 #include "nn/layer_norm.h"
 #include "ops/add/add.h"
 #include "ops/fused/linear/linear.h"
+#include "ops/fused/linear_dropout_add/linear_dropout_add.h"
 #include "ops/fused/linear_dropout_add_layer_norm/linear_dropout_add_layer_norm.h"
 #include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/matmul/matmul.h"
@@ -68,6 +69,13 @@ Tensor Linear::forward_dropout_add_norm(const Tensor& x, const Tensor& residual,
                                        norm.bias, norm.eps);
 }
 
+Tensor Linear::forward_dropout_add(const Tensor& x, const Tensor& residual, const Dropout& dropout) const {
+  if (!fusable() || !dropout.fusable()) return dropout.forward_added_to(residual, forward(x));
+  const ModuleScope in_module(path());
+  check_input(x);
+  return linear_dropout_add(x, weight, bias, residual, dropout.p, dropout.is_training());
+}
+
 Tensor LinearOutput::output() const { return layer ? layer->forward(x) : x; }
 
 TensorList Linear::forward_together(std::span<const Linear* const> layers, const Tensor& x) {
@@ -78,9 +86,7 @@ TensorList Linear::forward_together(std::span<const Linear* const> layers, const
   TensorList ys;
   for (const Linear* layer : layers) {
     layer->check_input(x);
-    Shape shape = x.shape();
-    shape.back() = layer->out_features;
-    ys.push_back(empty(shape, x.dtype(), x.device()));
+    ys.push_back(empty(linear_output_shape(x, layer->weight), x.dtype(), x.device()));
   }
   forward_together_into(layers, x, ys, {});
   return ys;

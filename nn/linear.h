@@ -55,6 +55,11 @@ class Linear : public Module {
   // dropout or the norm, or the dropout does not draw (eval, p = 0).
   Tensor forward_dropout_add_norm(const Tensor& x, const Tensor& residual, const Dropout& dropout,
                                   const LayerNorm& norm) const;
+  // dropout.forward_added_to(residual, forward(x)) as one op (ops/fused/linear_dropout_add),
+  // recorded in this layer's scope, with the same values and draws (in eval and at p = 0 too: the
+  // sum alone); as the two when the model is composed or a forward hook watches this layer or the
+  // dropout.
+  Tensor forward_dropout_add(const Tensor& x, const Tensor& residual, const Dropout& dropout) const;
 
   int64_t in_features, out_features;
   Tensor weight, bias;  // bias undefined when built without one

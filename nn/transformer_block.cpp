@@ -6,7 +6,10 @@ namespace tg::nn {
 
 Tensor residual(const Tensor& x, const LayerNorm& norm, bool norm_first, const Dropout& dropout,
                 const std::function<LinearOutput(const Tensor&)>& block) {
-  if (norm_first) return dropout.forward_added_to(x, block(norm.forward(x)).output());
+  if (norm_first) {
+    const LinearOutput y = block(norm.forward(x));
+    return y.layer ? y.layer->forward_dropout_add(y.x, x, dropout) : dropout.forward_added_to(x, y.x);
+  }
   const LinearOutput y = block(x);
   return y.layer ? y.layer->forward_dropout_add_norm(y.x, x, dropout, norm)
                  : norm.forward_of_dropout_add(x, y.x, dropout);

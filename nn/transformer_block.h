@@ -2,10 +2,11 @@
 // The pieces that EncoderLayer, DecoderLayer and their stacks share, written as PyTorch's
 // TransformerEncoderLayer / TransformerDecoderLayer write them (see their headers):
 //   residual            x + dropout(block(norm(x))) (pre-LN, norm_first)  or  norm(x + dropout(block(x)))
-//                       (post-LN): the dropout and the sum one op (Dropout::forward_added_to), post-LN
-//                       with the block's last linear layer and the norm
-//                       (Linear::forward_dropout_add_norm), or with the norm alone
-//                       (LayerNorm::forward_of_dropout_add)
+//                       (post-LN): the block's last linear layer, the dropout and the sum one op
+//                       (Linear::forward_dropout_add), post-LN with the norm too
+//                       (Linear::forward_dropout_add_norm); where the block's last layer runs alone
+//                       (a hooked attention), the dropout and the sum (Dropout::forward_added_to),
+//                       post-LN with the norm (LayerNorm::forward_of_dropout_add)
 //   attention_block     _sa_block / _mha_block without their dropout: attention(x, memory, memory).output,
 //                       out_proj not yet applied (MultiHeadAttention::forward_to_out_proj)
 //   feed_forward_block  _ff_block without its last dropout: linear2(dropout(activation(linear1(x)))),

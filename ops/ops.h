@@ -47,6 +47,7 @@
 #include "ops/fused/embedding_add_positions/embedding_add_positions.h"
 #include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/fused/linear/linear.h"
+#include "ops/fused/linear_dropout_add/linear_dropout_add.h"
 #include "ops/fused/linear_dropout_add_layer_norm/linear_dropout_add_layer_norm.h"
 #include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"

@@ -299,6 +299,38 @@ TEST_CASE("parallel regions: a post-LN block's last layer, residual connection a
   for (size_t i = 0; i < fused.size(); ++i) require_same_bits(fused[i].grad(), two[i].grad());
 }
 
+TEST_CASE("parallel regions: a pre-LN block's last layer and residual connection are one region forward and one "
+          "backward" * doctest::skip(!counting)) {
+  // residual + dropout(linear(x)), x (512, 256) -> 128: linear_dropout_add draws the mask and adds
+  // the residual in the product's region, and makes the masked gradient in the region of the
+  // products and bias sums of backward, where linear and dropout_add open two each way. Without a
+  // draw (p = 0) the sum alone runs in the product's region. The same bits, from generators in one
+  // state.
+  for (double p : {0.1, 0.0}) {
+    CAPTURE(p);
+    auto leaves = [] {
+      manual_seed(25);
+      return TensorList{randn({512, 256}).requires_grad_(), randn({128, 256}).requires_grad_(),
+                        randn({128}).requires_grad_(), randn({512, 128})};  // (a leaf residual's .grad is a copy)
+    };
+    manual_seed(26);
+    const Tensor grad = randn({512, 128});
+    const TensorList fused = leaves(), two = leaves();
+    Generator fused_gen(3), two_gen(3);
+    Tensor y_fused, y_two;
+    CHECK(regions_opened_by([&] {
+            y_fused = linear_dropout_add(fused[0], fused[1], fused[2], fused[3], p, true, fused_gen);
+          }) == 1);
+    CHECK(regions_opened_by([&] { y_fused.backward(grad); }) == 1);
+    CHECK(regions_opened_by([&] {
+            y_two = dropout_add(two[3], linear(two[0], two[1], two[2]), p, true, two_gen);
+          }) == 2);
+    CHECK(regions_opened_by([&] { y_two.backward(grad); }) == (p > 0 ? 2 : 1));
+    require_same_bits(y_fused, y_two);
+    for (size_t i = 0; i < 3; ++i) require_same_bits(fused[i].grad(), two[i].grad());
+  }
+}
+
 TEST_CASE("parallel regions: token and position embeddings are one region forward and one backward" *
           doctest::skip(!counting)) {
   // embedding(indices) + positions[0:T], indices (32, 64) of 64 x 128: embedding_add_positions

@@ -145,11 +145,11 @@ TEST_CASE("nn::DecoderLayer: the composed path (set_composed) gives the fused on
     CHECK(composed_ops["fused_attention"] == 0);
     CHECK(composed_ops["linear_relu_dropout"] + composed_ops["relu_dropout"] == 0);
     CHECK(composed_ops["softmax"] == 2);
-    // the three residual connections: dropout and sum (pre-LN), or the block's last linear layer
-    // (the attentions' out_proj, linear2), dropout, sum and norm (post-LN)
-    CHECK(fused_ops[norm_first ? "dropout_add" : "linear_dropout_add_layer_norm"] == 3);
-    CHECK(fused_ops["dropout_add_layer_norm"] == 0);
-    CHECK(composed_ops["dropout_add"] + composed_ops["dropout_add_layer_norm"] +
+    // the three residual connections with the block's last linear layer (the attentions' out_proj,
+    // linear2): dropout and sum (pre-LN), or dropout, sum and norm (post-LN)
+    CHECK(fused_ops[norm_first ? "linear_dropout_add" : "linear_dropout_add_layer_norm"] == 3);
+    CHECK(fused_ops["dropout_add"] + fused_ops["dropout_add_layer_norm"] == 0);
+    CHECK(composed_ops["dropout_add"] + composed_ops["dropout_add_layer_norm"] + composed_ops["linear_dropout_add"] +
               composed_ops["linear_dropout_add_layer_norm"] ==
           0);
     REQUIRE(fused.size() == composed.size());

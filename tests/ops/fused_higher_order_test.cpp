@@ -157,6 +157,14 @@ TEST_CASE("fused linear_relu_dropout: second order and forward mode match finite
   require_fused_higher_order(fn, in);
 }
 
+TEST_CASE("fused linear_dropout_add: second order and forward mode match finite differences") {
+  const Fn fn = [](const TensorList& in) {
+    Generator gen(7);  // the same mask at every evaluation
+    return linear_dropout_add(in[0], in[1], in[2], in[3], 0.4, true, gen);
+  };
+  require_fused_higher_order(fn, {rand64({2, 3}, 1), rand64({4, 3}, 2), rand64({4}, 3), rand64({2, 4}, 4)});
+}
+
 TEST_CASE("fused linear_dropout_add_layer_norm: second order and forward mode match finite differences") {
   const Fn fn = [](const TensorList& in) {
     Generator gen(7);  // the same mask at every evaluation

@@ -1,10 +1,10 @@
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
 #include "elementwise_test_util.h"
+#include "fused_pair_test_util.h"
 #include "ops/add/add.h"
 #include "ops/fused/dropout_add_layer_norm/dropout_add_layer_norm.h"
 #include "ops/fused/linear/linear.h"
@@ -15,45 +15,6 @@
 
 using namespace tg;
 using namespace tg::test;
-
-namespace {
-
-// The fused op and linear then dropout_add_layer_norm on copies of the same leaves (x, weight,
-// bias, residual, norm_weight, norm_bias; `frozen` of them without gradient), drawing from
-// generators in one state; then both backward from one gradient, where `reread` also adds
-// x * x + residual * residual (their gradients gathered from two entries, as a block's are).
-struct FusedAndTwo {
-  TensorList fused_in, two_in;
-  Tensor fused, two;
-  uint64_t fused_offset, two_offset;
-};
-
-FusedAndTwo fused_and_two(const TensorList& inputs, DType dtype, const Shape& normalized_shape, bool reread,
-                 const std::vector<int>& frozen = {}) {
-  FusedAndTwo r;
-  for (TensorList* in : {&r.fused_in, &r.two_in})
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      const bool grad = std::find(frozen.begin(), frozen.end(), int(i)) == frozen.end();
-      in->push_back(inputs[i].defined() ? copy_keeping_strides(inputs[i].detach(), dtype, kCPU).requires_grad_(grad)
-                                        : Tensor());
-    }
-  Generator a(5), b(5);
-  a.set_state(5, 9);
-  b.set_state(5, 9);
-  const TensorList &f = r.fused_in, &t = r.two_in;
-  r.fused = linear_dropout_add_layer_norm(f[0], f[1], f[2], f[3], 0.3, true, normalized_shape, f[4], f[5], 1e-5, a);
-  r.two = dropout_add_layer_norm(t[3], linear(t[0], t[1], t[2]), 0.3, true, normalized_shape, t[4], t[5], 1e-5, b);
-  r.fused_offset = a.offset(), r.two_offset = b.offset();
-  const Tensor g = to_dtype_copy(rand64(r.fused.shape(), 14).detach(), dtype);
-  for (auto [in, y] : {std::pair{&r.fused_in, r.fused}, std::pair{&r.two_in, r.two}}) {
-    Tensor loss = sum(mul(y, g));
-    if (reread) loss = add(loss, add(sum(mul((*in)[0], (*in)[0])), sum(mul((*in)[3], (*in)[3]))));
-    loss.backward();
-  }
-  return r;
-}
-
-}  // namespace
 
 TEST_CASE("linear_dropout_add_layer_norm: hand-worked forward and backward, mask from uniform_at") {
   // x (2,2), weight (3,2), bias (3), residual (2,3), p = 0.5: y = x W^T + b, sum = residual +
@@ -161,15 +122,20 @@ TEST_CASE("linear_dropout_add_layer_norm: the values, gradients and draws of lin
         CAPTURE(c.what);
         CAPTURE(dtype_name(dtype));
         CAPTURE(reread);
-        const FusedAndTwo r = fused_and_two(c.inputs, dtype, c.normalized_shape, reread, c.frozen);
+        const Shape& shape = c.normalized_shape;
+        const FusedAndUnfused r = run_fused_and_unfused(
+            c.inputs, dtype,
+            [&](const TensorList& in, Generator& gen) {
+              return linear_dropout_add_layer_norm(in[0], in[1], in[2], in[3], 0.3, true, shape, in[4], in[5], 1e-5,
+                                                   gen);
+            },
+            [&](const TensorList& in, Generator& gen) {
+              return dropout_add_layer_norm(in[3], linear(in[0], in[1], in[2]), 0.3, true, shape, in[4], in[5], 1e-5,
+                                            gen);
+            },
+            reread ? std::vector<int>{0, 3} : std::vector<int>{}, c.frozen);
         CHECK(r.fused.producer()->op == "linear_dropout_add_layer_norm");
-        CHECK(r.fused_offset == r.two_offset);
-        require_close(r.fused, r.two, 0, 0);
-        for (size_t i = 0; i < r.fused_in.size(); ++i)
-          if (r.fused_in[i].defined() && r.fused_in[i].requires_grad()) {
-            CAPTURE(i);
-            require_close(r.fused_in[i].grad(), r.two_in[i].grad(), 0, 0);
-          }
+        require_same_as_unfused(r);
       }
 }
 

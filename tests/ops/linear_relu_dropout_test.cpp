@@ -3,6 +3,7 @@
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
 #include "elementwise_test_util.h"
+#include "fused_pair_test_util.h"
 #include "ops/fused/linear/linear.h"
 #include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"
@@ -12,39 +13,6 @@
 
 using namespace tg;
 using namespace tg::test;
-
-namespace {
-
-// The fused op and linear then relu_dropout on copies of the same leaves, drawing from generators
-// in one state; then both backward from one gradient, where `reread` also adds x * x (so x's
-// gradient gathers from two entries, as a layer's input read by its residual connection does).
-struct FusedAndTwo {
-  TensorList fused_in, two_in;
-  Tensor fused, two;
-  uint64_t fused_offset, two_offset;
-};
-
-FusedAndTwo linear_relu_dropout_both(const TensorList& inputs, DType dtype, double p, bool reread) {
-  FusedAndTwo r;
-  for (TensorList* in : {&r.fused_in, &r.two_in})
-    for (const Tensor& t : inputs)
-      in->push_back(t.defined() ? copy_keeping_strides(t.detach(), dtype, kCPU).requires_grad_() : Tensor());
-  Generator a(5), b(5);
-  a.set_state(5, 9);
-  b.set_state(5, 9);
-  r.fused = linear_relu_dropout(r.fused_in[0], r.fused_in[1], r.fused_in[2], p, true, a);
-  r.two = relu_dropout(linear(r.two_in[0], r.two_in[1], r.two_in[2]), p, true, b);
-  r.fused_offset = a.offset(), r.two_offset = b.offset();
-  const Tensor g = to_dtype_copy(rand64(r.fused.shape(), 14).detach(), dtype);
-  for (auto [in, y] : {std::pair{&r.fused_in, r.fused}, std::pair{&r.two_in, r.two}}) {
-    Tensor loss = sum(mul(y, g));
-    if (reread) loss = add(loss, sum(mul((*in)[0], (*in)[0])));
-    loss.backward();
-  }
-  return r;
-}
-
-}  // namespace
 
 TEST_CASE("linear_relu_dropout: hand-worked forward and backward, mask from uniform_at") {
   // x (2,3), weight (2,3), bias (2), p = 0.5: y = x W^T + b, out = kept && y > 0 ? 2y : 0, element i
@@ -107,15 +75,17 @@ TEST_CASE("linear_relu_dropout: the values, gradients and draws of linear then r
         CAPTURE(c.what);
         CAPTURE(dtype_name(dtype));
         CAPTURE(reread);
-        const FusedAndTwo r = linear_relu_dropout_both(c.inputs, dtype, 0.3, reread);
+        const FusedAndUnfused r = run_fused_and_unfused(
+            c.inputs, dtype,
+            [](const TensorList& in, Generator& gen) {
+              return linear_relu_dropout(in[0], in[1], in[2], 0.3, true, gen);
+            },
+            [](const TensorList& in, Generator& gen) {
+              return relu_dropout(linear(in[0], in[1], in[2]), 0.3, true, gen);
+            },
+            reread ? std::vector<int>{0} : std::vector<int>{});
         CHECK(r.fused.producer()->op == "linear_relu_dropout");
-        CHECK(r.fused_offset == r.two_offset);
-        require_close(r.fused, r.two, 0, 0);
-        for (size_t i = 0; i < r.fused_in.size(); ++i)
-          if (r.fused_in[i].defined()) {
-            CAPTURE(i);
-            require_close(r.fused_in[i].grad(), r.two_in[i].grad(), 0, 0);
-          }
+        require_same_as_unfused(r);
       }
 }
 

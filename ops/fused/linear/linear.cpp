@@ -12,7 +12,9 @@
 #include "ops/add/add.h"
 #include "ops/common/contiguous_input.h"
 #include "ops/common/op_doc.h"
+#include "ops/common/vec_math.h"
 #include "ops/contiguous/contiguous.h"
+#include "ops/dropout/dropout.h"
 #include "ops/matmul/gemm_cpu.h"
 #include "ops/matmul/matmul.h"
 #include "ops/reshape/reshape.h"
@@ -37,6 +39,21 @@ void check_linear_args(const Tensor& x, const Tensor& weight, const Tensor& bias
     throw Error(op, fmt::format("expected x (..., in), weight (out, in), bias (out), got x {} weight {} bias {}",
                                 shape_str(x.shape()), shape_str(weight.shape()),
                                 bias.defined() ? shape_str(bias.shape()) : "none"));
+}
+
+Shape linear_output_shape(const Tensor& x, const Tensor& weight) {
+  Shape shape = x.shape();
+  shape.back() = weight.size(0);
+  return shape;
+}
+
+void check_linear_residual(const Tensor& residual, const Tensor& x, const Tensor& weight, const char* op) {
+  check_floating(residual, op, "residual");
+  check_same_dtype(residual, x, op);
+  check_same_device(residual, x, op);
+  if (const Shape y_shape = linear_output_shape(x, weight); residual.shape() != y_shape)
+    throw Error(op, fmt::format("residual must have linear's output shape (..., out) = {}, got {}", shape_str(y_shape),
+                                shape_str(residual.shape())));
 }
 
 // The reference rule (the derivative in linear.h): every step a tapegrad op, recorded when grad
@@ -66,6 +83,36 @@ TensorList linear_fast_grads(const BackwardContext& ctx, const Tensor& grad, con
                       contiguous(flatten_rows(grad)), dweight.defined() ? flatten_rows(ctx.saved("x")) : Tensor(),
                       dx.defined() ? ctx.saved("weight") : Tensor(), make_grad);
   return {dx, dweight, dbias};
+}
+
+namespace {
+
+// gy (n) = keep ? grad * scale : 0, thread `t` of `threads` taking its share (the bits do not
+// depend on the split: one product per element).
+struct MaskWork {
+  float* gy;
+  const uint8_t* keep;
+  const float* grad;
+  int64_t n;
+  float scale;
+};
+
+void mask_part(const void* context, int t, int threads) {
+  const auto& w = *static_cast<const MaskWork*>(context);
+  const int64_t first = w.n * t / threads, last = w.n * (t + 1) / threads;
+  masked_scaled_f32(w.gy + first, w.keep + first, w.grad + first, nullptr, last - first, w.scale);
+}
+
+}  // namespace
+
+TensorList linear_fast_grads_masked(const BackwardContext& ctx, const Tensor& keep, double scale) {
+  const Tensor g = contiguous_or_copy(ctx.grad());
+  if (g.is_cuda() || g.dtype() != kF32) return linear_fast_grads(ctx, masked_scaled(g, keep, scale));
+  const Tensor gy = empty(g.shape(), g.dtype(), g.device());
+  const MaskWork work{gy.data<float>(), mask_bytes(keep.data<bool>()), g.data<float>(), g.numel(),
+                      static_cast<float>(scale)};
+  const GemmSideWork make_gy{mask_part, &work, GemmPhase::before};
+  return linear_fast_grads(ctx, gy, &make_gy);
 }
 
 TG_OP_DOC(linear) {
@@ -141,12 +188,6 @@ void compute_linear_outputs(const TensorList& ys, const Tensor& x, const TensorL
                    contiguous_or_copy(biases[i]), false};
   }
   matmul_group_cpu(std::span(products.data(), weights.size()), side);
-}
-
-Shape linear_output_shape(const Tensor& x, const Tensor& weight) {
-  Shape shape = x.shape();
-  shape.back() = weight.size(0);
-  return shape;
 }
 
 }  // namespace

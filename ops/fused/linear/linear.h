@@ -41,6 +41,9 @@ void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, co
 // entries take the inputs x, weight, bias first, and save x and weight as linear's does
 // (save_linear_inputs).
 //   check_linear_args: the errors for bad x, weight or bias, naming `op`
+//   linear_output_shape: y's shape, x's with weight's out features last
+//   check_linear_residual: the errors for a residual added to y that is not of y's shape, dtype
+//     and device, naming `op`
 //   linear_forward_into: y (x's shape, out features last) = linear(x, weight, bias) by the kernels,
 //     recording nothing; on the CPU the side work runs in the product's parallel region
 //   linear_tangent: linear's forward-mode rule, ty = tx W^T + x tW^T + tb
@@ -48,12 +51,18 @@ void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, co
 //     shape) in place of the entry's own output gradient; on the CPU, make_grad (GemmPhase::before)
 //     runs first in the fast rule's parallel region and writes grad (contiguous)
 void check_linear_args(const Tensor& x, const Tensor& weight, const Tensor& bias, const char* op);
+Shape linear_output_shape(const Tensor& x, const Tensor& weight);
+void check_linear_residual(const Tensor& residual, const Tensor& x, const Tensor& weight, const char* op);
 void linear_forward_into(const Tensor& y, const Tensor& x, const Tensor& weight, const Tensor& bias,
                          GemmSideWorks side = {});
 Tensor linear_tangent(const ForwardContext& f);
 void save_linear_inputs(Recorder& rec, const Tensor& x, const Tensor& weight);
 TensorList linear_reference_grads(const BackwardContext& ctx, const Tensor& grad);
 TensorList linear_fast_grads(const BackwardContext& ctx, const Tensor& grad, const GemmSideWork* make_grad = nullptr);
+//   linear_fast_grads_masked: linear_fast_grads for grad = keep * (the entry's output gradient) *
+//     scale (a dropout's backward, keep a bool mask of y's shape), on the CPU in float32 made by the
+//     products' team first (GemmPhase::before)
+TensorList linear_fast_grads_masked(const BackwardContext& ctx, const Tensor& keep, double scale);
 
 // Kernel, on CPU tensors (the forward adds the bias inside matmul_forward_cpu), each output
 // written where defined:

@@ -1,7 +1,5 @@
 #include "ops/fused/linear_dropout_add_layer_norm/linear_dropout_add_layer_norm.h"
 
-#include <fmt/format.h>
-
 #include <cstdint>
 
 #include "core/cuda/cuda_only.h"
@@ -81,15 +79,6 @@ TensorList norm_then_linear_backward(const BackwardContext& ctx, double scale, i
   return grads;
 }
 
-void check_residual(const Tensor& residual, const Tensor& x, const Shape& y_shape) {
-  check_floating(residual, kLinearNormOp, "residual");
-  check_same_dtype(residual, x, kLinearNormOp);
-  check_same_device(residual, x, kLinearNormOp);
-  if (residual.shape() != y_shape)
-    throw Error(kLinearNormOp, fmt::format("residual must have linear's output shape (..., out) = {}, got {}",
-                                 shape_str(y_shape), shape_str(residual.shape())));
-}
-
 }  // namespace
 
 TG_OP_DOC(linear_dropout_add_layer_norm) {
@@ -118,9 +107,8 @@ Tensor linear_dropout_add_layer_norm(const Tensor& x, const Tensor& weight, cons
                                      const Tensor& norm_weight, const Tensor& norm_bias, double eps, Generator& gen) {
   check_linear_args(x, weight, bias, kLinearNormOp);
   check_dropout_args(x, p, kLinearNormOp);
-  Shape shape = x.shape();
-  shape.back() = weight.size(0);
-  check_residual(residual, x, shape);
+  check_linear_residual(residual, x, weight, kLinearNormOp);
+  const Shape shape = linear_output_shape(x, weight);
   check_layer_norm_args(residual, normalized_shape, norm_weight, norm_bias, eps, kLinearNormOp,
                         {"residual", "norm_weight", "norm_bias"});
   if (!training || p == 0)

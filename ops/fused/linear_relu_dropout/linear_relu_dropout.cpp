@@ -34,34 +34,6 @@ void draw_part(const void* context, int, int) {
   dropout_forward_f32_team(w.out, w.keep, w.out, nullptr, w.n, w.seed, w.offset, w.threshold, w.scale, true);
 }
 
-// gy (n) = keep ? grad * scale : 0, thread `t` of `threads` taking its share (the bits do not
-// depend on the split: one product per element).
-struct MaskWork {
-  float* gy;
-  const uint8_t* keep;
-  const float* grad;
-  int64_t n;
-  float scale;
-};
-
-void mask_part(const void* context, int t, int threads) {
-  const auto& w = *static_cast<const MaskWork*>(context);
-  const int64_t first = w.n * t / threads, last = w.n * (t + 1) / threads;
-  masked_scaled_f32(w.gy + first, w.keep + first, w.grad + first, nullptr, last - first, w.scale);
-}
-
-// The fast rule: linear's kernel for gy, which on the CPU in float32 the products' team makes first.
-TensorList masked_linear_backward(const BackwardContext& ctx, double scale) {
-  const Tensor g = contiguous_or_copy(ctx.grad());
-  const Tensor& keep = ctx.saved("keep");
-  if (g.is_cuda() || g.dtype() != kF32) return linear_fast_grads(ctx, masked_scaled(g, keep, scale));
-  const Tensor gy = empty(g.shape(), g.dtype(), g.device());
-  const MaskWork work{gy.data<float>(), mask_bytes(keep.data<bool>()), g.data<float>(), g.numel(),
-                      static_cast<float>(scale)};
-  const GemmSideWork make_gy{mask_part, &work, GemmPhase::before};
-  return linear_fast_grads(ctx, gy, &make_gy);
-}
-
 }  // namespace
 
 TG_OP_DOC(linear_relu_dropout) {
@@ -86,8 +58,7 @@ Tensor linear_relu_dropout(const Tensor& x, const Tensor& weight, const Tensor& 
   check_linear_args(x, weight, bias, "linear_relu_dropout");
   check_dropout_args(x, p, "linear_relu_dropout");
   if (!training || p == 0) return relu(linear(x, weight, bias));
-  Shape shape = x.shape();
-  shape.back() = weight.size(0);
+  const Shape shape = linear_output_shape(x, weight);
   const int64_t n = numel(shape);
   const double scale = p < 1 ? 1 / (1 - p) : 0;
   const uint64_t threshold = keep_threshold(p), offset = gen.reserve(static_cast<uint64_t>(n), 4);
@@ -118,7 +89,7 @@ Tensor linear_relu_dropout(const Tensor& x, const Tensor& weight, const Tensor& 
           const Tensor factor = keep_factor(ctx.saved("keep"), scale, ctx.input_dtype(0));
           return linear_reference_grads(ctx, mul(ctx.grad(), factor));
         },
-        [scale](const BackwardContext& ctx) { return masked_linear_backward(ctx, scale); });
+        [scale](const BackwardContext& ctx) { return linear_fast_grads_masked(ctx, ctx.saved("keep"), scale); });
   }
   return out;
 }
