@@ -23,8 +23,9 @@ class Linear;
 
 // A block's output not yet computed: layer->forward(x), or x itself where layer is null. A block
 // that ends in a linear layer (attention's out_proj, a feed-forward's second layer) returns it so,
-// for a post-LN residual connection to run the layer with its dropout, sum and norm as one op
-// (Linear::forward_dropout_add_norm, nn/transformer_block.h's residual).
+// for the residual connection to run the layer with its dropout and sum (and, post-LN, its norm)
+// as one op (Linear::forward_dropout_add, Linear::forward_dropout_add_norm; nn/transformer_block.h's
+// residual).
 struct LinearOutput {
   const Linear* layer = nullptr;
   Tensor x;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "core/factories.h"
 #include "nn/attention_kernel.h"
@@ -26,6 +27,27 @@ Tensor per_head_mask(const Tensor& mask, int64_t B, int64_t NH) {
   if (mask.defined() && mask.dim() == 3 && mask.size(0) == B * NH)
     return reshape(mask, {B, NH, mask.size(1), mask.size(2)});
   return mask;
+}
+
+// Self-attention's q, k and v products and the fused kernel after them in one parallel region:
+// the call is checked on views of the products' outputs as heads, which nothing has written or
+// recorded yet; the heads recorded after the products name them again for the fused_attention
+// entry. query (B,T,E) contiguous on the CPU -> the heads merged (B,T,E).
+Tensor self_attention_in_one_region(std::span<const Linear* const> projections, const Tensor& query, int64_t NH,
+                                    const AttentionOptions& attention) {
+  const int64_t B = query.size(0), T = query.size(1), E = query.size(2), hs = E / NH;
+  TensorList ys;
+  for (int i = 0; i < 3; ++i) ys.push_back(empty({B, T, E}, query.dtype(), query.device()));
+  auto head_view = [&](const Tensor& y) { return make_view(y, {B, NH, T, hs}, {T * E, hs, E, 1}, y.offset()); };
+  const FusedAttentionRun run(
+      AttentionSpec::check(kEntry, AttentionKernel::fused, head_view(ys[0]), head_view(ys[1]), head_view(ys[2]),
+                           attention));
+  const GemmSideWork kernel_after = run.after_products();
+  Linear::forward_together_into(projections, query, ys, {&kernel_after, 1});
+  // (B,T,E) -> (B,T,NH,hs) -> (B,NH,T,hs), recorded
+  auto heads = [&](const Tensor& y) { return transpose(reshape(y, {B, T, NH, hs}), 1, 2); };
+  const Tensor out = run.record(heads(ys[0]), heads(ys[1]), heads(ys[2]));  // (B,NH,T,hs)
+  return reshape(transpose(out, 1, 2), {B, T, E});                        // (B,T,NH,hs) -> (B,T,E)
 }
 
 }  // namespace
@@ -78,18 +100,7 @@ Tensor MultiHeadAttention::merged_heads(const Tensor& query, const Tensor& key, 
   const bool one_region = self_attention && kernel == AttentionKernel::fused && !query.is_cuda() &&
                           query.is_contiguous() && query.dtype() == q_proj->weight.dtype() &&
                           std::ranges::all_of(projections, [](const Linear* layer) { return layer->fusable(); });
-  if (one_region) {  // the kernel in the region of the q, k and v products, after them
-    TensorList ys;
-    for (int i = 0; i < 3; ++i) ys.push_back(empty({B, T, E}, query.dtype(), query.device()));
-    // heads' views, not yet written or recorded: the recorded heads below name them again
-    auto head_view = [&](const Tensor& y) { return make_view(y, {B, NH, T, hs}, {T * E, hs, E, 1}, y.offset()); };
-    const Tensor q = head_view(ys[0]), k = head_view(ys[1]), v = head_view(ys[2]);
-    const FusedAttentionRun run(AttentionSpec::check(kEntry, kernel, q, k, v, attention));
-    const GemmSideWork kernel_after = run.after_products();
-    Linear::forward_together_into(projections, query, ys, {&kernel_after, 1});
-    const Tensor out = run.record(heads(ys[0], T), heads(ys[1], T), heads(ys[2], T));  // (B,NH,T,hs)
-    return reshape(transpose(out, 1, 2), {B, T, E});  // (B,T,NH,hs) -> (B,T,E)
-  }
+  if (one_region) return self_attention_in_one_region(projections, query, NH, attention);
   const TensorList together = self_attention ? Linear::forward_together(projections, query) : TensorList{};
   auto projected = [&](int i, const Tensor& x) { return together.empty() ? projections[i]->forward(x) : together[i]; };
   const Tensor q = heads(projected(0, query), T), k = heads(projected(1, key), S), v = heads(projected(2, value), S);
