@@ -99,7 +99,8 @@ Tensor MultiHeadAttention::merged_heads(const Tensor& query, const Tensor& key, 
   const Linear* const projections[] = {q_proj.get(), k_proj.get(), v_proj.get()};
   const bool one_region = self_attention && kernel == AttentionKernel::fused && !query.is_cuda() &&
                           query.is_contiguous() && query.dtype() == q_proj->weight.dtype() &&
-                          std::ranges::all_of(projections, [](const Linear* layer) { return layer->fusable(); });
+                          std::all_of(std::begin(projections), std::end(projections),
+                                      [](const Linear* layer) { return layer->fusable(); });
   if (one_region) return self_attention_in_one_region(projections, query, NH, attention);
   const TensorList together = self_attention ? Linear::forward_together(projections, query) : TensorList{};
   auto projected = [&](int i, const Tensor& x) { return together.empty() ? projections[i]->forward(x) : together[i]; };
