@@ -6,6 +6,7 @@
 #
 #   tests/dist/rank_killed.sh TAPEGRAD WORK_DIR mpirun -np 2 ...
 set -euo pipefail
+source "$(dirname "$0")/rank_pid.sh"
 
 tapegrad=$1
 work=$2
@@ -39,10 +40,7 @@ done
 [ -f "$run/checkpoint.safetensors" ] || fail "no checkpoint after 60 s"
 
 # Rank 1: the child of mpirun whose environment says so.
-rank1=""
-for pid in $(pgrep -P "$job"); do
-  if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then rank1=$pid; fi
-done
+rank1=$(rank_pid "$job" 1)
 [ -n "$rank1" ] || fail "rank 1 not found among mpirun's children ($(pgrep -P "$job" | tr '\n' ' '))"
 kill -9 "$rank1"
 killed_at=$SECONDS

@@ -7,6 +7,7 @@
 #
 #   tests/dist/rank_signalled.sh TAPEGRAD WORK_DIR mpirun -np 2 ...
 set -euo pipefail
+source "$(dirname "$0")/rank_pid.sh"
 
 tapegrad=$1
 work=$2
@@ -38,10 +39,8 @@ for _ in $(seq 600); do
 done
 [ "$(steps_logged)" -ge 5 ] || fail "not training after 60 s"
 
-rank1=""
-for pid in $(pgrep -P "$job"); do
-  if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1; then rank1=$pid; fi
-done
+# Rank 1: the child of mpirun whose environment says so.
+rank1=$(rank_pid "$job" 1)
 [ -n "$rank1" ] || fail "rank 1 not found among mpirun's children ($(pgrep -P "$job" | tr '\n' ' '))"
 kill -TERM "$rank1"
 signalled_at=$SECONDS
