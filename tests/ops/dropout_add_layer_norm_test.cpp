@@ -4,46 +4,13 @@
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
 #include "elementwise_test_util.h"
+#include "fused_pair_test_util.h"
 #include "ops/fused/dropout_add/dropout_add.h"
 #include "ops/fused/dropout_add_layer_norm/dropout_add_layer_norm.h"
 #include "ops/layer_norm/layer_norm.h"
 
 using namespace tg;
 using namespace tg::test;
-
-namespace {
-
-Generator generator_at(uint64_t seed, uint64_t offset) {
-  Generator gen(seed);
-  gen.set_state(seed, offset);
-  return gen;
-}
-
-// The fused op and dropout_add then layer_norm, drawing from generators in one state; weight
-// and bias may be undefined.
-struct Pair {
-  Tensor fused, composed;
-  uint64_t fused_offset, composed_offset;
-};
-
-Pair both(const TensorList& fused_in, const TensorList& composed_in, double p, const Shape& normalized_shape) {
-  Generator a = generator_at(5, 9), b = generator_at(5, 9);
-  Tensor fused = dropout_add_layer_norm(fused_in[0], fused_in[1], p, true, normalized_shape, fused_in[2],
-                                        fused_in[3], 1e-5, a);
-  Tensor composed = layer_norm(dropout_add(composed_in[0], composed_in[1], p, true, b), normalized_shape,
-                               composed_in[2], composed_in[3], 1e-5);
-  return {fused, composed, a.offset(), b.offset()};
-}
-
-// Fresh leaves with t's strides in `dtype` (undefined stays undefined).
-TensorList leaves_in(const TensorList& inputs, DType dtype) {
-  TensorList out;
-  for (const Tensor& t : inputs)
-    out.push_back(t.defined() ? copy_keeping_strides(t.detach(), dtype, kCPU).requires_grad_() : Tensor());
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("dropout_add_layer_norm: hand-worked forward and backward, mask from uniform_at") {
   // Two rows of 3, p = 0.5: sum = residual + (kept ? 2x : 0), then each row normalised (biased
@@ -111,19 +78,18 @@ TEST_CASE("dropout_add_layer_norm: the values, gradients and draws of dropout_ad
     for (DType dtype : {kF32, kF64}) {
       CAPTURE(c.what);
       CAPTURE(dtype_name(dtype));
-      const TensorList a = leaves_in(c.inputs, dtype), b = leaves_in(c.inputs, dtype);
-      const Pair y = both(a, b, 0.3, c.normalized_shape);
-      CHECK(y.fused.producer()->op == "dropout_add_layer_norm");
-      CHECK(y.fused_offset == y.composed_offset);
-      require_close(y.fused, y.composed, 0, 0);
-      const Tensor g = to_dtype_copy(rand64(c.inputs[0].shape(), 14).detach(), dtype);
-      y.fused.backward(g);
-      y.composed.backward(g);
-      for (size_t i = 0; i < a.size(); ++i)
-        if (a[i].defined()) {
-          CAPTURE(i);
-          require_close(a[i].grad(), b[i].grad(), 0, 0);
-        }
+      const Shape& shape = c.normalized_shape;
+      const FusedAndUnfused r = run_fused_and_unfused(
+          c.inputs, dtype,
+          [&](const TensorList& in, Generator& gen) {
+            return dropout_add_layer_norm(in[0], in[1], 0.3, true, shape, in[2], in[3], 1e-5, gen);
+          },
+          [&](const TensorList& in, Generator& gen) {
+            return layer_norm(dropout_add(in[0], in[1], 0.3, true, gen), shape, in[2], in[3], 1e-5);
+          },
+          {});
+      CHECK(r.fused.producer()->op == "dropout_add_layer_norm");
+      require_same_as_unfused(r);
     }
 }
 

@@ -58,6 +58,7 @@ inline void require_same_as_unfused(const FusedAndUnfused& r) {
   for (size_t i = 0; i < r.fused_in.size(); ++i)
     if (r.fused_in[i].defined() && r.fused_in[i].requires_grad()) {
       CAPTURE(i);
+      REQUIRE(r.fused_in[i].grad().defined());  // every input that requires grad gets one
       require_close(r.fused_in[i].grad(), r.unfused_in[i].grad(), 0, 0);
     }
 }
