@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "apps/cli.h"
+#include "ops/matmul/gemm_tuning.h"
 
 namespace {
 
@@ -21,9 +23,19 @@ void prepare_process() {
     if (::fcntl(fd, F_GETFD) == -1) ::open("/dev/null", O_RDWR);  // takes the lowest free number: fd
 }
 
+// GEMM tuning (ops/matmul/gemm_tuning.h), unless TAPEGRAD_GEMM_TUNING=off: the products' tiles
+// timed at their first use, kept in the user's cache.
+void start_gemm_tuning() {
+  const std::optional<std::filesystem::path> cache = tg::gemm_tuning_cache_from_environment();
+  if (!cache) return;
+  const std::string warning = tg::gemm_tuning_start(*cache);
+  if (!warning.empty()) std::fprintf(stderr, "tapegrad: %s\n", warning.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   prepare_process();
+  start_gemm_tuning();
   return tg::cli::run(std::vector<std::string>(argv, argv + argc));
 }

@@ -2,7 +2,11 @@
 // shapes a small Transformer's forward and backward passes multiply, on 1 and 2 threads; with
 // OpenBLAS (found at configure time) the same shapes through cblas_sgemm, and the ratio.
 //
-//   gemm_bench [--kernel avx512|avx2|portable] [--cpu-time] [--threads N]...
+//   gemm_bench [--kernel avx512|avx2|portable] [--tile RxC | --tune] [--cpu-time] [--threads N]...
+//
+// --tile runs every product with that tile of the family (ops/matmul/gemm_tuning.h: 12x32, 8x32,
+// 8x48, 6x64 for AVX-512); --tune times the family's tiles on each case first, as a tuned
+// training run does at a product's first use, and runs the case with the fastest (column "tile").
 //
 // --cpu-time times by the process's CPU time divided by the thread count instead of the
 // wall clock: the speed the threads would have on cores of their own, for a machine shared
@@ -19,12 +23,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <ctime>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ops/matmul/gemm_cpu.h"
+#include "ops/matmul/gemm_tuning.h"
 
 #ifdef TAPEGRAD_BENCH_OPENBLAS
 #include <cblas.h>
@@ -165,21 +171,44 @@ void run_openblas(const Case& cs, Operands& o, int threads) {
 }
 #endif
 
+// The tile --tune chose for the case (timed at its first case of that shape): on `threads`
+// threads, or on one where the product is too small to share.
+std::string tuned_tile(const std::vector<tg::GemmTuningEntry>& tuned, const Case& cs, int threads) {
+  for (int on : {threads, 1})
+    for (const tg::GemmTuningEntry& e : tuned) {
+      const tg::GemmShape& s = e.shape;
+      if (s.batch == cs.batch && s.M == cs.M && s.N == cs.N && s.K == cs.K && s.a_trans == cs.ta &&
+          s.b_trans == cs.tb && s.threads == on)
+        return e.tile.name();
+    }
+  return "?";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int> thread_counts;
-  bool cpu_time = false;
+  bool cpu_time = false, tune = false;
+  std::vector<tg::GemmTuningEntry> tuned;  // every tile --tune chose
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--kernel" && i + 1 < argc) {
       tg::gemm_cpu_force_kernel(argv[++i]);
+    } else if (arg == "--tile" && i + 1 < argc) {
+      int mr = 0, nr = 0;
+      if (std::sscanf(argv[++i], "%dx%d", &mr, &nr) != 2) mr = nr = -1;
+      tg::gemm_force_tile({mr, nr}, false);
+    } else if (arg == "--tune") {
+      tune = true;
+      tg::gemm_tuning_start({});  // kept in memory only
     } else if (arg == "--cpu-time") {
       cpu_time = true;
     } else if (arg == "--threads" && i + 1 < argc) {
       thread_counts.push_back(std::stoi(argv[++i]));
     } else {
-      fmt::print(stderr, "usage: {} [--kernel avx512|avx2|portable] [--cpu-time] [--threads N]...\n", argv[0]);
+      fmt::print(stderr,
+                 "usage: {} [--kernel avx512|avx2|portable] [--tile RxC | --tune] [--cpu-time] [--threads N]...\n",
+                 argv[0]);
       return 2;
     }
   }
@@ -189,8 +218,8 @@ int main(int argc, char** argv) {
 #endif
   fmt::print("tapegrad gemm_cpu ({} kernel), f32, GFLOP/s = 2*batch*M*N*K / time ({}), median of 9 samples\n",
              tg::gemm_cpu_kernel_name(), cpu_time ? "process CPU time / threads" : "wall clock");
-  fmt::print("{:<24} {:>5} {:>5} {:>5} {:>5} {:>3} {:>3} {:>9} {:>9} {:>6} {:>6} {:>8}\n", "case", "batch", "M", "N",
-             "K", "op", "thr", "tapegrad", "OpenBLAS", "ratio", "best", "maxdiff");
+  fmt::print("{:<24} {:>5} {:>5} {:>5} {:>5} {:>3} {:>3} {:>9} {:>9} {:>6} {:>6} {:>8} {:>5}\n", "case", "batch", "M",
+             "N", "K", "op", "thr", "tapegrad", "OpenBLAS", "ratio", "best", "maxdiff", "tile");
   for (int threads : thread_counts) {
     omp_set_num_threads(threads);
 #ifdef TAPEGRAD_BENCH_OPENBLAS
@@ -199,6 +228,13 @@ int main(int argc, char** argv) {
     const Timer timer{cpu_time, threads};
     for (const Case& cs : bench_cases()) {
       Operands o = make_operands(cs);
+      std::string tile = "-";
+      if (tune) {
+        run_tapegrad(cs, o);
+        const tg::GemmTuningReport report = tg::gemm_tune_pending();
+        tuned.insert(tuned.end(), report.chosen.begin(), report.chosen.end());
+        tile = tuned_tile(tuned, cs, threads);
+      }
       const Rate ours = measure(cs, timer, [&] { run_tapegrad(cs, o); });
       std::string theirs = "-", ratio = "-", best_ratio = "-", diff = "-";
 #ifdef TAPEGRAD_BENCH_OPENBLAS
@@ -213,8 +249,8 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
 #endif
       const std::string op = std::string(cs.ta ? "T" : "N") + (cs.tb ? "T" : "N");
-      fmt::print("{:<24} {:>5} {:>5} {:>5} {:>5} {:>3} {:>3} {:>9.1f} {:>9} {:>6} {:>6} {:>8}\n", cs.what, cs.batch,
-                 cs.M, cs.N, cs.K, op, threads, ours.median, theirs, ratio, best_ratio, diff);
+      fmt::print("{:<24} {:>5} {:>5} {:>5} {:>5} {:>3} {:>3} {:>9.1f} {:>9} {:>6} {:>6} {:>8} {:>5}\n", cs.what,
+                 cs.batch, cs.M, cs.N, cs.K, op, threads, ours.median, theirs, ratio, best_ratio, diff, tile);
       std::fflush(stdout);
     }
   }

@@ -9,11 +9,14 @@
 // bench/libtorch/train_step_libtorch.cpp is the same model in libtorch; bench/side_by_side.sh
 // runs both, on an idle machine and beside a busy loop. Its OpenMP threads wait as every
 // tapegrad program's do (core/openmp_wait.cpp) unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set.
+// Its products' micro-kernels are tuned as the tapegrad program's are (ops/matmul/gemm_tuning.h:
+// TAPEGRAD_GEMM_TUNING; "gemm_shapes_tuned" counts the shapes timed), after each warm-up step.
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +32,7 @@
 #include "nn/positional_encoding.h"
 #include "nn/transformer_encoder.h"
 #include "ops/cross_entropy/cross_entropy.h"
+#include "ops/matmul/gemm_tuning.h"
 #include "optim/adam.h"
 
 namespace {
@@ -65,6 +69,11 @@ int main(int argc, char** argv) {
   const Config& c = args.config;
   omp_set_num_threads(args.threads);
   tg::manual_seed(0);
+  if (const std::optional<std::filesystem::path> cache = tg::gemm_tuning_cache_from_environment()) {
+    const std::string warning = tg::gemm_tuning_start(*cache);
+    if (!warning.empty()) fmt::print(stderr, "{}\n", warning);
+  }
+  int shapes_tuned = 0;
 
   Model model(c);
   model.train();
@@ -92,11 +101,13 @@ int main(int argc, char** argv) {
     loss_last = loss.item();  // after the clock: item() is not part of libtorch's step either
     if (step == 0) loss_first = loss_last;
     if (step >= args.warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    if (step < args.warmup) shapes_tuned += tg::gemm_tune_pending().shapes;
   }
   const double cpu_ms = (train_step_bench::process_cpu_seconds() - cpu0) * 1e3 / args.steps;
   const std::optional<int64_t> regions1 = tg::bench::parallel_regions();
   const std::string regions_per_step =
       regions1 ? fmt::format("{:.1f}", static_cast<double>(*regions1 - *regions0) / args.steps) : "null";
   train_step_bench::print_result("tapegrad", args, ms, cpu_ms, loss_first, loss_last,
-                                 ", \"parallel_regions_per_step\": " + regions_per_step);
+                                 fmt::format(", \"parallel_regions_per_step\": {}, \"gemm_shapes_tuned\": {}",
+                                             regions_per_step, shapes_tuned));
 }

@@ -169,6 +169,28 @@ def bpe_file_corpus():
     }
 
 
+def gemm_tuning_corpus():
+    tile = lambda **edit: {"dtype": "float32", "batch": 1, "m": 2048, "n": 384, "k": 128, "a_trans": False,
+                           "b_trans": True, "threads": 2, "tile": "6x64", **edit}
+    cache = lambda tiles, **edit: json.dumps({"format": "tapegrad gemm tuning", "version": 1, "machines": [
+        {"cpu": "Intel(R) Xeon(R) Processor", "family": "avx512", "tiles": tiles}], **edit}) + "\n"
+    return {
+        "valid": cache([tile(), tile(dtype="float64", tile="8x24", a_trans=True)]),
+        "empty": cache([]),
+        "other_format": cache([], format="tapegrad-bpe"),
+        "version_2": cache([], version=2),
+        "negative_size": cache([tile(m=-4)]),
+        "huge_size": cache([tile(k=2 ** 31)]),
+        "zero_threads": cache([tile(threads=0)]),
+        "bad_tile": cache([tile(tile="8y32")]),
+        "zero_tile": cache([tile(tile="0x32")]),
+        "bad_dtype": cache([tile(dtype="float16")]),
+        "missing_field": cache([{"dtype": "float32"}]),
+        "deep": '{"machines": ' + "[" * 30 + "]" * 30 + "}",
+        "truncated": cache([tile()])[:60],
+    }
+
+
 def token_id_file(ids, width=2, count=None, magic=b"TGTOKIDS", version=1, sha=b"a" * 64):
     pack = "<H" if width == 2 else "<I"
     header = magic + struct.pack("<IIQ", version, width, len(ids) if count is None else count) + sha
@@ -242,6 +264,7 @@ def main():
     write("seq2seq_pairs", seq2seq_corpus())
     write("bpe_file", bpe_file_corpus())
     write("token_id_file", token_id_file_corpus())
+    write("gemm_tuning", gemm_tuning_corpus())
     if len(sys.argv) > 1:
         other = {"not_a_checkpoint": safetensors_corpus()["valid_all_dtypes"]}
         write("checkpoint", {**checkpoint_corpus(sys.argv[1]), **other})

@@ -5,9 +5,22 @@
 
 #include <fmt/format.h>
 
+#include "ops/matmul/gemm_tuning.h"
 #include "train/report.h"
 
 namespace tg::train {
+
+namespace {
+
+// Times the micro-kernels on the products the update met for the first time (where a program
+// turned GEMM tuning on: ops/matmul/gemm_tuning.h), between two updates so that no update's time
+// includes it.
+void tune_new_products(std::FILE* console) {
+  const GemmTuningReport tuned = gemm_tune_pending();
+  if (!tuned.warning.empty() && console) fmt::print(stderr, "{}\n", tuned.warning);
+}
+
+}  // namespace
 
 FitResult run_fit_loop(const TrainConfig& config, const TrainerOptions& options, int64_t until, const FitSteps& steps) {
   if (until < 0) until = config.steps;
@@ -25,6 +38,7 @@ FitResult run_fit_loop(const TrainConfig& config, const TrainerOptions& options,
   int64_t tokens = 0;
   while (steps.step() < until) {
     const StepMetrics m = steps.update();
+    tune_new_products(options.console);
     reporter.step(m);
     if (steps.on_step) steps.on_step(m);
     ++r.steps_run, update_ms += m.ms, tokens += m.tokens;

@@ -6,11 +6,13 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.h"
 #include "ops/matmul/gemm_kernels.h"
 #include "ops/matmul/gemm_pack.h"
+#include "ops/matmul/gemm_tuning.h"
 
 namespace tg {
 
@@ -51,7 +53,7 @@ constexpr double kCopyCost = 8;             // multiply-adds that packing or sum
 constexpr double kReadCost = 4;             // and reading one in place
 constexpr double kPartCost = 1 << 15;       // multiply-adds that handing a part to a thread costs, about
 constexpr int kMaxTile = 384;               // mr * nr of every micro-kernel (f32 AVX-512: 12 * 32)
-constexpr int kMaxNr = 32;                  // nr of every micro-kernel
+constexpr int kMaxNr = 64;                  // nr of every micro-kernel
 
 int64_t ceil_div(int64_t x, int64_t y) { return (x + y - 1) / y; }
 int64_t round_up(int64_t x, int64_t unit) { return ceil_div(x, unit) * unit; }
@@ -71,7 +73,7 @@ void fill_row(T* row, const T* bias, int64_t n, bool accumulate) {
   }
 }
 
-// The micro-kernels, best first; the index of the one gemm_cpu_force_kernel chose, or -1.
+// The families of micro-kernels, best first; the index of the one gemm_cpu_force_kernel chose, or -1.
 enum class Kernel { avx512, avx2, portable };
 constexpr Kernel kKernels[] = {Kernel::avx512, Kernel::avx2, Kernel::portable};
 constexpr const char* kKernelNames[] = {"avx512", "avx2", "portable"};
@@ -93,13 +95,13 @@ Kernel current_kernel() {  // the CPU probe runs at the first call, not in a sta
 }
 
 template <class T>
-MicroKernel<T> micro_kernel(Kernel k) {
+std::span<const MicroKernel<T>> micro_kernels(Kernel k) {
   switch (k) {
-    case Kernel::avx512: return avx512_micro_kernel<T>();
-    case Kernel::avx2: return avx2_micro_kernel<T>();
+    case Kernel::avx512: return avx512_micro_kernels<T>();
+    case Kernel::avx2: return avx2_micro_kernels<T>();
     case Kernel::portable: break;
   }
-  return portable_micro_kernel<T>();
+  return portable_micro_kernels<T>();
 }
 
 // This thread's buffer number `slot`, grown to at least n elements, 64-byte aligned. Kept
@@ -119,7 +121,8 @@ T* workspace(Slot slot, int64_t n) {
 // What every product of one gemm_cpu call shares.
 template <class T>
 struct Plan {
-  MicroKernel<T> kern;
+  MicroKernel<T> kern;             // the tile gemm_tuning.h chose
+  int split_mr, split_nr;          // the family's default tile: the split's, whatever tile runs
   PackFn<T> pack_a, pack_b;        // into panels of mr rows, of nr columns
   int64_t a_rs, a_ks, b_rs, b_ks;  // op(a)(i, k) at a[i*a_rs + k*a_ks], op(b)(k, j) at b[j*b_rs + k*b_ks]
   bool a_trans;
@@ -127,9 +130,17 @@ struct Plan {
 };
 
 template <class T>
-Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b) {
-  const MicroKernel<T> kern = micro_kernel<T>(current_kernel());
+Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
+                  int threads) {
+  const std::span<const MicroKernel<T>> kernels = micro_kernels<T>(current_kernel());
+  const GemmTile tile = gemm_tile_for({std::is_same_v<T, double>, batch, M, N, K, a.trans, b.trans, threads});
+  const auto chosen = std::find_if(kernels.begin(), kernels.end(), [&](const MicroKernel<T>& k) {
+    return k.mr == tile.mr && k.nr == tile.nr;
+  });
+  const MicroKernel<T> kern = chosen == kernels.end() ? kernels[0] : *chosen;
   return {kern,
+          kernels[0].mr,
+          kernels[0].nr,
           panel_packer<T>(kern.mr),
           panel_packer<T>(kern.nr),
           a.trans ? 1 : a.ld,
@@ -248,11 +259,12 @@ struct Split {
 // evenly, plus half a part for the thread that finishes last (smaller parts balance better when
 // a thread is held up), plus summing the partial products of a depth split. A part's work is
 // its multiply-adds (whole micro tiles), packing its block of op(b), packing or reading its
-// block of op(a), and a fixed cost of handing it out.
+// block of op(a), and a fixed cost of handing it out. The tiles are the family's default, so that
+// the depth split, and with it the order of the sums, is the same whichever tile runs.
 template <class T>
 Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int threads) {
   auto cost = [&](const Split& s) {
-    const double m = round_up(ceil_div(M, s.rows), g.kern.mr), n = round_up(ceil_div(N, s.cols), g.kern.nr);
+    const double m = round_up(ceil_div(M, s.rows), g.split_mr), n = round_up(ceil_div(N, s.cols), g.split_nr);
     const double k = ceil_div(K, s.depth);
     const double part = m * n * k + kCopyCost * k * n + kPartCost +
                         (a_in_place(g, static_cast<int64_t>(n)) ? kReadCost : kCopyCost) * m * k;
@@ -385,15 +397,15 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
               const T* bias, GemmSideWorks side, bool accumulate) {
   const int threads = batch == 0 || M == 0 || N == 0 || K == 0 ? 1 : gemm_threads(batch, M, N, K);
   if (batch == 1 && threads > 1) {  // one product, shared by the team
-    const TeamProduct<T> product(make_plan(a, b), a.data + a.offsets[0], b.data + b.offsets[0], bias, c, M, N, K,
-                                 threads, accumulate, kSlotPartial);
+    const TeamProduct<T> product(make_plan(a, b, 1, M, N, K, threads), a.data + a.offsets[0], b.data + b.offsets[0],
+                                 bias, c, M, N, K, threads, accumulate, kSlotPartial);
     return gemm_team(&product, 1, threads, side);
   }
   run_side_alone(side, {GemmPhase::before});
   if (batch == 0 || M == 0 || N == 0 || K == 0) {
     for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N, accumulate);
   } else {
-    const Plan<T> g = make_plan(a, b);
+    const Plan<T> g = make_plan(a, b, batch, M, N, K, threads);
     // Whole products to whichever thread is free while every thread can have one; the rest
     // (fewer than the threads) one after the other, each shared by all threads.
     // One thread: no parallel region at all.
@@ -434,8 +446,9 @@ void gemm_cpu_group(std::span<const GemmProduct<T>> products, GemmSideWorks side
   TeamProduct<T> team[kGemmMaxGroup];
   for (size_t i = 0; i < products.size(); ++i) {
     const GemmProduct<T>& p = products[i];
-    team[i] = TeamProduct<T>(make_plan(p.a, p.b), p.a.data + p.a.offsets[0], p.b.data + p.b.offsets[0], p.bias, p.c,
-                             p.M, p.N, p.K, threads, p.accumulate, Slot(kSlotPartial + i));
+    team[i] = TeamProduct<T>(make_plan(p.a, p.b, 1, p.M, p.N, p.K, threads), p.a.data + p.a.offsets[0],
+                             p.b.data + p.b.offsets[0], p.bias, p.c, p.M, p.N, p.K, threads, p.accumulate,
+                             Slot(kSlotPartial + i));
   }
   gemm_team(team, int(products.size()), threads, side);
 }
@@ -464,5 +477,17 @@ void gemm_cpu_force_kernel(const std::string& name) {
 }
 
 const char* gemm_cpu_kernel_name() { return kKernelNames[static_cast<int>(current_kernel())]; }
+
+std::vector<GemmTile> gemm_cpu_tiles(bool f64) {
+  std::vector<GemmTile> tiles;
+  auto add = [&](const auto& kernels) {
+    for (const auto& k : kernels) tiles.push_back({k.mr, k.nr});
+  };
+  if (f64)
+    add(micro_kernels<double>(current_kernel()));
+  else
+    add(micro_kernels<float>(current_kernel()));
+  return tiles;
+}
 
 }  // namespace tg

@@ -52,13 +52,15 @@ void portable_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T
 }  // namespace
 
 template <>
-MicroKernel<float> portable_micro_kernel<float>() {
-  return {4, 8, portable_kernel<float, 4, 8>};
+std::span<const MicroKernel<float>> portable_micro_kernels<float>() {
+  static constexpr MicroKernel<float> kernels[] = {{4, 8, portable_kernel<float, 4, 8>}};
+  return kernels;
 }
 
 template <>
-MicroKernel<double> portable_micro_kernel<double>() {
-  return {6, 4, portable_kernel<double, 6, 4>};
+std::span<const MicroKernel<double>> portable_micro_kernels<double>() {
+  static constexpr MicroKernel<double> kernels[] = {{6, 4, portable_kernel<double, 6, 4>}};
+  return kernels;
 }
 
 }  // namespace tg

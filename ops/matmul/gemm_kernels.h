@@ -10,6 +10,7 @@
 //
 // c's rows are ldc elements apart; kc >= 1.
 #include <cstdint>
+#include <span>
 
 namespace tg {
 
@@ -20,21 +21,25 @@ struct MicroKernel {
               int64_t ldc, bool accumulate);
 };
 
-// AVX2 + FMA kernels (gemm_kernel_x86.cpp): f32 6x16, f64 6x8. Run them only where
+// Each family's micro-kernels, its default first. The kernels of one family differ only in the
+// tile's shape: each element of c is the same chain of multiply-adds over k in each, so they give
+// the same bits (tests/ops/gemm_tuning_test.cpp), and gemm_tuning.h may pick any of them.
+
+// AVX2 + FMA (gemm_kernel_x86.cpp): f32 6x16 and 4x24, f64 6x8 and 4x12. Run them only where
 // cpu_has_avx2_fma() is true; the rest of the library needs no more than baseline x86-64.
 template <class T>
-MicroKernel<T> avx2_micro_kernel();
+std::span<const MicroKernel<T>> avx2_micro_kernels();
 bool cpu_has_avx2_fma();
 
-// AVX-512F kernels (gemm_kernel_x86.cpp): f32 12x32, f64 12x16. Run them only where
-// cpu_has_avx512f() is true.
+// AVX-512F (gemm_kernel_x86.cpp): f32 12x32, 8x32, 8x48 and 6x64; f64 12x16, 8x16, 8x24 and
+// 6x32. Run them only where cpu_has_avx512f() is true.
 template <class T>
-MicroKernel<T> avx512_micro_kernel();
+std::span<const MicroKernel<T>> avx512_micro_kernels();
 bool cpu_has_avx512f();
 
 // Portable kernels for any CPU (gemm_kernel_portable.cpp: C++ and the GCC/Clang vector
 // extension, no target-specific code): f32 4x8, f64 6x4.
 template <class T>
-MicroKernel<T> portable_micro_kernel();
+std::span<const MicroKernel<T>> portable_micro_kernels();
 
 }  // namespace tg

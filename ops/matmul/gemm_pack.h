@@ -110,7 +110,10 @@ PackFn<T> panel_packer(int width) {
     case 8: return pack_panels<T, 8>;
     case 12: return pack_panels<T, 12>;
     case 16: return pack_panels<T, 16>;
+    case 24: return pack_panels<T, 24>;
     case 32: return pack_panels<T, 32>;
+    case 48: return pack_panels<T, 48>;
+    case 64: return pack_panels<T, 64>;
     default: throw Error("matmul", "no packing for micro-kernel panels of width " + std::to_string(width));
   }
 }

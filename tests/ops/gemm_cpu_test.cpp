@@ -15,8 +15,10 @@
 
 #include "core/error.h"
 #include "ops/matmul/gemm_cpu.h"
+#include "ops/gemm_test_util.h"
 
 using namespace tg;
+using test::for_kernels_and_threads;
 
 namespace {
 
@@ -98,28 +100,6 @@ void check_layouts(Problem p, int64_t n64 = 0) {
       Problem p64 = p;
       if (n64 > 0) p64.N = n64;
       check<double>(p64);
-    }
-}
-
-// Runs body once per micro-kernel this CPU can run (gemm_cpu_kernels(): the best first, the
-// portable one last) and thread count, restoring both settings afterwards even when a check
-// throws.
-template <class Fn>
-void for_kernels_and_threads(const std::vector<int>& thread_counts, Fn&& body) {
-  struct Restore {
-    int threads = omp_get_max_threads();
-    ~Restore() {
-      gemm_cpu_force_kernel("");
-      omp_set_num_threads(threads);
-    }
-  } restore;
-  for (const std::string& kernel : gemm_cpu_kernels())
-    for (int threads : thread_counts) {
-      gemm_cpu_force_kernel(kernel);
-      omp_set_num_threads(threads);
-      CAPTURE(gemm_cpu_kernel_name());
-      CAPTURE(threads);
-      body();
     }
 }
 

@@ -1,0 +1,392 @@
+#include "ops/matmul/gemm_tuning.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/io/input_file.h"
+#include "core/io/output_file.h"
+#include "ops/matmul/gemm_cpu.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+namespace tg {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kTuningOp = "gemm tuning";
+constexpr const char* kTuningFormat = "tapegrad gemm tuning";
+constexpr int kTuningVersion = 1;
+constexpr size_t kMaxCacheBytes = 1 << 20;
+constexpr size_t kMaxMachines = 64, kMaxTiles = 4096, kMaxPending = 1024, kMaxCpuName = 256;
+constexpr int64_t kMaxGemmSize = (int64_t(1) << 31) - 1;
+constexpr int kMaxTuningThreads = 4096, kMaxTileSide = 64;
+constexpr int kTuningRounds = 7;             // samples per tile, taken in turn with the other tiles'
+constexpr double kSampleSeconds = 1e-3;      // a sample repeats the product for at least this long
+constexpr double kKeepDefaultWithin = 0.97;  // another tile must be 3% faster than the default
+constexpr int64_t kMaxTimedBytes = int64_t(256) << 20;  // larger products keep the default untimed
+constexpr double kMinTunedWork = 1 << 21;  // multiply-adds (about 10 us) below which a shape is not timed
+
+// What gemm_tile_for reads: one lock, taken only while tuning is on or a tile is forced.
+struct TuningState {
+  std::mutex mutex;
+  std::atomic<bool> active{false};  // on, or a tile forced
+  bool on = false;
+  std::filesystem::path cache;
+  std::map<GemmShape, GemmTile> tiles;
+  std::set<GemmShape> pending;
+  GemmTile forced[2];  // f32, f64
+};
+
+TuningState& tuning_state() {
+  static TuningState s;
+  return s;
+}
+
+void update_tuning_active(TuningState& s) { s.active = s.on || s.forced[0] != GemmTile{} || s.forced[1] != GemmTile{}; }
+
+// ---- The cache file ----
+
+[[noreturn]] void cache_error(const std::string& name, const std::string& where, const std::string& what) {
+  throw Error(kTuningOp, fmt::format("{}: {}: {}", name, where, what));
+}
+
+const json& cache_field(const json& object, const char* key, const std::string& name, const std::string& where) {
+  if (!object.is_object()) cache_error(name, where, "must be an object");
+  const auto it = object.find(key);
+  if (it == object.end()) cache_error(name, where, fmt::format("has no \"{}\"", key));
+  return *it;
+}
+
+int64_t cache_integer(const json& object, const char* key, int64_t hi, const std::string& name,
+                      const std::string& where) {
+  const json& v = cache_field(object, key, name, where);
+  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > hi)
+    cache_error(name, where + "." + key, fmt::format("must be an integer from 1 to {}", hi));
+  return v.get<int64_t>();
+}
+
+bool cache_bool(const json& object, const char* key, const std::string& name, const std::string& where) {
+  const json& v = cache_field(object, key, name, where);
+  if (!v.is_boolean()) cache_error(name, where + "." + key, "must be true or false");
+  return v.get<bool>();
+}
+
+std::string cache_string(const json& object, const char* key, const std::string& name, const std::string& where) {
+  const json& v = cache_field(object, key, name, where);
+  if (!v.is_string() || v.get_ref<const std::string&>().size() > kMaxCpuName)
+    cache_error(name, where + "." + key, fmt::format("must be a string of at most {} bytes", kMaxCpuName));
+  return v.get<std::string>();
+}
+
+const json& cache_array(const json& object, const char* key, size_t max, const std::string& name,
+                        const std::string& where) {
+  const json& v = cache_field(object, key, name, where);
+  if (!v.is_array() || v.size() > max)
+    cache_error(name, where.empty() ? key : where + "." + key,
+                fmt::format("must be an array of at most {} entries", max));
+  return v;
+}
+
+// "<mr>x<nr>", each side in [1, 64].
+GemmTile parse_tile(const std::string& s, const std::string& name, const std::string& where) {
+  GemmTile t;
+  const char *p = s.data(), *end = s.data() + s.size();
+  auto side = [&](int& value) {
+    const auto [next, ec] = std::from_chars(p, end, value);
+    const bool ok = ec == std::errc() && next != p && value >= 1 && value <= kMaxTileSide;
+    p = next;
+    return ok;
+  };
+  if (!side(t.mr) || p == end || *p++ != 'x' || !side(t.nr) || p != end)
+    cache_error(name, where, fmt::format("must be a tile \"<rows>x<columns>\", each 1 to {}", kMaxTileSide));
+  return t;
+}
+
+GemmTuningEntry parse_tuning_entry(const json& e, const std::string& name, const std::string& where) {
+  GemmTuningEntry entry;
+  const std::string dtype = cache_string(e, "dtype", name, where);
+  if (dtype != "float32" && dtype != "float64")
+    cache_error(name, where + ".dtype", "must be \"float32\" or \"float64\"");
+  GemmShape& s = entry.shape;
+  s.f64 = dtype == "float64";
+  s.batch = cache_integer(e, "batch", kMaxGemmSize, name, where);
+  s.M = cache_integer(e, "m", kMaxGemmSize, name, where);
+  s.N = cache_integer(e, "n", kMaxGemmSize, name, where);
+  s.K = cache_integer(e, "k", kMaxGemmSize, name, where);
+  s.a_trans = cache_bool(e, "a_trans", name, where);
+  s.b_trans = cache_bool(e, "b_trans", name, where);
+  s.threads = static_cast<int>(cache_integer(e, "threads", kMaxTuningThreads, name, where));
+  entry.tile = parse_tile(cache_string(e, "tile", name, where), name, where + ".tile");
+  return entry;
+}
+
+json tuning_entry_json(const GemmTuningEntry& e) {
+  const GemmShape& s = e.shape;
+  return {{"dtype", s.f64 ? "float64" : "float32"},
+          {"batch", s.batch},
+          {"m", s.M},
+          {"n", s.N},
+          {"k", s.K},
+          {"a_trans", s.a_trans},
+          {"b_trans", s.b_trans},
+          {"threads", s.threads},
+          {"tile", e.tile.name()}};
+}
+
+// This machine's section of the cache.
+GemmTuningMachine this_machine() { return {gemm_cpu_model(), gemm_cpu_kernel_name(), {}}; }
+
+bool same_machine(const GemmTuningMachine& a, const GemmTuningMachine& b) {
+  return a.cpu == b.cpu && a.family == b.family;
+}
+
+// The cache's machines; none where it does not exist.
+std::vector<GemmTuningMachine> read_tuning_cache(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) return {};
+  const InputFile file(kTuningOp, path);
+  if (file.size() > kMaxCacheBytes) file.fail(fmt::format("over {} bytes: not a tuning cache", kMaxCacheBytes));
+  return gemm_tuning_from_json(file.read_all(), path.string());
+}
+
+// ---- Timing ----
+
+double median_of(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+// The median seconds of one product of `shape` with each tile, the tiles sampled in turn.
+template <class T>
+std::vector<double> time_tiles(const GemmShape& s, const std::vector<GemmTile>& tiles) {
+  std::vector<T> a(s.batch * s.M * s.K), b(s.batch * s.K * s.N), c(s.batch * s.M * s.N);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = T(int64_t(i % 17) - 8) / T(8);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = T(int64_t(i % 13) - 6) / T(6);
+  std::vector<int64_t> a_off(s.batch), b_off(s.batch);
+  for (int64_t p = 0; p < s.batch; ++p) a_off[p] = p * s.M * s.K, b_off[p] = p * s.K * s.N;
+  const GemmMatrix<T> am{a.data(), a_off.data(), s.a_trans ? s.M : s.K, s.a_trans};
+  const GemmMatrix<T> bm{b.data(), b_off.data(), s.b_trans ? s.K : s.N, s.b_trans};
+  auto seconds = [&](GemmTile tile, int reps) {
+    gemm_force_tile(tile, s.f64);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int r = 0; r < reps; ++r) gemm_cpu<T>(c.data(), am, bm, s.batch, s.M, s.N, s.K);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+  };
+  for (const GemmTile& tile : tiles) seconds(tile, 1);  // packing buffers grown, caches warm
+  const int reps = std::max(1, static_cast<int>(kSampleSeconds / seconds(tiles[0], 1)));
+  std::vector<std::vector<double>> samples(tiles.size());
+  for (int round = 0; round < kTuningRounds; ++round)
+    for (size_t t = 0; t < tiles.size(); ++t) samples[t].push_back(seconds(tiles[t], reps));
+  gemm_force_tile({}, s.f64);
+  std::vector<double> medians;
+  for (const std::vector<double>& tile_samples : samples) medians.push_back(median_of(tile_samples));
+  return medians;
+}
+
+// The fastest tile for `shape`; the default unless another is clearly faster, or where the
+// operands' copies for timing would take more than kMaxTimedBytes.
+GemmTile fastest_tile(const GemmShape& shape) {
+  const std::vector<GemmTile> tiles = gemm_cpu_tiles(shape.f64);
+  const double M = double(shape.M), N = double(shape.N), K = double(shape.K);
+  const double bytes = double(shape.batch) * (M * K + K * N + M * N) * (shape.f64 ? 8 : 4);
+  if (tiles.size() == 1 || bytes > double(kMaxTimedBytes)) return tiles[0];
+  const std::vector<double> t = shape.f64 ? time_tiles<double>(shape, tiles) : time_tiles<float>(shape, tiles);
+  const size_t best = std::min_element(t.begin(), t.end()) - t.begin();
+  return t[best] < kKeepDefaultWithin * t[0] ? tiles[best] : tiles[0];
+}
+
+// Writes this machine's tiles into the cache beside the other machines' sections found there.
+void save_tuning_cache(const std::filesystem::path& path, const std::map<GemmShape, GemmTile>& tiles) {
+  std::vector<GemmTuningMachine> machines;
+  try {
+    machines = read_tuning_cache(path);
+  } catch (const Error&) {  // replaced whole: gemm_tuning_start said why
+  }
+  GemmTuningMachine mine = this_machine();
+  auto it = std::find_if(machines.begin(), machines.end(), [&](auto& m) { return same_machine(m, mine); });
+  if (it == machines.end()) {
+    if (machines.size() == kMaxMachines) machines.erase(machines.begin());  // the oldest section goes
+    machines.push_back(mine);
+    it = machines.end() - 1;
+  }
+  GemmTuningMachine& section = *it;
+  std::map<GemmShape, GemmTile> merged;
+  for (const GemmTuningEntry& e : section.tiles) merged[e.shape] = e.tile;
+  for (const auto& [shape, tile] : tiles) merged[shape] = tile;
+  section.tiles.clear();
+  for (const auto& [shape, tile] : merged) section.tiles.push_back({shape, tile});
+  if (section.tiles.size() > kMaxTiles) section.tiles.resize(kMaxTiles);
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  write_file_atomically(kTuningOp, path, gemm_tuning_to_json(machines));
+}
+
+}  // namespace
+
+std::string GemmTile::name() const { return fmt::format("{}x{}", mr, nr); }
+
+GemmTile gemm_tile_for(const GemmShape& shape) {
+  TuningState& s = tuning_state();
+  if (!s.active.load(std::memory_order_acquire)) return {};
+  const std::lock_guard lock(s.mutex);
+  if (s.forced[shape.f64] != GemmTile{}) return s.forced[shape.f64];
+  if (!s.on || double(shape.batch) * double(shape.M) * double(shape.N) * double(shape.K) < kMinTunedWork) return {};
+  const auto it = s.tiles.find(shape);
+  if (it != s.tiles.end()) return it->second;
+  if (s.pending.size() < kMaxPending) s.pending.insert(shape);
+  return {};
+}
+
+void gemm_force_tile(GemmTile tile, bool f64) {
+  const std::vector<GemmTile> tiles = gemm_cpu_tiles(f64);
+  if (tile != GemmTile{} && std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) {
+    std::string names;
+    for (const GemmTile& t : tiles) names += (names.empty() ? "" : ", ") + t.name();
+    throw Error(kTuningOp, fmt::format("no {} tile {} in the {} kernels; they are {}", f64 ? "float64" : "float32",
+                                       tile.name(), gemm_cpu_kernel_name(), names));
+  }
+  TuningState& s = tuning_state();
+  const std::lock_guard lock(s.mutex);
+  s.forced[f64] = tile;
+  update_tuning_active(s);
+}
+
+std::string gemm_tuning_start(const std::filesystem::path& cache) {
+  std::vector<GemmTuningMachine> machines;
+  std::string warning;
+  if (!cache.empty()) {
+    try {
+      machines = read_tuning_cache(cache);
+    } catch (const Error& e) {
+      warning = fmt::format("{}: ignoring {}: it is timed again and rewritten", e.what(), cache.string());
+    }
+  }
+  const GemmTuningMachine mine = this_machine();
+  std::map<GemmShape, GemmTile> tiles;
+  for (const GemmTuningMachine& m : machines)
+    if (same_machine(m, mine))
+      for (const GemmTuningEntry& e : m.tiles) {
+        const std::vector<GemmTile> known = gemm_cpu_tiles(e.shape.f64);
+        if (std::find(known.begin(), known.end(), e.tile) != known.end()) tiles[e.shape] = e.tile;
+      }
+  TuningState& s = tuning_state();
+  const std::lock_guard lock(s.mutex);
+  s.on = true, s.cache = cache, s.tiles = std::move(tiles), s.pending.clear();
+  update_tuning_active(s);
+  return warning;
+}
+
+void gemm_tuning_stop() {
+  TuningState& s = tuning_state();
+  const std::lock_guard lock(s.mutex);
+  s.on = false, s.cache.clear(), s.tiles.clear(), s.pending.clear();
+  update_tuning_active(s);
+}
+
+GemmTuningReport gemm_tune_pending() {
+  TuningState& s = tuning_state();
+  std::set<GemmShape> pending;
+  {
+    const std::lock_guard lock(s.mutex);
+    if (!s.on || s.pending.empty()) return {};
+    pending.swap(s.pending);
+  }
+  GemmTuningReport report;
+  const auto start = std::chrono::steady_clock::now();
+  std::map<GemmShape, GemmTile> chosen;
+  for (const GemmShape& shape : pending)
+    if (shape.threads == 1 || shape.threads == omp_get_max_threads()) chosen[shape] = fastest_tile(shape);
+  report.shapes = static_cast<int>(chosen.size());
+  for (const auto& [shape, tile] : chosen) report.chosen.push_back({shape, tile});
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::filesystem::path cache;
+  std::map<GemmShape, GemmTile> all;
+  {
+    const std::lock_guard lock(s.mutex);
+    s.tiles.insert(chosen.begin(), chosen.end());
+    cache = s.cache, all = s.tiles;
+  }
+  if (!cache.empty()) try {
+      save_tuning_cache(cache, all);
+    } catch (const std::exception& e) {  // tg::Error, or std::filesystem's for the folder
+      report.warning = fmt::format("gemm tuning: the tiles are not kept: {}", e.what());
+    }
+  return report;
+}
+
+std::optional<std::filesystem::path> gemm_tuning_cache_from_environment() {
+  const char* setting = std::getenv("TAPEGRAD_GEMM_TUNING");
+  if (setting && std::string_view(setting) == "off") return std::nullopt;
+  if (setting && *setting) return std::filesystem::path(setting);
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  if (xdg && *xdg == '/') return std::filesystem::path(xdg) / "tapegrad" / "gemm-tuning.json";
+  if (home && *home == '/') return std::filesystem::path(home) / ".cache" / "tapegrad" / "gemm-tuning.json";
+  return std::filesystem::path();
+}
+
+std::vector<GemmTuningMachine> gemm_tuning_from_json(std::string_view text, const std::string& name) {
+  if (text.size() > kMaxCacheBytes)
+    cache_error(name, "file", fmt::format("over {} bytes: not a tuning cache", kMaxCacheBytes));
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) cache_error(name, "file", "not JSON");
+  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kTuningFormat)
+    cache_error(name, "format", fmt::format("must be \"{}\"", kTuningFormat));
+  if (!doc.contains("version") || doc["version"] != kTuningVersion)
+    cache_error(name, "version", fmt::format("must be {}", kTuningVersion));
+  std::vector<GemmTuningMachine> machines;
+  const json& list = cache_array(doc, "machines", kMaxMachines, name, "");
+  for (size_t m = 0; m < list.size(); ++m) {
+    const std::string where = fmt::format("machines[{}]", m);
+    GemmTuningMachine machine{
+        cache_string(list[m], "cpu", name, where), cache_string(list[m], "family", name, where), {}};
+    const json& tiles = cache_array(list[m], "tiles", kMaxTiles, name, where);
+    for (size_t t = 0; t < tiles.size(); ++t)
+      machine.tiles.push_back(parse_tuning_entry(tiles[t], name, fmt::format("{}.tiles[{}]", where, t)));
+    machines.push_back(std::move(machine));
+  }
+  return machines;
+}
+
+std::string gemm_tuning_to_json(const std::vector<GemmTuningMachine>& machines) {
+  json list = json::array();
+  for (const GemmTuningMachine& m : machines) {
+    json tiles = json::array();
+    for (const GemmTuningEntry& e : m.tiles) tiles.push_back(tuning_entry_json(e));
+    list.push_back({{"cpu", m.cpu}, {"family", m.family}, {"tiles", std::move(tiles)}});
+  }
+  return json{{"format", kTuningFormat}, {"version", kTuningVersion}, {"machines", std::move(list)}}.dump(1) + "\n";
+}
+
+std::string gemm_cpu_model() {
+  std::string model;
+#if defined(__x86_64__)
+  unsigned regs[12] = {};
+  if (unsigned(__get_cpuid_max(0x80000000, nullptr)) >= 0x80000004u)
+    for (unsigned leaf = 0; leaf < 3; ++leaf)
+      __get_cpuid(0x80000002 + leaf, &regs[4 * leaf], &regs[4 * leaf + 1], &regs[4 * leaf + 2], &regs[4 * leaf + 3]);
+  const char* bytes = reinterpret_cast<const char*>(regs);
+  for (size_t i = 0; i < sizeof regs && bytes[i]; ++i)
+    if (bytes[i] >= ' ' && bytes[i] <= '~') model += bytes[i];
+  model.erase(0, model.find_first_not_of(' '));
+  model.erase(model.find_last_not_of(' ') + 1);
+#endif
+  return model.empty() ? "unknown" : model;
+}
+
+}  // namespace tg

@@ -1,0 +1,35 @@
+#pragma once
+// What the GEMM tests share (gemm_cpu_test.cpp, gemm_tuning_test.cpp).
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <string>
+#include <vector>
+
+#include "ops/matmul/gemm_cpu.h"
+
+namespace tg::test {
+
+// Runs body once per family of micro-kernels this CPU can run (gemm_cpu_kernels(): the best first,
+// the portable one last) and thread count, restoring both settings afterwards even when a check
+// throws.
+template <class Fn>
+void for_kernels_and_threads(const std::vector<int>& thread_counts, Fn&& body) {
+  struct Restore {
+    int threads = omp_get_max_threads();
+    ~Restore() {
+      gemm_cpu_force_kernel("");
+      omp_set_num_threads(threads);
+    }
+  } restore;
+  for (const std::string& kernel : gemm_cpu_kernels())
+    for (int threads : thread_counts) {
+      gemm_cpu_force_kernel(kernel);
+      omp_set_num_threads(threads);
+      CAPTURE(gemm_cpu_kernel_name());
+      CAPTURE(threads);
+      body();
+    }
+}
+
+}  // namespace tg::test

@@ -1,0 +1,250 @@
+// GEMM tuning (ops/matmul/gemm_tuning.h): every tile of a family gives the default tile's bits,
+// on every layout, edge, cache block, depth split, batch, bias and accumulation; a shape met is
+// timed once, kept in the cache and found there again; a cache that is not one is left aside with
+// a warning naming the file and the field, and rewritten.
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.h"
+#include "ops/matmul/gemm_cpu.h"
+#include "ops/matmul/gemm_tuning.h"
+#include "ops/gemm_test_util.h"
+#include "train/train_test_util.h"
+
+using namespace tg;
+
+namespace {
+
+struct Product {
+  int64_t batch, M, N, K;
+  bool with_bias = false, accumulate = false;
+};
+
+// c of `p` in all four layouts (one after the other in the result), with the tile forced.
+template <class T>
+std::vector<T> run_layouts(const Product& p, GemmTile tile) {
+  gemm_force_tile(tile, std::is_same_v<T, double>);
+  std::vector<T> all;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      std::vector<T> a(p.batch * p.M * p.K), b(p.batch * p.K * p.N), bias(p.N), c(p.batch * p.M * p.N);
+      for (size_t i = 0; i < a.size(); ++i) a[i] = T(std::sin(0.37 * double(i)));
+      for (size_t i = 0; i < b.size(); ++i) b[i] = T(std::cos(0.71 * double(i)));
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = T(0.5) - T(i % 3);
+      for (size_t i = 0; i < c.size(); ++i) c[i] = T(std::sin(1.3 * double(i)));  // kept where accumulating
+      std::vector<int64_t> a_off, b_off;
+      for (int64_t q = 0; q < p.batch; ++q) a_off.push_back(q * p.M * p.K), b_off.push_back(q * p.K * p.N);
+      gemm_cpu<T>(c.data(), {a.data(), a_off.data(), ta ? p.M : p.K, ta}, {b.data(), b_off.data(), tb ? p.K : p.N, tb},
+                  p.batch, p.M, p.N, p.K, p.with_bias ? bias.data() : nullptr, {}, p.accumulate);
+      all.insert(all.end(), c.begin(), c.end());
+    }
+  gemm_force_tile({}, std::is_same_v<T, double>);
+  return all;
+}
+
+template <class T>
+void require_same_bits_every_tile(const Product& p) {
+  INFO("batch ", p.batch, " M ", p.M, " N ", p.N, " K ", p.K, " bias ", p.with_bias, " accumulate ", p.accumulate);
+  const std::vector<GemmTile> tiles = gemm_cpu_tiles(std::is_same_v<T, double>);
+  const std::vector<T> expected = run_layouts<T>(p, tiles[0]);
+  for (const GemmTile& tile : tiles) {
+    CAPTURE(tile.name());
+    const std::vector<T> got = run_layouts<T>(p, tile);
+    REQUIRE(got.size() == expected.size());
+    CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0);
+  }
+}
+
+// TAPEGRAD_GEMM_TUNING, XDG_CACHE_HOME and HOME as they were before the test.
+struct SavedEnvironment {
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+  SavedEnvironment() {
+    for (const char* name : {"TAPEGRAD_GEMM_TUNING", "XDG_CACHE_HOME", "HOME"}) {
+      const char* value = std::getenv(name);
+      saved.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+    }
+  }
+  ~SavedEnvironment() {
+    for (const auto& [name, value] : saved)
+      value ? setenv(name.c_str(), value->c_str(), 1) : unsetenv(name.c_str());
+  }
+};
+
+// Tuning off again at the end of a test, even when a check throws.
+struct TuningOff {
+  ~TuningOff() { gemm_tuning_stop(); }
+};
+
+// One product large enough to be timed (2^21 multiply-adds or more): its shape as gemm_cpu asks for
+// its tile.
+GemmShape run_one_product(int64_t M = 160, int64_t N = 128, int64_t K = 128) {
+  std::vector<float> a(M * K, 0.5f), b(K * N, 0.25f), c(M * N);
+  const int64_t zero = 0;
+  gemm_cpu<float>(c.data(), {a.data(), &zero, K, false}, {b.data(), &zero, N, false}, 1, M, N, K);
+  return {false, 1, M, N, K, false, false, omp_get_max_threads()};
+}
+
+std::string cache_with_tile(const std::string& tile_field) {
+  return R"({"format": "tapegrad gemm tuning", "version": 1, "machines": [{"cpu": ")" + gemm_cpu_model() +
+         R"(", "family": ")" + gemm_cpu_kernel_name() +
+         R"(", "tiles": [{"dtype": "float32", "batch": 1, "m": 160, "n": 128, "k": 128, "a_trans": false, )"
+         R"("b_trans": false, "threads": )" +
+         std::to_string(omp_get_max_threads()) + ", " + tile_field + "}]}]}";
+}
+
+}  // namespace
+
+TEST_CASE("gemm tuning: every tile of every family gives the default tile's bits") {
+  test::for_kernels_and_threads({1, 2, 3}, [] {
+    // Edges of every tile; several depth and row blocks (K 520, M 150); depth splits (small M and
+    // N, long K, accumulating and not); a batch run whole by the threads; a bias; K = 0.
+    for (const Product& p : {Product{1, 37, 45, 29}, Product{1, 150, 17, 520, true}, Product{1, 8, 8, 2048},
+                             Product{1, 8, 40, 4000, true, true}, Product{1, 96, 200, 300, false, true},
+                             Product{5, 37, 29, 71, true}, Product{2, 5, 7, 0, true, true}}) {
+      require_same_bits_every_tile<float>(p);
+      require_same_bits_every_tile<double>(p);
+    }
+  });
+}
+
+TEST_CASE("gemm tuning: a tile the family has not is refused") {
+  CHECK_THROWS_WITH_AS(gemm_force_tile({5, 7}, false), doctest::Contains("no float32 tile 5x7"), Error);
+  const std::vector<GemmTile> tiles = gemm_cpu_tiles(false);
+  CHECK(tiles.front() != GemmTile{});
+  CHECK(gemm_tile_for({false, 1, 64, 64, 64, false, false, 1}) == GemmTile{});  // off: the default
+}
+
+TEST_CASE("gemm tuning: a shape is timed once, kept in the cache and found there again") {
+  test::TempDir dir("gemm_tuning_cache");
+  const std::filesystem::path cache = dir.path() / "sub" / "gemm-tuning.json";
+  TuningOff off;
+  // Another machine's section, which the save keeps.
+  const GemmTuningMachine other{"Other CPU", "avx2", {{{true, 1, 3, 4, 5, true, false, 2}, {4, 12}}}};
+  std::filesystem::create_directories(cache.parent_path());
+  test::write_file(cache, gemm_tuning_to_json({other}));
+
+  CHECK(gemm_tuning_start(cache).empty());
+  const GemmShape shape = run_one_product();
+  CHECK(gemm_tile_for(shape) == GemmTile{});  // not yet timed: the default
+  const GemmTuningReport report = gemm_tune_pending();
+  CHECK(report.warning.empty());
+  REQUIRE(report.shapes == 1);
+  REQUIRE(report.chosen.size() == 1);
+  CHECK(report.chosen[0].shape == shape);
+  const GemmTile chosen = report.chosen[0].tile;
+  const std::vector<GemmTile> tiles = gemm_cpu_tiles(false);
+  CHECK(std::find(tiles.begin(), tiles.end(), chosen) != tiles.end());
+  CHECK(gemm_tile_for(shape) == chosen);
+  CHECK(gemm_tune_pending().shapes == 0);  // nothing new
+  run_one_product(128, 128, 127);           // under 2^21 multiply-adds: not worth timing
+  CHECK(gemm_tune_pending().shapes == 0);
+
+  const std::vector<GemmTuningMachine> saved = gemm_tuning_from_json(test::read_file(cache), "cache");
+  REQUIRE(saved.size() == 2);
+  CHECK(saved[0] == other);
+  CHECK(saved[1].cpu == gemm_cpu_model());
+  CHECK(saved[1].family == gemm_cpu_kernel_name());
+  REQUIRE(saved[1].tiles.size() == 1);
+  CHECK(saved[1].tiles[0] == GemmTuningEntry{shape, chosen});
+
+  gemm_tuning_stop();  // a new process: the cache gives the tile without timing
+  CHECK(gemm_tuning_start(cache).empty());
+  CHECK(gemm_tile_for(shape) == chosen);
+  run_one_product();
+  CHECK(gemm_tune_pending().shapes == 0);
+}
+
+TEST_CASE("gemm tuning: a cache that is not one is left aside with the field named, and rewritten") {
+  test::TempDir dir("gemm_tuning_bad");
+  const std::filesystem::path cache = dir.path() / "gemm-tuning.json";
+  TuningOff off;
+  const std::string entry = R"("tile": "8x32")";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{not json", "file: not JSON"},
+      {R"({"format": "tapegrad weights", "version": 1, "machines": []})", "format: must be \"tapegrad gemm tuning\""},
+      {R"({"format": "tapegrad gemm tuning", "version": 2, "machines": []})", "version: must be 1"},
+      {R"({"format": "tapegrad gemm tuning", "version": 1, "machines": {}})", "machines: must be an array"},
+      {R"({"format": "tapegrad gemm tuning", "version": 1, "machines": [{"cpu": 3}]})", "machines[0].cpu: must be"},
+      {cache_with_tile(R"("tile": "8y32")"), "machines[0].tiles[0].tile: must be a tile"},
+      {cache_with_tile(R"("tile": "0x32")"), "machines[0].tiles[0].tile: must be a tile"},
+      {cache_with_tile(R"("tile": "8x32", "m": -4)"), "tiles[0].m: must be an integer from 1 to 2147483647"},
+      {cache_with_tile(R"("tile": "8x32", "k": 2147483648)"), "tiles[0].k: must be an integer from 1 to"},
+      {cache_with_tile(R"("tile": "8x32", "threads": 0)"), "tiles[0].threads: must be an integer from 1 to 4096"},
+      {cache_with_tile(R"("tile": "8x32", "a_trans": 1)"), "tiles[0].a_trans: must be true or false"},
+      {cache_with_tile(R"("tile": "8x32", "dtype": "float16")"), "tiles[0].dtype: must be \"float32\" or"},
+      {std::string(1 << 21, ' '), "over 1048576 bytes"},
+  };
+  for (const auto& bad_cache : cases) {
+    const std::string& content = bad_cache.first;
+    const std::string& message = bad_cache.second;
+    INFO(content.substr(0, 200));
+    test::write_file(cache, content);
+    const std::string warning = gemm_tuning_start(cache);
+    CHECK(warning.find(cache.string()) != std::string::npos);
+    CHECK(warning.find(message) != std::string::npos);
+    CHECK(warning.find("it is timed again and rewritten") != std::string::npos);
+    const GemmShape shape = run_one_product();
+    CHECK(gemm_tile_for(shape) == GemmTile{});
+    REQUIRE(gemm_tune_pending().shapes == 1);
+    CHECK(gemm_tuning_from_json(test::read_file(cache), "cache").back().tiles.size() == 1);
+    gemm_tuning_stop();
+  }
+  // A directory where the file should be: the same, without the rewrite.
+  std::filesystem::remove(cache);
+  std::filesystem::create_directories(cache);
+  CHECK(gemm_tuning_start(cache).find("is a directory") != std::string::npos);
+  run_one_product();
+  CHECK(gemm_tune_pending().warning.find("the tiles are not kept") != std::string::npos);
+}
+
+TEST_CASE("gemm tuning: a tile of the cache this family lacks is not used") {
+  test::TempDir dir("gemm_tuning_unknown_tile");
+  const std::filesystem::path cache = dir.path() / "gemm-tuning.json";
+  TuningOff off;
+  test::write_file(cache, cache_with_tile(R"("tile": "5x7")"));
+  CHECK(gemm_tuning_start(cache).empty());
+  const GemmShape shape = run_one_product();
+  CHECK(gemm_tile_for(shape) == GemmTile{});
+  CHECK(gemm_tune_pending().shapes == 1);
+}
+
+TEST_CASE("gemm tuning: the cache's place from the environment") {
+  SavedEnvironment saved;
+  setenv("TAPEGRAD_GEMM_TUNING", "off", 1);
+  CHECK(!gemm_tuning_cache_from_environment());
+  setenv("TAPEGRAD_GEMM_TUNING", "/tmp/my tiles.json", 1);
+  CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/tmp/my tiles.json"));
+  unsetenv("TAPEGRAD_GEMM_TUNING");
+  setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  setenv("HOME", "/home/h", 1);
+  CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/x/cache/tapegrad/gemm-tuning.json"));
+  setenv("XDG_CACHE_HOME", "relative", 1);  // the XDG spec: relative paths are ignored
+  CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/home/h/.cache/tapegrad/gemm-tuning.json"));
+  unsetenv("XDG_CACHE_HOME");
+  unsetenv("HOME");
+  CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path());  // tuned, not kept
+}
+
+#ifdef TAPEGRAD_PROGRAM
+TEST_CASE("gemm tuning: the tapegrad program tunes and keeps its tiles where TAPEGRAD_GEMM_TUNING says") {
+  test::TempDir dir("gemm_tuning_program");
+  const std::filesystem::path cache = dir.path() / "tiles.json";
+  const std::string command = "TAPEGRAD_GEMM_TUNING='" + cache.string() + "' '" TAPEGRAD_PROGRAM
+                              "' train --steps 3 --out '" + (dir.path() / "run").string() + "' > '" +
+                              (dir.path() / "out.txt").string() + "' 2>&1";
+  REQUIRE_MESSAGE(std::system(command.c_str()) == 0, test::read_file(dir.path() / "out.txt"));
+  const std::vector<GemmTuningMachine> saved = gemm_tuning_from_json(test::read_file(cache), "tiles.json");
+  REQUIRE(saved.size() == 1);
+  CHECK(saved[0].cpu == gemm_cpu_model());
+  CHECK(!saved[0].tiles.empty());
+}
+#endif
