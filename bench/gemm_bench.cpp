@@ -2,11 +2,12 @@
 // shapes a small Transformer's forward and backward passes multiply, on 1 and 2 threads; with
 // OpenBLAS (found at configure time) the same shapes through cblas_sgemm, and the ratio.
 //
-//   gemm_bench [--kernel avx512|avx2|portable] [--tile RxC | --tune] [--cpu-time] [--threads N]...
+//   gemm_bench [--kernel avx512|avx2|portable] [--tile RxC[/KIB] | --tune] [--cpu-time] [--threads N]...
 //
 // --tile runs every product with that tile of the family (ops/matmul/gemm_tuning.h: 12x32, 8x32,
-// 8x48, 6x64 for AVX-512); --tune times the family's tiles on each case first, as a tuned
-// training run does at a product's first use, and runs the case with the fastest (column "tile").
+// 8x48, 6x64 for AVX-512), and an a block of KIB KiB (default 192); --tune times the family's
+// tiles and a blocks on each case first, as a tuned training run does at a product's first use,
+// and runs the case with the fastest (column "tile").
 //
 // --cpu-time times by the process's CPU time divided by the thread count instead of the
 // wall clock: the speed the threads would have on cores of their own, for a machine shared
@@ -195,9 +196,9 @@ int main(int argc, char** argv) {
     if (arg == "--kernel" && i + 1 < argc) {
       tg::gemm_cpu_force_kernel(argv[++i]);
     } else if (arg == "--tile" && i + 1 < argc) {
-      int mr = 0, nr = 0;
-      if (std::sscanf(argv[++i], "%dx%d", &mr, &nr) != 2) mr = nr = -1;
-      tg::gemm_force_tile({mr, nr}, false);
+      tg::GemmTile tile;  // RxC, or RxC/KIB with another a block
+      if (std::sscanf(argv[++i], "%dx%d/%d", &tile.mr, &tile.nr, &tile.a_kib) < 2) tile.mr = -1;
+      tg::gemm_force_tile(tile, false);
     } else if (arg == "--tune") {
       tune = true;
       tg::gemm_tuning_start({});  // kept in memory only
@@ -206,9 +207,8 @@ int main(int argc, char** argv) {
     } else if (arg == "--threads" && i + 1 < argc) {
       thread_counts.push_back(std::stoi(argv[++i]));
     } else {
-      fmt::print(stderr,
-                 "usage: {} [--kernel avx512|avx2|portable] [--tile RxC | --tune] [--cpu-time] [--threads N]...\n",
-                 argv[0]);
+      fmt::print(stderr, "usage: {} [--kernel avx512|avx2|portable] [--tile RxC[/KIB] | --tune] [--cpu-time] "
+                         "[--threads N]...\n", argv[0]);
       return 2;
     }
   }

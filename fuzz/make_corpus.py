@@ -171,7 +171,7 @@ def bpe_file_corpus():
 
 def gemm_tuning_corpus():
     tile = lambda **edit: {"dtype": "float32", "batch": 1, "m": 2048, "n": 384, "k": 128, "a_trans": False,
-                           "b_trans": True, "threads": 2, "tile": "6x64", **edit}
+                           "b_trans": True, "threads": 2, "tile": "6x64", "a_block_kib": 96, **edit}
     cache = lambda tiles, **edit: json.dumps({"format": "tapegrad gemm tuning", "version": 1, "machines": [
         {"cpu": "Intel(R) Xeon(R) Processor", "family": "avx512", "tiles": tiles}], **edit}) + "\n"
     return {
@@ -185,6 +185,7 @@ def gemm_tuning_corpus():
         "bad_tile": cache([tile(tile="8y32")]),
         "zero_tile": cache([tile(tile="0x32")]),
         "bad_dtype": cache([tile(dtype="float16")]),
+        "small_a_block": cache([tile(a_block_kib=8)]),
         "missing_field": cache([{"dtype": "float32"}]),
         "deep": '{"machines": ' + "[" * 30 + "]" * 30 + "}",
         "truncated": cache([tile()])[:60],

@@ -38,12 +38,11 @@ namespace tg {
 
 namespace {
 
-// Cache budgets of the blocks. The machines they were tuned on have 32 KiB L1d and 512 KiB L2
-// per core (AMD Zen 3) or 48 KiB and 2 MiB (Intel Sapphire Rapids); most x86-64 cores of the
-// last decade have at least the first.
+// Cache budgets of the blocks (the a block's, mc x kc, is the tile's: GemmTile::a_kib). The
+// machines they were set on have 32 KiB L1d and 512 KiB L2 per core (AMD Zen 3) or 48 KiB and
+// 2 MiB (Intel Sapphire Rapids); most x86-64 cores of the last decade have at least the first.
 constexpr int64_t kMaxKc = 256;             // depth of a block: one packed b panel (kc, nr), 16 KiB for
                                             // AVX2 f32, 32 KiB for AVX-512 f32, stays in L1
-constexpr int64_t kL2Bytes = 192 << 10;     // the a block (mc, kc)
 constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
 constexpr int64_t kLineBytes = 64;          // cache line
 constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
@@ -123,6 +122,7 @@ template <class T>
 struct Plan {
   MicroKernel<T> kern;             // the tile gemm_tuning.h chose
   int split_mr, split_nr;          // the family's default tile: the split's, whatever tile runs
+  int64_t a_block_bytes;           // the a block's budget (mc x kc), the tile's
   PackFn<T> pack_a, pack_b;        // into panels of mr rows, of nr columns
   int64_t a_rs, a_ks, b_rs, b_ks;  // op(a)(i, k) at a[i*a_rs + k*a_ks], op(b)(k, j) at b[j*b_rs + k*b_ks]
   bool a_trans;
@@ -138,9 +138,11 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch,
     return k.mr == tile.mr && k.nr == tile.nr;
   });
   const MicroKernel<T> kern = chosen == kernels.end() ? kernels[0] : *chosen;
+  const int64_t a_block_bytes = int64_t(tile.a_kib) << 10;
   return {kern,
           kernels[0].mr,
           kernels[0].nr,
+          a_block_bytes,
           panel_packer<T>(kern.mr),
           panel_packer<T>(kern.nr),
           a.trans ? 1 : a.ld,
@@ -148,7 +150,7 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch,
           b.trans ? b.ld : 1,
           b.trans ? 1 : b.ld,
           a.trans,
-          std::max<int64_t>(kL2Bytes / int64_t(sizeof(T)), kern.mr * kMaxKc),
+          std::max<int64_t>(a_block_bytes / int64_t(sizeof(T)), kern.mr * kMaxKc),
           kL3Bytes / int64_t(sizeof(T)) + kern.nr * kMaxKc};
 }
 
@@ -226,7 +228,7 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, 
   T* b_block = workspace<T>(kSlotB, g.b_block_size);
   const int64_t kc = part_size(k, kMaxKc, 1);
   const int64_t nc = part_size(n, std::max(kL3Bytes / (kc * elem), nr), nr);
-  const int64_t mc = part_size(m, std::max<int64_t>(kL2Bytes / (kc * elem) / mr, 1) * mr, mr);
+  const int64_t mc = part_size(m, std::max<int64_t>(g.a_block_bytes / (kc * elem) / mr, 1) * mr, mr);
   const bool in_place = a_in_place(g, n);
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t nb = std::min(nc, n - jc);
@@ -481,7 +483,7 @@ const char* gemm_cpu_kernel_name() { return kKernelNames[static_cast<int>(curren
 std::vector<GemmTile> gemm_cpu_tiles(bool f64) {
   std::vector<GemmTile> tiles;
   auto add = [&](const auto& kernels) {
-    for (const auto& k : kernels) tiles.push_back({k.mr, k.nr});
+    for (const auto& k : kernels) tiles.push_back({k.mr, k.nr, kGemmDefaultABlockKiB});
   };
   if (f64)
     add(micro_kernels<double>(current_kernel()));

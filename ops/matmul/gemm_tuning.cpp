@@ -35,12 +35,13 @@ constexpr int kTuningVersion = 1;
 constexpr size_t kMaxCacheBytes = 1 << 20;
 constexpr size_t kMaxMachines = 64, kMaxTiles = 4096, kMaxPending = 1024, kMaxCpuName = 256;
 constexpr int64_t kMaxGemmSize = (int64_t(1) << 31) - 1;
-constexpr int kMaxTuningThreads = 4096, kMaxTileSide = 64;
-constexpr int kTuningRounds = 7;             // samples per tile, taken in turn with the other tiles'
-constexpr double kSampleSeconds = 1e-3;      // a sample repeats the product for at least this long
-constexpr double kKeepDefaultWithin = 0.97;  // another tile must be 3% faster than the default
+constexpr int kMaxTuningThreads = 4096, kMaxTileSide = 64, kMinABlockKiB = 16, kMaxABlockKiB = 4096;
+constexpr int kABlockKiBTried[] = {96, 384};            // beside kGemmDefaultABlockKiB, for the fastest tile
+constexpr int kTuningRounds = 7;                        // samples per tile, taken in turn with the other tiles'
+constexpr double kSampleSeconds = 1e-3;                 // a sample repeats the product for at least this long
+constexpr double kKeepDefaultWithin = 0.97;             // another tile must be 3% faster than the default
 constexpr int64_t kMaxTimedBytes = int64_t(256) << 20;  // larger products keep the default untimed
-constexpr double kMinTunedWork = 1 << 21;  // multiply-adds (about 10 us) below which a shape is not timed
+constexpr double kMinTunedWork = 1 << 21;               // multiply-adds (about 10 us) below which a shape is not timed
 
 // What gemm_tile_for reads: one lock, taken only while tuning is on or a tile is forced.
 struct TuningState {
@@ -58,7 +59,16 @@ TuningState& tuning_state() {
   return s;
 }
 
-void update_tuning_active(TuningState& s) { s.active = s.on || s.forced[0] != GemmTile{} || s.forced[1] != GemmTile{}; }
+bool is_forced(const GemmTile& tile) { return tile.mr != 0; }
+
+void update_tuning_active(TuningState& s) { s.active = s.on || is_forced(s.forced[0]) || is_forced(s.forced[1]); }
+
+// Whether the family has the tile's kernel, and its a block is one gemm_cpu takes.
+bool runs_here(const GemmTile& tile, bool f64) {
+  const std::vector<GemmTile> tiles = gemm_cpu_tiles(f64);
+  return tile.a_kib >= kMinABlockKiB && tile.a_kib <= kMaxABlockKiB &&
+         std::any_of(tiles.begin(), tiles.end(), [&](const GemmTile& t) { return t.mr == tile.mr && t.nr == tile.nr; });
+}
 
 // ---- The cache file ----
 
@@ -133,6 +143,11 @@ GemmTuningEntry parse_tuning_entry(const json& e, const std::string& name, const
   s.b_trans = cache_bool(e, "b_trans", name, where);
   s.threads = static_cast<int>(cache_integer(e, "threads", kMaxTuningThreads, name, where));
   entry.tile = parse_tile(cache_string(e, "tile", name, where), name, where + ".tile");
+  const int64_t a_kib = cache_integer(e, "a_block_kib", kMaxABlockKiB, name, where);
+  if (a_kib < kMinABlockKiB)
+    cache_error(name, where + ".a_block_kib",
+                fmt::format("must be an integer from {} to {}", kMinABlockKiB, kMaxABlockKiB));
+  entry.tile.a_kib = static_cast<int>(a_kib);
   return entry;
 }
 
@@ -146,7 +161,8 @@ json tuning_entry_json(const GemmTuningEntry& e) {
           {"a_trans", s.a_trans},
           {"b_trans", s.b_trans},
           {"threads", s.threads},
-          {"tile", e.tile.name()}};
+          {"tile", fmt::format("{}x{}", e.tile.mr, e.tile.nr)},
+          {"a_block_kib", e.tile.a_kib}};
 }
 
 // This machine's section of the cache.
@@ -199,16 +215,27 @@ std::vector<double> time_tiles(const GemmShape& s, const std::vector<GemmTile>& 
   return medians;
 }
 
-// The fastest tile for `shape`; the default unless another is clearly faster, or where the
-// operands' copies for timing would take more than kMaxTimedBytes.
+// The fastest of `candidates` for `shape`: the first unless another is clearly faster.
+GemmTile fastest_of(const GemmShape& shape, const std::vector<GemmTile>& candidates) {
+  if (candidates.size() == 1) return candidates[0];
+  const std::vector<double> t =
+      shape.f64 ? time_tiles<double>(shape, candidates) : time_tiles<float>(shape, candidates);
+  const size_t best = std::min_element(t.begin(), t.end()) - t.begin();
+  return t[best] < kKeepDefaultWithin * t[0] ? candidates[best] : candidates[0];
+}
+
+// The fastest tile for `shape` (the family's tiles with the default a block, then the fastest of
+// them with the other a blocks); the default where the operands' copies for timing would take
+// more than kMaxTimedBytes.
 GemmTile fastest_tile(const GemmShape& shape) {
   const std::vector<GemmTile> tiles = gemm_cpu_tiles(shape.f64);
   const double M = double(shape.M), N = double(shape.N), K = double(shape.K);
   const double bytes = double(shape.batch) * (M * K + K * N + M * N) * (shape.f64 ? 8 : 4);
-  if (tiles.size() == 1 || bytes > double(kMaxTimedBytes)) return tiles[0];
-  const std::vector<double> t = shape.f64 ? time_tiles<double>(shape, tiles) : time_tiles<float>(shape, tiles);
-  const size_t best = std::min_element(t.begin(), t.end()) - t.begin();
-  return t[best] < kKeepDefaultWithin * t[0] ? tiles[best] : tiles[0];
+  if (bytes > double(kMaxTimedBytes)) return tiles[0];
+  const GemmTile best = fastest_of(shape, tiles);
+  std::vector<GemmTile> blocks = {best};
+  for (int kib : kABlockKiBTried) blocks.push_back({best.mr, best.nr, kib});
+  return fastest_of(shape, blocks);
 }
 
 // Writes this machine's tiles into the cache beside the other machines' sections found there.
@@ -238,13 +265,15 @@ void save_tuning_cache(const std::filesystem::path& path, const std::map<GemmSha
 
 }  // namespace
 
-std::string GemmTile::name() const { return fmt::format("{}x{}", mr, nr); }
+std::string GemmTile::name() const {
+  return a_kib == kGemmDefaultABlockKiB ? fmt::format("{}x{}", mr, nr) : fmt::format("{}x{}/{}K", mr, nr, a_kib);
+}
 
 GemmTile gemm_tile_for(const GemmShape& shape) {
   TuningState& s = tuning_state();
   if (!s.active.load(std::memory_order_acquire)) return {};
   const std::lock_guard lock(s.mutex);
-  if (s.forced[shape.f64] != GemmTile{}) return s.forced[shape.f64];
+  if (is_forced(s.forced[shape.f64])) return s.forced[shape.f64];
   if (!s.on || double(shape.batch) * double(shape.M) * double(shape.N) * double(shape.K) < kMinTunedWork) return {};
   const auto it = s.tiles.find(shape);
   if (it != s.tiles.end()) return it->second;
@@ -253,12 +282,12 @@ GemmTile gemm_tile_for(const GemmShape& shape) {
 }
 
 void gemm_force_tile(GemmTile tile, bool f64) {
-  const std::vector<GemmTile> tiles = gemm_cpu_tiles(f64);
-  if (tile != GemmTile{} && std::find(tiles.begin(), tiles.end(), tile) == tiles.end()) {
+  if (is_forced(tile) && !runs_here(tile, f64)) {
     std::string names;
-    for (const GemmTile& t : tiles) names += (names.empty() ? "" : ", ") + t.name();
-    throw Error(kTuningOp, fmt::format("no {} tile {} in the {} kernels; they are {}", f64 ? "float64" : "float32",
-                                       tile.name(), gemm_cpu_kernel_name(), names));
+    for (const GemmTile& t : gemm_cpu_tiles(f64)) names += (names.empty() ? "" : ", ") + t.name();
+    throw Error(kTuningOp, fmt::format("no {} tile {} in the {} kernels (a block {} to {} KiB); they are {}",
+                                       f64 ? "float64" : "float32", tile.name(), gemm_cpu_kernel_name(), kMinABlockKiB,
+                                       kMaxABlockKiB, names));
   }
   TuningState& s = tuning_state();
   const std::lock_guard lock(s.mutex);
@@ -281,8 +310,7 @@ std::string gemm_tuning_start(const std::filesystem::path& cache) {
   for (const GemmTuningMachine& m : machines)
     if (same_machine(m, mine))
       for (const GemmTuningEntry& e : m.tiles) {
-        const std::vector<GemmTile> known = gemm_cpu_tiles(e.shape.f64);
-        if (std::find(known.begin(), known.end(), e.tile) != known.end()) tiles[e.shape] = e.tile;
+        if (runs_here(e.tile, e.shape.f64)) tiles[e.shape] = e.tile;
       }
   TuningState& s = tuning_state();
   const std::lock_guard lock(s.mutex);

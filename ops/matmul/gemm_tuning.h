@@ -1,12 +1,13 @@
 #pragma once
 // GEMM tuning: which of its family's micro-kernels (gemm_kernels.h: AVX-512 f32 12x32, 8x32,
-// 8x48, 6x64, ...) gemm_cpu runs for each product shape, chosen by timing them on the machine.
-// The fastest tile differs with the core design and the shape by up to about 10%.
+// 8x48, 6x64, ...) gemm_cpu runs for each product shape, and how many rows of op(a) it packs at a
+// time (the a block's size, kept in L2: 96, 192 or 384 KiB), chosen by timing them on the machine.
+// The fastest choice differs with the core design and the shape by up to about 10%.
 //
 // It never changes a result: every kernel of a family gives each element of c the same chain of
-// multiply-adds, and how a product is cut into depth parts (whose partial sums are added) is
-// chosen with the family's default tile whatever tile runs, so a run's bits depend only on its
-// config and thread count (tests/ops/gemm_tuning_test.cpp).
+// multiply-adds, the a block cuts only the rows, and how a product is cut into depth parts (whose
+// partial sums are added) is chosen with the family's default tile whatever tile runs, so a run's
+// bits depend only on its config and thread count (tests/ops/gemm_tuning_test.cpp).
 //
 // Off unless a program turns it on (the tapegrad program and the training-step bench do, from
 // TAPEGRAD_GEMM_TUNING):
@@ -37,14 +38,19 @@ struct GemmShape {
   auto operator<=>(const GemmShape&) const = default;
 };
 
-// A micro-kernel's tile, mr x nr; {0, 0}: the family's default.
+// The a block's default size: mc = kGemmDefaultABlockKiB KiB / (kc * sizeof(T)) rows of op(a).
+inline constexpr int kGemmDefaultABlockKiB = 192;
+
+// A micro-kernel's tile, mr x nr ({0, 0}: the family's default), and the a block's size in KiB.
 struct GemmTile {
   int mr = 0, nr = 0;
+  int a_kib = kGemmDefaultABlockKiB;
   auto operator<=>(const GemmTile&) const = default;
-  std::string name() const;  // "8x32"
+  std::string name() const;  // "8x32", or "8x32/96K" for another a block
 };
 
-// The tiles of the family gemm_cpu runs now (gemm_cpu.cpp), its default first.
+// The tiles of the family gemm_cpu runs now (gemm_cpu.cpp), its default first, each with the
+// default a block.
 std::vector<GemmTile> gemm_cpu_tiles(bool f64);
 
 // gemm_cpu's question: the tile to run `shape` with: the forced one, else the tuned one, else
@@ -52,8 +58,8 @@ std::vector<GemmTile> gemm_cpu_tiles(bool f64);
 // it has fewer than 2^21 multiply-adds (about 10 us: the timing would cost more than it saves).
 GemmTile gemm_tile_for(const GemmShape& shape);
 
-// Runs every product with `tile` (gemm_bench, the tests); {0, 0}: as tuned again. Throws for a
-// tile the family has not.
+// Runs every product with `tile` (gemm_bench, the tests); GemmTile{}: as tuned again. Throws for a
+// tile the family has not, or an a block outside [16, 4096] KiB.
 void gemm_force_tile(GemmTile tile, bool f64);
 
 // Turns tuning on, with the tiles `cache` holds for this CPU; an empty path keeps nothing on disk.
@@ -91,7 +97,8 @@ struct GemmTuningMachine {
 };
 // Throws tg::Error("gemm tuning", "<name>: <field>: <what is wrong>") for anything but a cache
 // file: not JSON, over 1 MiB, another format or version, more than 64 machines or 4096 tiles in
-// one, a size outside [1, 2^31), a thread count outside [1, 4096], a tile that is not "<mr>x<nr>".
+// one, a size outside [1, 2^31), a thread count outside [1, 4096], a tile that is not "<mr>x<nr>",
+// an a block outside [16, 4096] KiB.
 std::vector<GemmTuningMachine> gemm_tuning_from_json(std::string_view text, const std::string& name);
 std::string gemm_tuning_to_json(const std::vector<GemmTuningMachine>& machines);
 

@@ -1,4 +1,5 @@
-// GEMM tuning (ops/matmul/gemm_tuning.h): every tile of a family gives the default tile's bits,
+// GEMM tuning (ops/matmul/gemm_tuning.h): every tile of a family, with every a block, gives the
+// default tile's bits,
 // on every layout, edge, cache block, depth split, batch, bias and accumulation; a shape met is
 // timed once, kept in the cache and found there again; a cache that is not one is left aside with
 // a warning naming the file and the field, and rewritten.
@@ -54,7 +55,9 @@ std::vector<T> run_layouts(const Product& p, GemmTile tile) {
 template <class T>
 void require_same_bits_every_tile(const Product& p) {
   INFO("batch ", p.batch, " M ", p.M, " N ", p.N, " K ", p.K, " bias ", p.with_bias, " accumulate ", p.accumulate);
-  const std::vector<GemmTile> tiles = gemm_cpu_tiles(std::is_same_v<T, double>);
+  std::vector<GemmTile> tiles;
+  for (GemmTile tile : gemm_cpu_tiles(std::is_same_v<T, double>))
+    for (int a_kib : {kGemmDefaultABlockKiB, 16, 96, 384}) tiles.push_back({tile.mr, tile.nr, a_kib});
   const std::vector<T> expected = run_layouts<T>(p, tiles[0]);
   for (const GemmTile& tile : tiles) {
     CAPTURE(tile.name());
@@ -97,13 +100,13 @@ std::string cache_with_tile(const std::string& tile_field) {
   return R"({"format": "tapegrad gemm tuning", "version": 1, "machines": [{"cpu": ")" + gemm_cpu_model() +
          R"(", "family": ")" + gemm_cpu_kernel_name() +
          R"(", "tiles": [{"dtype": "float32", "batch": 1, "m": 160, "n": 128, "k": 128, "a_trans": false, )"
-         R"("b_trans": false, "threads": )" +
+         R"("b_trans": false, "a_block_kib": 96, "threads": )" +
          std::to_string(omp_get_max_threads()) + ", " + tile_field + "}]}]}";
 }
 
 }  // namespace
 
-TEST_CASE("gemm tuning: every tile of every family gives the default tile's bits") {
+TEST_CASE("gemm tuning: every tile of every family, with every a block, gives the default tile's bits") {
   test::for_kernels_and_threads({1, 2, 3}, [] {
     // Edges of every tile; several depth and row blocks (K 520, M 150); depth splits (small M and
     // N, long K, accumulating and not); a batch run whole by the threads; a bias; K = 0.
@@ -118,6 +121,9 @@ TEST_CASE("gemm tuning: every tile of every family gives the default tile's bits
 
 TEST_CASE("gemm tuning: a tile the family has not is refused") {
   CHECK_THROWS_WITH_AS(gemm_force_tile({5, 7}, false), doctest::Contains("no float32 tile 5x7"), Error);
+  const GemmTile first = gemm_cpu_tiles(true).front();
+  CHECK_THROWS_WITH_AS(gemm_force_tile({first.mr, first.nr, 8}, true),
+                       doctest::Contains("(a block 16 to 4096 KiB)"), Error);
   const std::vector<GemmTile> tiles = gemm_cpu_tiles(false);
   CHECK(tiles.front() != GemmTile{});
   CHECK(gemm_tile_for({false, 1, 64, 64, 64, false, false, 1}) == GemmTile{});  // off: the default
@@ -142,7 +148,8 @@ TEST_CASE("gemm tuning: a shape is timed once, kept in the cache and found there
   CHECK(report.chosen[0].shape == shape);
   const GemmTile chosen = report.chosen[0].tile;
   const std::vector<GemmTile> tiles = gemm_cpu_tiles(false);
-  CHECK(std::find(tiles.begin(), tiles.end(), chosen) != tiles.end());
+  CHECK(std::any_of(tiles.begin(), tiles.end(), [&](GemmTile t) { return t.mr == chosen.mr && t.nr == chosen.nr; }));
+  CHECK((chosen.a_kib == kGemmDefaultABlockKiB || chosen.a_kib == 96 || chosen.a_kib == 384));
   CHECK(gemm_tile_for(shape) == chosen);
   CHECK(gemm_tune_pending().shapes == 0);  // nothing new
   run_one_product(128, 128, 127);           // under 2^21 multiply-adds: not worth timing
@@ -181,6 +188,7 @@ TEST_CASE("gemm tuning: a cache that is not one is left aside with the field nam
       {cache_with_tile(R"("tile": "8x32", "threads": 0)"), "tiles[0].threads: must be an integer from 1 to 4096"},
       {cache_with_tile(R"("tile": "8x32", "a_trans": 1)"), "tiles[0].a_trans: must be true or false"},
       {cache_with_tile(R"("tile": "8x32", "dtype": "float16")"), "tiles[0].dtype: must be \"float32\" or"},
+      {cache_with_tile(R"("tile": "8x32", "a_block_kib": 8)"), "tiles[0].a_block_kib: must be an integer from 16 to"},
       {std::string(1 << 21, ' '), "over 1048576 bytes"},
   };
   for (const auto& bad_cache : cases) {
