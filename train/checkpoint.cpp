@@ -14,7 +14,7 @@
 #include "core/io/untrusted_text.h"
 #include "core/non_finite.h"
 #include "data/tasks.h"
-#include "train/json_fields.h"
+#include "core/io/json_fields.h"
 #include "train/registry/registry.h"
 
 namespace tg::train {

@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "core/io/untrusted_text.h"
-#include "train/json_fields.h"
+#include "core/io/json_fields.h"
 #include "train/registry/registry.h"
 #include "train/seq2seq_data.h"
 

@@ -130,7 +130,7 @@ struct FieldDifference {
 };
 std::vector<FieldDifference> differing_fields(const TrainConfig& a, const TrainConfig& b);
 // Fields missing from the JSON keep their defaults (a checkpoint written before the field
-// existed); a field of the wrong JSON type (train/json_fields.h: 16.7 or "16" for an integer),
+// existed); a field of the wrong JSON type (core/io/json_fields.h: 16.7 or "16" for an integer),
 // an unknown field or invalid JSON throws tg::Error("config", ...) naming the field.
 TrainConfig config_from_json(const std::string& json);
 

@@ -9,7 +9,7 @@
 #include "core/io/input_file.h"
 #include "core/io/untrusted_text.h"
 #include "train/config.h"
-#include "train/json_fields.h"
+#include "core/io/json_fields.h"
 
 namespace tg::train {
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -16,7 +17,9 @@
 
 #include "core/error.h"
 #include "core/io/input_file.h"
+#include "core/io/json_fields.h"
 #include "core/io/output_file.h"
+#include "core/io/untrusted_text.h"
 #include "ops/matmul/gemm_cpu.h"
 
 #if defined(__x86_64__)
@@ -33,6 +36,7 @@ constexpr const char* kTuningOp = "gemm tuning";
 constexpr const char* kTuningFormat = "tapegrad gemm tuning";
 constexpr int kTuningVersion = 1;
 constexpr size_t kMaxCacheBytes = 1 << 20;
+constexpr int kMaxCacheDepth = 5;  // the file's object > machines > a machine > tiles > a tile
 constexpr size_t kMaxMachines = 64, kMaxTiles = 4096, kMaxPending = 1024, kMaxCpuName = 256;
 constexpr int64_t kMaxGemmSize = (int64_t(1) << 31) - 1;
 constexpr int kMaxTuningThreads = 4096, kMaxTileSide = 64, kMinABlockKiB = 16, kMaxABlockKiB = 4096;
@@ -72,49 +76,32 @@ bool runs_here(const GemmTile& tile, bool f64) {
 
 // ---- The cache file ----
 
-[[noreturn]] void cache_error(const std::string& name, const std::string& where, const std::string& what) {
-  throw Error(kTuningOp, fmt::format("{}: {}: {}", name, where, what));
+// The errors name the place in the file as their op: "gemm tuning: <file>: machines[0].tiles[2]".
+
+// Field `key` of `object` (which has it): an integer in [lo, hi].
+int64_t integer_in(const json& object, const char* key, int64_t lo, int64_t hi, const std::string& place) {
+  int64_t value = 0;
+  read_field(object, key, value, place.c_str());
+  if (value < lo || value > hi)
+    throw Error(place, fmt::format("field \"{}\" must be an integer in [{}, {}], got {}", key, lo, hi, value));
+  return value;
 }
 
-const json& cache_field(const json& object, const char* key, const std::string& name, const std::string& where) {
-  if (!object.is_object()) cache_error(name, where, "must be an object");
-  const auto it = object.find(key);
-  if (it == object.end()) cache_error(name, where, fmt::format("has no \"{}\"", key));
-  return *it;
-}
-
-int64_t cache_integer(const json& object, const char* key, int64_t hi, const std::string& name,
-                      const std::string& where) {
-  const json& v = cache_field(object, key, name, where);
-  if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > hi)
-    cache_error(name, where + "." + key, fmt::format("must be an integer from 1 to {}", hi));
-  return v.get<int64_t>();
-}
-
-bool cache_bool(const json& object, const char* key, const std::string& name, const std::string& where) {
-  const json& v = cache_field(object, key, name, where);
-  if (!v.is_boolean()) cache_error(name, where + "." + key, "must be true or false");
-  return v.get<bool>();
-}
-
-std::string cache_string(const json& object, const char* key, const std::string& name, const std::string& where) {
-  const json& v = cache_field(object, key, name, where);
-  if (!v.is_string() || v.get_ref<const std::string&>().size() > kMaxCpuName)
-    cache_error(name, where + "." + key, fmt::format("must be a string of at most {} bytes", kMaxCpuName));
-  return v.get<std::string>();
-}
-
-const json& cache_array(const json& object, const char* key, size_t max, const std::string& name,
-                        const std::string& where) {
-  const json& v = cache_field(object, key, name, where);
+// Field `key` of `object` (which has it): an array of at most `max` entries.
+const json& array_field(const json& object, const char* key, size_t max, const std::string& place) {
+  const json& v = object.at(key);
   if (!v.is_array() || v.size() > max)
-    cache_error(name, where.empty() ? key : where + "." + key,
-                fmt::format("must be an array of at most {} entries", max));
+    throw Error(place, fmt::format("field \"{}\" must be an array of at most {} entries, got {}", key, max,
+                                   json_excerpt(v)));
   return v;
 }
 
+void require_object(const json& value, const std::string& place) {
+  if (!value.is_object()) throw Error(place, "must be a JSON object, got " + json_excerpt(value));
+}
+
 // "<mr>x<nr>", each side in [1, 64].
-GemmTile parse_tile(const std::string& s, const std::string& name, const std::string& where) {
+GemmTile parse_tile(const std::string& s, const std::string& place) {
   GemmTile t;
   const char *p = s.data(), *end = s.data() + s.size();
   auto side = [&](int& value) {
@@ -124,30 +111,32 @@ GemmTile parse_tile(const std::string& s, const std::string& name, const std::st
     return ok;
   };
   if (!side(t.mr) || p == end || *p++ != 'x' || !side(t.nr) || p != end)
-    cache_error(name, where, fmt::format("must be a tile \"<rows>x<columns>\", each 1 to {}", kMaxTileSide));
+    throw Error(place, fmt::format("field \"tile\" must be \"<rows>x<columns>\", each 1 to {}, got {}", kMaxTileSide,
+                                   excerpt(s)));
   return t;
 }
 
-GemmTuningEntry parse_tuning_entry(const json& e, const std::string& name, const std::string& where) {
+GemmTuningEntry parse_tuning_entry(const json& e, const std::string& place) {
+  require_object(e, place);
+  require_fields(e, {"dtype", "batch", "m", "n", "k", "a_trans", "b_trans", "threads", "tile", "a_block_kib"},
+                 place.c_str());
   GemmTuningEntry entry;
-  const std::string dtype = cache_string(e, "dtype", name, where);
-  if (dtype != "float32" && dtype != "float64")
-    cache_error(name, where + ".dtype", "must be \"float32\" or \"float64\"");
   GemmShape& s = entry.shape;
+  std::string dtype, tile;
+  read_field(e, "dtype", dtype, place.c_str());
+  if (dtype != "float32" && dtype != "float64")
+    throw Error(place, "field \"dtype\" must be \"float32\" or \"float64\", got " + excerpt(dtype));
   s.f64 = dtype == "float64";
-  s.batch = cache_integer(e, "batch", kMaxGemmSize, name, where);
-  s.M = cache_integer(e, "m", kMaxGemmSize, name, where);
-  s.N = cache_integer(e, "n", kMaxGemmSize, name, where);
-  s.K = cache_integer(e, "k", kMaxGemmSize, name, where);
-  s.a_trans = cache_bool(e, "a_trans", name, where);
-  s.b_trans = cache_bool(e, "b_trans", name, where);
-  s.threads = static_cast<int>(cache_integer(e, "threads", kMaxTuningThreads, name, where));
-  entry.tile = parse_tile(cache_string(e, "tile", name, where), name, where + ".tile");
-  const int64_t a_kib = cache_integer(e, "a_block_kib", kMaxABlockKiB, name, where);
-  if (a_kib < kMinABlockKiB)
-    cache_error(name, where + ".a_block_kib",
-                fmt::format("must be an integer from {} to {}", kMinABlockKiB, kMaxABlockKiB));
-  entry.tile.a_kib = static_cast<int>(a_kib);
+  s.batch = integer_in(e, "batch", 1, kMaxGemmSize, place);
+  s.M = integer_in(e, "m", 1, kMaxGemmSize, place);
+  s.N = integer_in(e, "n", 1, kMaxGemmSize, place);
+  s.K = integer_in(e, "k", 1, kMaxGemmSize, place);
+  read_field(e, "a_trans", s.a_trans, place.c_str());
+  read_field(e, "b_trans", s.b_trans, place.c_str());
+  s.threads = static_cast<int>(integer_in(e, "threads", 1, kMaxTuningThreads, place));
+  read_field(e, "tile", tile, place.c_str());
+  entry.tile = parse_tile(tile, place);
+  entry.tile.a_kib = static_cast<int>(integer_in(e, "a_block_kib", kMinABlockKiB, kMaxABlockKiB, place));
   return entry;
 }
 
@@ -369,23 +358,31 @@ std::optional<std::filesystem::path> gemm_tuning_cache_from_environment() {
 }
 
 std::vector<GemmTuningMachine> gemm_tuning_from_json(std::string_view text, const std::string& name) {
+  const std::string place = fmt::format("{}: {}", kTuningOp, name);
   if (text.size() > kMaxCacheBytes)
-    cache_error(name, "file", fmt::format("over {} bytes: not a tuning cache", kMaxCacheBytes));
-  const json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) cache_error(name, "file", "not JSON");
-  if (!doc.is_object() || !doc.contains("format") || doc["format"] != kTuningFormat)
-    cache_error(name, "format", fmt::format("must be \"{}\"", kTuningFormat));
-  if (!doc.contains("version") || doc["version"] != kTuningVersion)
-    cache_error(name, "version", fmt::format("must be {}", kTuningVersion));
+    throw Error(place, fmt::format("over {} bytes: not a tuning cache", kMaxCacheBytes));
+  const json doc = parse_object(std::string(text), "the file", place.c_str(), kMaxCacheDepth);
+  require_fields(doc, {"format", "version", "machines"}, place.c_str());
+  std::string format;
+  read_field(doc, "format", format, place.c_str());
+  if (format != kTuningFormat)
+    throw Error(place, fmt::format("field \"format\" must be \"{}\", got {}", kTuningFormat, excerpt(format)));
+  if (integer_in(doc, "version", 1, INT64_MAX, place) != kTuningVersion)
+    throw Error(place, fmt::format("field \"version\" must be {}", kTuningVersion));
   std::vector<GemmTuningMachine> machines;
-  const json& list = cache_array(doc, "machines", kMaxMachines, name, "");
+  const json& list = array_field(doc, "machines", kMaxMachines, place);
   for (size_t m = 0; m < list.size(); ++m) {
-    const std::string where = fmt::format("machines[{}]", m);
-    GemmTuningMachine machine{
-        cache_string(list[m], "cpu", name, where), cache_string(list[m], "family", name, where), {}};
-    const json& tiles = cache_array(list[m], "tiles", kMaxTiles, name, where);
+    const std::string at = fmt::format("{}: machines[{}]", place, m);
+    require_object(list[m], at);
+    require_fields(list[m], {"cpu", "family", "tiles"}, at.c_str());
+    GemmTuningMachine machine;
+    read_field(list[m], "cpu", machine.cpu, at.c_str());
+    read_field(list[m], "family", machine.family, at.c_str());
+    if (machine.cpu.size() > kMaxCpuName || machine.family.size() > kMaxCpuName)
+      throw Error(at, fmt::format("fields \"cpu\" and \"family\" must be at most {} bytes", kMaxCpuName));
+    const json& tiles = array_field(list[m], "tiles", kMaxTiles, at);
     for (size_t t = 0; t < tiles.size(); ++t)
-      machine.tiles.push_back(parse_tuning_entry(tiles[t], name, fmt::format("{}.tiles[{}]", where, t)));
+      machine.tiles.push_back(parse_tuning_entry(tiles[t], fmt::format("{}.tiles[{}]", at, t)));
     machines.push_back(std::move(machine));
   }
   return machines;

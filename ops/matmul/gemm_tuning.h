@@ -64,8 +64,9 @@ void gemm_force_tile(GemmTile tile, bool f64);
 
 // Turns tuning on, with the tiles `cache` holds for this CPU; an empty path keeps nothing on disk.
 // A cache that cannot be used is left aside (and replaced at the next save): the warning returned
-// says why, e.g. "gemm tuning: ignoring ~/.cache/tapegrad/gemm-tuning.json: machines[0].tiles[2].m:
-// must be an integer from 1 to 2147483647"; "" when it loaded or did not exist.
+// says why, e.g. "gemm tuning: ~/.cache/tapegrad/gemm-tuning.json: machines[0].tiles[2]: field "m"
+// must be an integer in [1, 2147483647], got -4: ignoring ...: it is timed again and rewritten"; ""
+// when it loaded or did not exist.
 std::string gemm_tuning_start(const std::filesystem::path& cache);
 void gemm_tuning_stop();  // off, every tile forgotten
 
@@ -95,10 +96,11 @@ struct GemmTuningMachine {
   std::vector<GemmTuningEntry> tiles;
   bool operator==(const GemmTuningMachine&) const = default;
 };
-// Throws tg::Error("gemm tuning", "<name>: <field>: <what is wrong>") for anything but a cache
-// file: not JSON, over 1 MiB, another format or version, more than 64 machines or 4096 tiles in
-// one, a size outside [1, 2^31), a thread count outside [1, 4096], a tile that is not "<mr>x<nr>",
-// an a block outside [16, 4096] KiB.
+// Read strictly (core/io/json_fields.h); throws tg::Error naming the place, e.g. "gemm tuning:
+// <name>: machines[0].tiles[2]: field "m" must be an integer in [1, 2147483647], got -4", for
+// anything but a cache file: not JSON, nested more than 5 deep, over 1 MiB, another format or
+// version, more than 64 machines or 4096 tiles in one, a size outside [1, 2^31), a thread count
+// outside [1, 4096], a tile that is not "<mr>x<nr>", an a block outside [16, 4096] KiB.
 std::vector<GemmTuningMachine> gemm_tuning_from_json(std::string_view text, const std::string& name);
 std::string gemm_tuning_to_json(const std::vector<GemmTuningMachine>& machines);
 

@@ -1,10 +1,10 @@
 #pragma once
-// The fields of a JSON object a run stores (a checkpoint's config and model metadata), read
-// strictly: each must have exactly its type, since a conversion would hide a hand edit or a
-// foreign file. An integer field takes a JSON integer its C++ type holds (not 16.7, not "16", not
-// 1e3); a number field any JSON number; a flag true or false; a text field a string; a list of
-// texts an array of strings. A wrong one throws tg::Error(op, "field \"<key>\" must be <kind>,
-// got <the value, or its excerpt>"). nlohmann's own exceptions never get out.
+// The fields of an untrusted JSON object (a checkpoint's config and model metadata, the GEMM
+// tuning cache), read strictly: each must have exactly its type, since a conversion would hide a
+// hand edit or a foreign file. An integer field takes a JSON integer its C++ type holds (not 16.7,
+// not "16", not 1e3); a number field any JSON number; a flag true or false; a text field a string;
+// a list of texts an array of strings. A wrong one throws tg::Error(op, "field \"<key>\" must be
+// <kind>, got <the value, or its excerpt>"). nlohmann's own exceptions never get out.
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -12,7 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace tg::train {
+namespace tg {
 
 // When `object` has `key`, its value into `value`; else `value` is left as it was.
 void read_field(const nlohmann::json& object, const char* key, int64_t& value, const char* op);
@@ -33,4 +33,4 @@ std::string json_excerpt(const nlohmann::json& value);
 // valid JSON: ...", "<what> must be a JSON object, got ..." otherwise.
 nlohmann::json parse_object(const std::string& text, const std::string& what, const char* op, int max_depth = 4);
 
-}  // namespace tg::train
+}  // namespace tg

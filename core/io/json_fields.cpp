@@ -1,4 +1,4 @@
-#include "train/json_fields.h"
+#include "core/io/json_fields.h"
 
 #include <utility>
 
@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/io/untrusted_text.h"
 
-namespace tg::train {
+namespace tg {
 
 namespace {
 
@@ -20,7 +20,7 @@ using nlohmann::json;
 }
 
 // The value at `key`, or null when there is none.
-const json* field(const json& object, const char* key) {
+const json* find_field(const json& object, const char* key) {
   auto it = object.find(key);
   return it == object.end() ? nullptr : &*it;
 }
@@ -33,7 +33,7 @@ std::string json_excerpt(const json& value) {
 }
 
 void read_field(const json& object, const char* key, int64_t& value, const char* op) {
-  const json* v = field(object, key);
+  const json* v = find_field(object, key);
   if (v == nullptr) return;
   if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
     wrong(op, key, "an integer in [-2^63, 2^63)", *v);
@@ -42,35 +42,35 @@ void read_field(const json& object, const char* key, int64_t& value, const char*
 }
 
 void read_field(const json& object, const char* key, uint64_t& value, const char* op) {
-  const json* v = field(object, key);
+  const json* v = find_field(object, key);
   if (v == nullptr) return;
   if (!v->is_number_unsigned()) wrong(op, key, "an integer in [0, 2^64)", *v);
   value = v->get<uint64_t>();
 }
 
 void read_field(const json& object, const char* key, double& value, const char* op) {
-  const json* v = field(object, key);
+  const json* v = find_field(object, key);
   if (v == nullptr) return;
   if (!v->is_number()) wrong(op, key, "a number", *v);
   value = v->get<double>();
 }
 
 void read_field(const json& object, const char* key, bool& value, const char* op) {
-  const json* v = field(object, key);
+  const json* v = find_field(object, key);
   if (v == nullptr) return;
   if (!v->is_boolean()) wrong(op, key, "true or false", *v);
   value = v->get<bool>();
 }
 
 void read_field(const json& object, const char* key, std::string& value, const char* op) {
-  const json* v = field(object, key);
+  const json* v = find_field(object, key);
   if (v == nullptr) return;
   if (!v->is_string()) wrong(op, key, "a string", *v);
   value = v->get<std::string>();
 }
 
 void read_field(const json& object, const char* key, std::vector<std::string>& value, const char* op) {
-  const json* v = field(object, key);
+  const json* v = find_field(object, key);
   if (v == nullptr) return;
   if (!v->is_array()) wrong(op, key, "an array of strings", *v);
   std::vector<std::string> strings;
@@ -102,4 +102,4 @@ json parse_object(const std::string& text, const std::string& what, const char* 
   return object;
 }
 
-}  // namespace tg::train
+}  // namespace tg
