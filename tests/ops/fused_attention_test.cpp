@@ -1,5 +1,6 @@
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -233,6 +234,47 @@ TEST_CASE("fused_attention: agrees with scaled_dot_product_attention, forward an
     o.training = true;
   }
   require_fused_matches_composed(qkv, o);
+}
+
+TEST_CASE("fused_attention: boolean masks give the bits of the same masks written as additive 0 and -inf") {
+  // A boolean mask only writes -inf over the scaled scores; an additive mask goes through the rule
+  // per element (attention_score): dot * scale + 0 is dot * scale, + -inf is -inf. So both give the
+  // same bits, forward and backward. (B,H,T,S) = (2,2,70,133): keys in two tiles, queries in three blocks.
+  constexpr int64_t T = 70, S = 133;
+  const std::vector<Tensor> qkv = {plain64({2, 2, T, 8}, 1), plain64({2, 2, S, 8}, 2), plain64({2, 2, S, 5}, 3)};
+  const std::vector<int64_t> lengths = {S, 100};
+  std::vector<bool> hidden(T * S);
+  for (int64_t e = 0; e < T * S; ++e) hidden[e] = e % 3 == 1;
+  AttentionOptions boolean, additive;
+  std::vector<double> added(2 * T * S, 0.0);  // (2,1,T,S)
+  auto hide = [&](int64_t b, int64_t i, int64_t j) { added[(b * T + i) * S + j] = -INFINITY; };
+  SUBCASE("key_padding_mask") {
+    boolean.key_padding_mask = padding_mask(lengths, S);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = lengths[b]; j < S; ++j) hide(b, i, j);
+  }
+  SUBCASE("attn_mask, key_padding_mask and is_causal") {
+    boolean.attn_mask = tensor_bool(hidden, {T, S});
+    boolean.key_padding_mask = padding_mask(lengths, S);
+    boolean.is_causal = additive.is_causal = true;
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t i = 0; i < T; ++i)
+        for (int64_t j = 0; j < S; ++j)
+          if (hidden[i * S + j] || j >= lengths[b]) hide(b, i, j);
+  }
+  SUBCASE("masks that hide nothing, and no mask") {
+    boolean.attn_mask = tensor_bool(std::vector<bool>(T * S, false), {T, S});
+    boolean.key_padding_mask = padding_mask({S, S}, S);
+  }
+  if (std::any_of(added.begin(), added.end(), [](double a) { return a != 0; }))
+    additive.additive_mask = tensor(added, {2, 1, T, S}, kF64);
+  const std::vector<Tensor> with_bool = run(true, qkv, kF32, boolean), with_additive = run(true, qkv, kF32, additive);
+  const char* what[] = {"output", "dq", "dk", "dv"};
+  for (int i = 0; i < 4; ++i) {
+    INFO(what[i]);
+    require_close(with_bool[i], with_additive[i], 0, 0);
+  }
 }
 
 TEST_CASE("fused_attention: dropout over several key tiles, with rows starting at any word of a Philox block") {

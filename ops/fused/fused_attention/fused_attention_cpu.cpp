@@ -42,19 +42,44 @@ struct KeyTile {
   KeyTile(const QueryBlock& qb, int64_t j0) : j0(j0), cols(std::min(kBlockK, qb.key_end - j0)) {}
 };
 
+// s[r * kBlockK + c] = -inf where a boolean mask (attn_mask, key_padding_mask) hides key j0 + c
+// from query i0 + r of the block's head; is_causal is not looked at. A row of a mask that hides
+// nothing (a padding mask of a batch without padding) costs one pass over its bytes.
+template <class T>
+void hide_masked_keys(T* s, const QueryBlock& qb, const KeyTile& t, const FusedAttentionParams& p) {
+  const int64_t b = qb.n / p.H, h = qb.n % p.H;
+  for (const AttentionMaskView* mask : {&p.attn_mask, &p.key_padding_mask}) {
+    if (!mask->data) continue;
+    const uint8_t* first = mask_bytes(static_cast<const bool*>(mask->data)) + b * mask->sb + h * mask->sh +
+                           qb.i0 * mask->st + t.j0 * mask->ss;
+    for (int64_t r = 0; r < qb.rows; ++r) {
+      const uint8_t* hidden = first + r * mask->st;
+      uint8_t any = 0;
+      for (int64_t c = 0; c < t.cols; ++c) any |= hidden[c * mask->ss];
+      if (!any && mask->st == 0) break;  // the same row for every query: nothing hidden in any
+      if (!any) continue;
+      T* sr = s + r * kBlockK;
+      for (int64_t c = 0; c < t.cols; ++c)
+        if (hidden[c * mask->ss]) sr[c] = static_cast<T>(-INFINITY);
+    }
+  }
+}
+
 // s (rows, kBlockK) = the scores of the block's queries (rows q_ld apart from q0) against the
 // tile's keys, kt the tile transposed (hs, kBlockK) (= writes): q_i . k_j * scale + additive,
-// -inf where masked. Without masks other than is_causal, the same values as attention_score in
-// loops without a branch per element.
+// -inf where masked. Without an additive mask, the same values as attention_score in loops
+// without arithmetic per element: the scale is applied as the tile is stored (dot * scale, as
+// attention_score has it), and the masks only write -inf.
 template <class T>
 void score_tile(T* s, const T* q0, int64_t q_ld, const T* kt, const QueryBlock& qb, const KeyTile& t,
                 const FusedAttentionParams& p) {
-  if (!p.attn_mask.data && !p.key_padding_mask.data && !p.additive_mask.data) {
+  if (!p.additive_mask.data) {
     tile_gemm(s, kBlockK, q0, q_ld, 1, kt, kBlockK, qb.rows, p.hs, t.cols, static_cast<T>(p.scale), false);
     if (p.is_causal)  // keys j > i, i.e. c > i - j0
       for (int64_t r = 0; r < qb.rows; ++r)
         std::fill(s + r * kBlockK + std::clamp<int64_t>(qb.i0 + r - t.j0 + 1, 0, t.cols), s + r * kBlockK + t.cols,
                   static_cast<T>(-INFINITY));
+    hide_masked_keys(s, qb, t, p);
     return;
   }
   tile_gemm(s, kBlockK, q0, q_ld, 1, kt, kBlockK, qb.rows, p.hs, t.cols, T(1), false);
