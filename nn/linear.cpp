@@ -12,6 +12,7 @@
 #include "ops/fused/linear/linear.h"
 #include "ops/fused/linear_dropout_add/linear_dropout_add.h"
 #include "ops/fused/linear_dropout_add_layer_norm/linear_dropout_add_layer_norm.h"
+#include "ops/fused/linear_relu/linear_relu.h"
 #include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/matmul/matmul.h"
 #include "ops/transpose/transpose.h"
@@ -52,10 +53,10 @@ Tensor Linear::forward(const Tensor& x) const {
 }
 
 Tensor Linear::forward_relu_dropout(const Tensor& x, const Dropout& dropout) const {
-  if (!fusable() || !dropout.fusable() || !dropout.is_training() || dropout.p == 0)
-    return dropout.forward_of_relu(forward(x));
+  if (!fusable() || !dropout.fusable()) return dropout.forward_of_relu(forward(x));
   const ModuleScope in_module(path());
   check_input(x);
+  if (!dropout.is_training() || dropout.p == 0) return linear_relu(x, weight, bias);  // nothing to draw
   return linear_relu_dropout(x, weight, bias, dropout.p, true);
 }
 

@@ -46,9 +46,10 @@ class Linear : public Module {
   // projections: nn::MultiHeadAttention). Every layer must be fusable().
   static void forward_together_into(std::span<const Linear* const> layers, const Tensor& x, const TensorList& ys,
                                     GemmSideWorks side);
-  // dropout.forward_of_relu(forward(x)) as one op (ops/fused/linear_relu_dropout), recorded in this
-  // layer's scope, with the same values and draws; as the two when the model is composed, a
-  // forward hook watches this layer or the dropout, or the dropout does not draw (eval, p = 0).
+  // dropout.forward_of_relu(forward(x)) as one op (ops/fused/linear_relu_dropout; linear_relu where
+  // the dropout does not draw: eval, p = 0), recorded in this layer's scope, with the same values
+  // and draws; as the two when the model is composed or a forward hook watches this layer or the
+  // dropout.
   Tensor forward_relu_dropout(const Tensor& x, const Dropout& dropout) const;
   // norm.forward_of_dropout_add(residual, forward(x), dropout) as one op
   // (ops/fused/linear_dropout_add_layer_norm), recorded in this layer's scope, with the same values

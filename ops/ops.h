@@ -49,5 +49,6 @@
 #include "ops/fused/linear/linear.h"
 #include "ops/fused/linear_dropout_add/linear_dropout_add.h"
 #include "ops/fused/linear_dropout_add_layer_norm/linear_dropout_add_layer_norm.h"
+#include "ops/fused/linear_relu/linear_relu.h"
 #include "ops/fused/linear_relu_dropout/linear_relu_dropout.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"

@@ -13,6 +13,7 @@
 #include "ops/matmul/gemm_kernels.h"
 #include "ops/matmul/gemm_pack.h"
 #include "ops/matmul/gemm_tuning.h"
+#include "ops/relu/relu_math.h"
 
 namespace tg {
 
@@ -63,12 +64,12 @@ int64_t part_size(int64_t n, int64_t max_part, int64_t unit) {
   return round_up(ceil_div(n, ceil_div(n, max_part)), unit);
 }
 
-// row[0..n) = (or +=) bias[0..n), or zeros without a bias: c where K = 0.
+// row[0..n) = (or +=) bias[0..n), or zeros without a bias, then relu where relu: c where K = 0.
 template <class T>
-void fill_row(T* row, const T* bias, int64_t n, bool accumulate) {
+void fill_row(T* row, const T* bias, int64_t n, bool accumulate, bool relu) {
   for (int64_t j = 0; j < n; ++j) {
-    const T value = bias ? bias[j] : T(0);
-    row[j] = accumulate ? row[j] + value : value;
+    const T value = bias ? bias[j] : T(0), out = accumulate ? row[j] + value : value;
+    row[j] = relu ? relu_math::forward(out) : out;
   }
 }
 
@@ -127,6 +128,7 @@ struct Plan {
   int64_t a_rs, a_ks, b_rs, b_ks;  // op(a)(i, k) at a[i*a_rs + k*a_ks], op(b)(k, j) at b[j*b_rs + k*b_ks]
   bool a_trans;
   int64_t a_block_size, b_block_size;  // elements of the packing buffers
+  bool relu;                           // c = relu(c) once its sums are complete (GemmActivation::relu)
 };
 
 template <class T>
@@ -151,7 +153,8 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch,
           b.trans ? 1 : b.ld,
           a.trans,
           std::max<int64_t>(a_block_bytes / int64_t(sizeof(T)), kern.mr * kMaxKc),
-          kL3Bytes / int64_t(sizeof(T)) + kern.nr * kMaxKc};
+          kL3Bytes / int64_t(sizeof(T)) + kern.nr * kMaxKc,
+          false};
 }
 
 // Whether the kernel reads op(a) in place for a product n columns wide: packing a costs about
@@ -171,11 +174,11 @@ struct ABlock {
 };
 
 // c (mc, nc) (rows ldc apart) = or += a (mc, kc) @ b_block (kc, nc) (+ bias (nc) on every row,
-// where bias != nullptr). Edge tiles are computed whole into a local tile and their valid part
-// copied.
+// where bias != nullptr), then c = relu(c) where relu (the last block of k). Edge tiles are
+// computed whole into a local tile and their valid part copied.
 template <class T>
 void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>& a, const T* b_block,
-                  const T* bias, int64_t mc, int64_t nc, int64_t kc, bool accumulate) {
+                  const T* bias, int64_t mc, int64_t nc, int64_t kc, bool accumulate, bool relu) {
   alignas(64) T tile[kMaxTile];
   T edge_bias[kMaxNr];  // the bias of a part-empty last column panel, padded with zeros
   const int64_t mr = kern.mr, nr = kern.nr;
@@ -197,19 +200,21 @@ void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>
           for (int64_t k = 0; k < kc; k += kLineBytes / int64_t(sizeof(T))) __builtin_prefetch(a_tile + r * a.rs + k);
       T* cij = c + i * ldc + j;
       if (m == mr && n == nr) {
-        kern.run(kc, a_tile, a_rs, a_ks, b_panel, panel_bias, cij, ldc, accumulate);
+        kern.run(kc, a_tile, a_rs, a_ks, b_panel, panel_bias, cij, ldc, accumulate, relu);
         continue;
       }
-      kern.run(kc, a_tile, a_rs, a_ks, b_panel, panel_bias, tile, nr, false);
+      kern.run(kc, a_tile, a_rs, a_ks, b_panel, panel_bias, tile, nr, false, false);
       for (int64_t r = 0; r < m; ++r)
-        for (int64_t q = 0; q < n; ++q)
-          cij[r * ldc + q] = accumulate ? cij[r * ldc + q] + tile[r * nr + q] : tile[r * nr + q];
+        for (int64_t q = 0; q < n; ++q) {
+          const T out = accumulate ? cij[r * ldc + q] + tile[r * nr + q] : tile[r * nr + q];
+          cij[r * ldc + q] = relu ? relu_math::forward(out) : out;
+        }
     }
   }
 }
 
 // c (m,n) (rows ldc apart) = (or +=) op(a) (m,k) @ op(b) (k,n) (+ bias (n) on every row, where
-// bias != nullptr) on this thread, a, b and bias pointing at the part's first elements (op(a)(0,0),
+// bias != nullptr) (then relu, where g.relu: never with accumulate) on this thread, a, b and bias pointing at the part's first elements (op(a)(0,0),
 // op(b)(0,0), bias[0]). The loops at the top of this file. Accumulating over one block of k, the
 // micro-kernel adds its finished sums to c; over several, the whole product is made first.
 template <class T>
@@ -244,7 +249,7 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, 
           g.pack_a(a_block, a_start + full * g.a_rs, g.a_rs, g.a_ks, mb - full, kb);
         const ABlock<T> a_view{in_place ? a_start : nullptr, g.a_rs, g.a_ks, a_block};
         macro_kernel(g.kern, c + ic * ldc + jc, ldc, a_view, b_block, pc == 0 && bias ? bias + jc : nullptr, mb,
-                     nb, kb, pc > 0 || accumulate);
+                     nb, kb, pc > 0 || accumulate, g.relu && pc + kb == k);
       }
     }
   }
@@ -282,16 +287,16 @@ Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int thread
   return best;
 }
 
-// One product c (M,N) = (or +=) op(a) (M,K) @ op(b) (K,N) (+ bias) shared by a team of threads:
-// its split into parts, and the buffer of a depth split's partial products (which, accumulating,
-// are summed as when written and that sum added to c).
+// One product c (M,N) = (or +=) op(a) (M,K) @ op(b) (K,N) (+ bias) (then relu) shared by a team
+// of threads: its split into parts, and the buffer of a depth split's partial products (which,
+// accumulating, are summed as when written and that sum added to c; relu applies to the sum).
 template <class T>
 struct TeamProduct {
   Plan<T> g;
   const T *a, *b, *bias;
   T* c;
   int64_t M, N, K;
-  bool accumulate;
+  bool accumulate, relu;
   Split s;
   int64_t ms, ns, ks, parts;
   bool split_sum, first_apart;  // depth part 0 not written into c where first_apart
@@ -300,13 +305,14 @@ struct TeamProduct {
   TeamProduct() = default;
   TeamProduct(const Plan<T>& plan, const T* a_, const T* b_, const T* bias_, T* c_, int64_t M_, int64_t N_,
               int64_t K_, int threads, bool accumulate_, Slot partial_slot)
-      : g(plan), a(a_), b(b_), bias(bias_), c(c_), M(M_), N(N_), K(K_), accumulate(accumulate_) {
+      : g(plan), a(a_), b(b_), bias(bias_), c(c_), M(M_), N(N_), K(K_), accumulate(accumulate_), relu(plan.relu) {
     s = choose_split(g, M, N, K, threads);
     ms = round_up(ceil_div(M, s.rows), g.kern.mr), ns = round_up(ceil_div(N, s.cols), g.kern.nr);
     ks = ceil_div(K, s.depth), parts = int64_t(s.rows) * s.cols * s.depth;
     split_sum = s.depth > 1, first_apart = split_sum && accumulate;
     partial = split_sum ? workspace<T>(partial_slot, (s.depth - (first_apart ? 0 : 1)) * M * N) : nullptr;
     first = first_apart ? partial + (s.depth - 1) * M * N : c;
+    g.relu = relu && !split_sum;  // a depth split's parts are partial sums: relu once they are added
   }
 
   void run_part(int64_t part) const {
@@ -317,7 +323,7 @@ struct TeamProduct {
     const bool add = d == 0 && accumulate && !first_apart;
     const T* part_bias = d == 0 && bias ? bias + j0 : nullptr;  // the first depth part adds the bias
     if (k <= 0)
-      for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n, add);
+      for (int64_t i = 0; i < m; ++i) fill_row(out + (i0 + i) * N + j0, part_bias, n, add, g.relu);
     else
       gemm_serial(g, a + i0 * g.a_rs + k0 * g.a_ks, b + j0 * g.b_rs + k0 * g.b_ks, part_bias, out + i0 * N + j0, N,
                   m, n, k, add);
@@ -330,7 +336,8 @@ struct TeamProduct {
     for (int64_t e = 0; e < M * N; ++e) {
       T sum = first[e];
       for (int64_t d = 1; d < s.depth; ++d) sum += partial[(d - 1) * M * N + e];
-      c[e] = first_apart ? c[e] + sum : sum;
+      const T out = first_apart ? c[e] + sum : sum;
+      c[e] = relu ? relu_math::forward(out) : out;
     }
   }
 };
@@ -396,18 +403,25 @@ void run_side_alone(GemmSideWorks side, std::initializer_list<GemmPhase> phases)
 
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias, GemmSideWorks side, bool accumulate) {
+              const T* bias, GemmSideWorks side, bool accumulate, GemmActivation activation) {
+  const bool relu = activation == GemmActivation::relu;
+  if (relu && accumulate) throw Error("matmul", "gemm_cpu applies relu to a product it writes, not to one it adds");
   const int threads = batch == 0 || M == 0 || N == 0 || K == 0 ? 1 : gemm_threads(batch, M, N, K);
+  auto plan = [&](int64_t products) {
+    Plan<T> g = make_plan(a, b, products, M, N, K, threads);
+    g.relu = relu;
+    return g;
+  };
   if (batch == 1 && threads > 1) {  // one product, shared by the team
-    const TeamProduct<T> product(make_plan(a, b, 1, M, N, K, threads), a.data + a.offsets[0], b.data + b.offsets[0],
-                                 bias, c, M, N, K, threads, accumulate, kSlotPartial);
+    const TeamProduct<T> product(plan(1), a.data + a.offsets[0], b.data + b.offsets[0], bias, c, M, N, K, threads,
+                                 accumulate, kSlotPartial);
     return gemm_team(&product, 1, threads, side);
   }
   run_side_alone(side, {GemmPhase::before});
   if (batch == 0 || M == 0 || N == 0 || K == 0) {
-    for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N, accumulate);
+    for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N, accumulate, relu);
   } else {
-    const Plan<T> g = make_plan(a, b, batch, M, N, K, threads);
+    const Plan<T> g = plan(batch);
     // Whole products to whichever thread is free while every thread can have one; the rest
     // (fewer than the threads) one after the other, each shared by all threads.
     // One thread: no parallel region at all.
@@ -456,9 +470,9 @@ void gemm_cpu_group(std::span<const GemmProduct<T>> products, GemmSideWorks side
 }
 
 template void gemm_cpu<float>(float*, const GemmMatrix<float>&, const GemmMatrix<float>&, int64_t, int64_t,
-                              int64_t, int64_t, const float*, GemmSideWorks, bool);
+                              int64_t, int64_t, const float*, GemmSideWorks, bool, GemmActivation);
 template void gemm_cpu<double>(double*, const GemmMatrix<double>&, const GemmMatrix<double>&, int64_t, int64_t,
-                               int64_t, int64_t, const double*, GemmSideWorks, bool);
+                               int64_t, int64_t, const double*, GemmSideWorks, bool, GemmActivation);
 template void gemm_cpu_group<float>(std::span<const GemmProduct<float>>, GemmSideWorks);
 template void gemm_cpu_group<double>(std::span<const GemmProduct<double>>, GemmSideWorks);
 

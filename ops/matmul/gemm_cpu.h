@@ -4,6 +4,8 @@
 //
 //   c[p] (M,N) = op(a[p]) (M,K) @ op(b[p]) (K,N)          (= writes; += where accumulate)
 //              + bias (N) on every row                      (where bias != nullptr: Linear's)
+//   then c[p] = relu(c[p])                                  (activation relu: linear_relu's; not
+//                                                            with accumulate)
 //
 // Accumulating gives the bits of writing the product into a tensor of its own and adding that
 // to c (c + product, the product's sums taken as when written), without the second pass: a
@@ -58,9 +60,15 @@ using GemmSideWorks = std::span<const GemmSideWork>;
 // The side work of the given phases, in their order, each once as (0, 1): where no team runs.
 void run_side_alone(GemmSideWorks side, std::initializer_list<GemmPhase> phases);
 
+// What gemm_cpu applies to each element of c once its sums are complete: nothing, or relu
+// (relu_math::forward: max(c, 0), NaN kept), in the micro-kernel's registers where the tile's
+// last block of k ends (in the sum of a depth split's parts where the product is split over k).
+enum class GemmActivation { none, relu };
+
 template <class T>
 void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-              const T* bias = nullptr, GemmSideWorks side = {}, bool accumulate = false);
+              const T* bias = nullptr, GemmSideWorks side = {}, bool accumulate = false,
+              GemmActivation activation = GemmActivation::none);
 
 // One product of a group: c (M,N) = (or +=, where accumulate) op(a) (M,K) @ op(b) (K,N) (+ bias
 // (N) on every row, where bias != nullptr), c contiguous, a and b one matrix each (offsets[0]).

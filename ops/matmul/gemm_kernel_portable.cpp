@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "ops/relu/relu_math.h"
+
 namespace tg {
 
 namespace {
@@ -20,11 +22,11 @@ struct Vec16<double> {
   typedef double type __attribute__((vector_size(16), may_alias));
 };
 
-// c (MR,NR) = or += a_tile (MR,kc) @ b_panel (kc,NR) (+ bias): the tile in MR * NR/lanes vector
+// c (MR,NR) = or += a_tile (MR,kc) @ b_panel (kc,NR) (+ bias) (then relu): the tile in MR * NR/lanes vector
 // accumulators, each k one broadcast value of a per row times the vectors of b's row.
 template <class T, int MR, int NR>
 void portable_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, const T* bias, T* c,
-                     int64_t ldc, bool accumulate) {
+                     int64_t ldc, bool accumulate, bool relu) {
   using V = typename Vec16<T>::type;
   constexpr int L = 16 / sizeof(T), NV = NR / L;
   static_assert(NR % L == 0);
@@ -45,7 +47,8 @@ void portable_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j) {
       const T sum = acc[i][j / L][j % L];
-      c[i * ldc + j] = accumulate ? c[i * ldc + j] + sum : sum;
+      const T out = accumulate ? c[i * ldc + j] + sum : sum;
+      c[i * ldc + j] = relu ? relu_math::forward(out) : out;
     }
 }
 

@@ -4,6 +4,8 @@
 //   c (mr,nr) = a_tile (mr,kc) @ b_panel (kc,nr)     (accumulate == false: = writes)
 //   c (mr,nr) += a_tile (mr,kc) @ b_panel (kc,nr)    (accumulate == true: += accumulates)
 //   and + bias (nr) on every row, where bias != nullptr (unaligned)
+//   then c = relu(c) = (c <= 0 ? 0 : c, NaN kept), where relu: the tile's last block of k, its
+//   sums complete, while they are still in registers (linear_relu's activation)
 //
 //   a_tile[i, k] at a[i*a_rs + k*a_ks]: packed (a_rs 1, a_ks mr) or rows read in place (a_ks 1)
 //   b_panel[k, j] at b[k*nr + j]: packed, 64-byte aligned
@@ -18,7 +20,7 @@ template <class T>
 struct MicroKernel {
   int mr, nr;  // tile rows and columns
   void (*run)(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b_panel, const T* bias, T* c,
-              int64_t ldc, bool accumulate);
+              int64_t ldc, bool accumulate, bool relu);
 };
 
 // Each family's micro-kernels, its default first. The kernels of one family differ only in the

@@ -37,10 +37,11 @@ Tensor transposed_view(const Tensor& x);
 
 // Kernels: out (batch..., M, N) = a (..., M, K) @ b (..., K, N) (= writes). out contiguous;
 // a and b of rank >= 2 with batch dims broadcasting to out's; any strides. On the CPU a defined
-// bias (N), contiguous, is added to every row of out in the same pass (Linear's), and side work
-// shares the product's parallel region (gemm_cpu.h).
+// bias (N), contiguous, is added to every row of out in the same pass (Linear's), the activation
+// applied as the sums complete (linear_relu's relu), and side work shares the product's parallel
+// region (gemm_cpu.h).
 void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias = {},
-                        GemmSideWorks side = {});
+                        GemmSideWorks side = {}, GemmActivation activation = GemmActivation::none);
 // out += a @ b on the CPU, with the bits of matmul_forward_cpu into a tensor of its own added
 // to out (add_into_), in one pass: a backward rule adding into a gradient already gathered.
 void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b);

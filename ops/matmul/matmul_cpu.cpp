@@ -26,9 +26,9 @@ bool stacks_rows(const GemmInput& a, const GemmInput& b, int64_t M) {
   return true;
 }
 
-// out = (or +=) a @ b (+ bias), with the side work in the product's region.
+// out = (or +=) a @ b (+ bias) (then the activation), with the side work in the product's region.
 void matmul_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias, GemmSideWorks side,
-                bool accumulate) {
+                bool accumulate, GemmActivation activation = GemmActivation::none) {
   // out (batch..., M, N), a (..., M, K), b (..., K, N), bias (N) or undefined
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
@@ -40,15 +40,15 @@ void matmul_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
     using T = decltype(zero);
     gemm_cpu<T>(out.data<T>(), {ga.x.data<T>(), ga.offsets.data(), ga.ld, ga.trans},
                 {gb.x.data<T>(), gb.offsets.data(), gb.ld, gb.trans}, products, rows, N, K,
-                bias.defined() ? bias.data<T>() : nullptr, side, accumulate);
+                bias.defined() ? bias.data<T>() : nullptr, side, accumulate, activation);
   });
 }
 
 }  // namespace
 
 void matmul_forward_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
-                        GemmSideWorks side) {
-  matmul_cpu(out, a, b, bias, side, false);
+                        GemmSideWorks side, GemmActivation activation) {
+  matmul_cpu(out, a, b, bias, side, false, activation);
 }
 
 void matmul_add_cpu(const Tensor& out, const Tensor& a, const Tensor& b) {

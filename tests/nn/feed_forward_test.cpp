@@ -23,7 +23,7 @@ TEST_CASE("nn::FeedForward: linear2(activation(linear1(x))), names") {
   CHECK(max_abs_diff(ff.forward(x), expected) > 0);
 }
 
-TEST_CASE("nn::FeedForward: linear1, relu and dropout as one linear_relu_dropout op or three, the same in training") {
+TEST_CASE("nn::FeedForward: linear1, relu and dropout as one op (linear_relu in eval) or apart, the same values") {
   nn::FeedForward ff(4, 6, nn::Activation::relu, 0.4);
   ff.to_(kF64);
   randomize_parameters(ff, 5);
@@ -42,9 +42,17 @@ TEST_CASE("nn::FeedForward: linear1, relu and dropout as one linear_relu_dropout
   require_close(three, fused, 0, 0);
   CHECK(tape().entries().size() == 4);  // linear, relu, dropout, linear
   ff.fuse_relu_dropout = true;
-  ff.eval();  // no draw: linear1 and relu
+  ff.eval();  // no draw: linear1 and relu as one linear_relu op, or two
   tape().clear();
   const Tensor eval_out = ff.forward(x);
+  REQUIRE(tape().entries().size() == 2);
+  CHECK(tape().entries().at(0)->op == "linear_relu");
+  REQUIRE(tape().entries().at(0)->module);
+  CHECK(*tape().entries().at(0)->module == "linear1");
+  ff.fuse_relu_dropout = false;
+  tape().clear();
+  const Tensor eval_three = ff.forward(x);
+  require_close(eval_three, eval_out, 0, 0);
   REQUIRE(tape().entries().size() == 3);
   CHECK(tape().entries().at(0)->op == "linear");
   CHECK(tape().entries().at(1)->op == "relu");

@@ -17,6 +17,7 @@
 #include "ops/dropout/dropout.h"
 #include "ops/matmul/gemm_cpu.h"
 #include "ops/matmul/matmul.h"
+#include "ops/relu/relu.h"
 #include "ops/reshape/reshape.h"
 #include "ops/sum/sum.h"
 #include "ops/transpose/transpose.h"
@@ -131,7 +132,7 @@ TG_OP_DOC(linear) {
 }
 
 void linear_forward_into(const Tensor& y, const Tensor& x, const Tensor& weight, const Tensor& bias,
-                         GemmSideWorks side) {
+                         GemmSideWorks side, GemmActivation activation) {
   const int64_t in_features = weight.size(1), out_features = weight.size(0);
   const Shape& y_shape = y.shape();
   const Tensor x_m = x.dim() > 1 ? x : make_view(x, {1, in_features}, {in_features * x.strides()[0], x.strides()[0]},
@@ -142,8 +143,9 @@ void linear_forward_into(const Tensor& y, const Tensor& x, const Tensor& weight,
     TG_CUDA_ONLY(matmul_forward_cuda(y_m, x_m, transposed_view(weight)));  // then the bias, added to every row
     if (bias.defined())
       add_into_(y, make_view(bias, y_shape, broadcast_strides(bias.shape(), bias.strides(), y_shape), bias.offset()));
+    if (activation == GemmActivation::relu) TG_CUDA_ONLY(relu_forward_cuda(y, y));
   } else {
-    matmul_forward_cpu(y_m, x_m, transposed_view(weight), contiguous_or_copy(bias), side);
+    matmul_forward_cpu(y_m, x_m, transposed_view(weight), contiguous_or_copy(bias), side, activation);
   }
 }
 

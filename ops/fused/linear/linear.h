@@ -44,8 +44,10 @@ void record_linear(const Tensor& x, const Tensor& weight, const Tensor& bias, co
 //   linear_output_shape: y's shape, x's with weight's out features last
 //   check_linear_residual: the errors for a residual added to y that is not of y's shape, dtype
 //     and device, naming `op`
-//   linear_forward_into: y (x's shape, out features last) = linear(x, weight, bias) by the kernels,
-//     recording nothing; on the CPU the side work runs in the product's parallel region
+//   linear_forward_into: y (x's shape, out features last) = linear(x, weight, bias) by the kernels
+//     (then relu, where the activation says so: in the GEMM's registers on the CPU, a kernel of its
+//     own on a GPU), recording nothing; on the CPU the side work runs in the product's parallel
+//     region
 //   linear_tangent: linear's forward-mode rule, ty = tx W^T + x tW^T + tb
 //   linear_reference_grads, linear_fast_grads: linear's two backward rules for `grad` (y's
 //     shape) in place of the entry's own output gradient; on the CPU, make_grad (GemmPhase::before)
@@ -54,7 +56,7 @@ void check_linear_args(const Tensor& x, const Tensor& weight, const Tensor& bias
 Shape linear_output_shape(const Tensor& x, const Tensor& weight);
 void check_linear_residual(const Tensor& residual, const Tensor& x, const Tensor& weight, const char* op);
 void linear_forward_into(const Tensor& y, const Tensor& x, const Tensor& weight, const Tensor& bias,
-                         GemmSideWorks side = {});
+                         GemmSideWorks side = {}, GemmActivation activation = GemmActivation::none);
 Tensor linear_tangent(const ForwardContext& f);
 void save_linear_inputs(Recorder& rec, const Tensor& x, const Tensor& weight);
 TensorList linear_reference_grads(const BackwardContext& ctx, const Tensor& grad);
