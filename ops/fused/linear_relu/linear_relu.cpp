@@ -9,6 +9,7 @@
 #include "core/tape.h"
 #include "ops/common/contiguous_input.h"
 #include "ops/common/op_doc.h"
+#include "ops/common/vec_math.h"
 #include "ops/fused/linear/linear.h"
 #include "ops/matmul/gemm_cpu.h"
 #include "ops/mul/mul.h"
@@ -30,8 +31,23 @@ Tensor relu_step(const Tensor& out) {
   return step;
 }
 
-// gy (n) = out > 0 ? grad : 0 (relu's backward), thread `t` of `threads` taking its share, before
-// linear's products read gy.
+// gy[i] = out[i] > 0 ? grad[i] : 0 (relu's backward) for i < n. The loads come before the select,
+// so the loop vectorises (ops/common/vec_math.h).
+template <class T>
+[[gnu::always_inline]] inline void relu_grad_body(T* gy, const T* grad, const T* out, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    const T g = grad[i], y = out[i];
+    gy[i] = relu_math::backward(g, y);
+  }
+}
+TG_VEC_CLONES void relu_grad(float* gy, const float* grad, const float* out, int64_t n) {
+  relu_grad_body(gy, grad, out, n);
+}
+void relu_grad(double* gy, const double* grad, const double* out, int64_t n) { relu_grad_body(gy, grad, out, n); }
+
+// gy = relu's backward of grad at out, thread `t` of `threads` taking its share, before linear's
+// products read gy.
 struct ReluMaskWork {
   Tensor gy, grad, out;
 };
@@ -41,10 +57,7 @@ void relu_mask_part(const void* context, int t, int threads) {
   const int64_t n = w.gy.numel(), first = n * t / threads, last = n * (t + 1) / threads;
   dispatch_floating(w.gy.dtype(), "linear_relu", [&](auto zero) {
     using T = decltype(zero);
-    T* gy = w.gy.data<T>();
-    const T *g = w.grad.data<T>(), *y = w.out.data<T>();
-#pragma omp simd
-    for (int64_t i = first; i < last; ++i) gy[i] = relu_math::backward(g[i], y[i]);
+    relu_grad(w.gy.data<T>() + first, w.grad.data<T>() + first, w.out.data<T>() + first, last - first);
   });
 }
 
