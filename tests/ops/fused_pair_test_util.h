@@ -63,4 +63,33 @@ inline void require_same_as_unfused(const FusedAndUnfused& r) {
     }
 }
 
+// A linear layer's inputs in the shapes the fused linear ops are held to linear's bits on: a
+// product the team shares, one split over its depth, ragged edges over two blocks of k, a 3-D
+// non-contiguous x without a bias, and one row.
+struct LinearCase {
+  const char* what;
+  TensorList inputs;  // x, weight, bias
+};
+inline std::vector<LinearCase> linear_cases() {
+  return {{"(300,128) -> 256: the team", {rand64({300, 128}, 1), rand64({256, 128}, 2), rand64({256}, 3)}},
+          {"(8,4000) -> 40: split over the depth", {rand64({8, 4000}, 4), rand64({40, 4000}, 5), rand64({40}, 6)}},
+          {"(37,600) -> 67: ragged, two blocks of k", {rand64({37, 600}, 7), rand64({67, 600}, 8), rand64({67}, 9)}},
+          {"(4,5,7) non-contiguous, no bias", {noncontig64({4, 5, 7}, 10), rand64({6, 7}, 11), Tensor()}},
+          {"(5,) -> 3: one row", {rand64({5}, 12), rand64({3, 5}, 13), rand64({3}, 14)}}};
+}
+
+// body(case, dtype, reread) for each case in float32 and float64, with x read once (reread
+// empty) and also by the loss (reread {0}: x's gradient gathered from two entries).
+template <class Body>
+void for_linear_cases(const std::vector<LinearCase>& cases, Body&& body) {
+  for (const LinearCase& c : cases)
+    for (DType dtype : {kF32, kF64})
+      for (bool reread : {false, true}) {
+        CAPTURE(c.what);
+        CAPTURE(dtype_name(dtype));
+        CAPTURE(reread);
+        body(c, dtype, reread ? std::vector<int>{0} : std::vector<int>{});
+      }
+}
+
 }  // namespace tg::test

@@ -59,34 +59,15 @@ TEST_CASE("linear_relu_dropout: the values, gradients and draws of linear then r
   // float32 on the products' team (row, column and depth splits, the draw after the depth sums),
   // ragged shapes, a 3-D and a non-contiguous x, no bias, x's gradient gathered from two entries;
   // float64 kernel after kernel
-  struct Case {
-    const char* what;
-    TensorList inputs;  // x, weight, bias
-  };
-  const std::vector<Case> cases{
-      {"(300,128) -> 256: the team", {rand64({300, 128}, 1), rand64({256, 128}, 2), rand64({256}, 3)}},
-      {"(8,4000) -> 40: split over the depth", {rand64({8, 4000}, 4), rand64({40, 4000}, 5), rand64({40}, 6)}},
-      {"(37,130) -> 67: ragged", {rand64({37, 130}, 7), rand64({67, 130}, 8), rand64({67}, 9)}},
-      {"(4,5,7) non-contiguous, no bias", {noncontig64({4, 5, 7}, 10), rand64({6, 7}, 11), Tensor()}},
-      {"(5,) -> 3: one row", {rand64({5}, 12), rand64({3, 5}, 13), rand64({3}, 14)}}};
-  for (const Case& c : cases)
-    for (DType dtype : {kF32, kF64})
-      for (bool reread : {false, true}) {
-        CAPTURE(c.what);
-        CAPTURE(dtype_name(dtype));
-        CAPTURE(reread);
-        const FusedAndUnfused r = run_fused_and_unfused(
-            c.inputs, dtype,
-            [](const TensorList& in, Generator& gen) {
-              return linear_relu_dropout(in[0], in[1], in[2], 0.3, true, gen);
-            },
-            [](const TensorList& in, Generator& gen) {
-              return relu_dropout(linear(in[0], in[1], in[2]), 0.3, true, gen);
-            },
-            reread ? std::vector<int>{0} : std::vector<int>{});
-        CHECK(r.fused.producer()->op == "linear_relu_dropout");
-        require_same_as_unfused(r);
-      }
+  for_linear_cases(linear_cases(), [](const LinearCase& c, DType dtype, const std::vector<int>& reread) {
+    const FusedAndUnfused r = run_fused_and_unfused(
+        c.inputs, dtype,
+        [](const TensorList& in, Generator& gen) { return linear_relu_dropout(in[0], in[1], in[2], 0.3, true, gen); },
+        [](const TensorList& in, Generator& gen) { return relu_dropout(linear(in[0], in[1], in[2]), 0.3, true, gen); },
+        reread);
+    CHECK(r.fused.producer()->op == "linear_relu_dropout");
+    require_same_as_unfused(r);
+  });
 }
 
 TEST_CASE("linear_relu_dropout: eval mode and p = 0 are linear then relu, p = 1 drops everything") {

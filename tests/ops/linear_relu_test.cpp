@@ -32,34 +32,19 @@ TEST_CASE("linear_relu: hand-worked forward and backward") {
 }
 
 TEST_CASE("linear_relu: the values and gradients of linear then relu, exactly, on every kernel and thread count") {
-  // The relu in the micro-kernel's registers (whole tiles), in the copy of an edge tile, in the sum of a
-  // depth split's parts, and where K = 0; float32 and float64, a 3-D and a non-contiguous x, no bias, x's
-  // gradient gathered from two entries.
-  struct Case {
-    const char* what;
-    TensorList inputs;  // x, weight, bias
-  };
-  const std::vector<Case> cases{
-      {"(300,128) -> 256: the team", {rand64({300, 128}, 1), rand64({256, 128}, 2), rand64({256}, 3)}},
-      {"(8,4000) -> 40: split over the depth", {rand64({8, 4000}, 4), rand64({40, 4000}, 5), rand64({40}, 6)}},
-      {"(37,600) -> 67: ragged, two blocks of k", {rand64({37, 600}, 7), rand64({67, 600}, 8), rand64({67}, 9)}},
-      {"(4,5,7) non-contiguous, no bias", {noncontig64({4, 5, 7}, 10), rand64({6, 7}, 11), Tensor()}},
-      {"(5,) -> 3: one row", {rand64({5}, 12), rand64({3, 5}, 13), rand64({3}, 14)}},
-      {"(300,0) -> 200: K = 0, the bias alone", {rand64({300, 0}, 15), rand64({200, 0}, 16), rand64({200}, 17)}}};
+  // The relu in the micro-kernel's registers (whole tiles), in the copy of an edge tile, in the sum
+  // of a depth split's parts, and where K = 0.
+  std::vector<LinearCase> cases = linear_cases();
+  cases.push_back(
+      {"(300,0) -> 200: K = 0, the bias alone", {rand64({300, 0}, 15), rand64({200, 0}, 16), rand64({200}, 17)}});
   for_kernels_and_threads({1, 2, 3}, [&] {
-    for (const Case& c : cases)
-      for (DType dtype : {kF32, kF64})
-        for (bool reread : {false, true}) {
-          CAPTURE(c.what);
-          CAPTURE(dtype_name(dtype));
-          CAPTURE(reread);
-          const FusedAndUnfused r = run_fused_and_unfused(
-              c.inputs, dtype, [](const TensorList& in, Generator&) { return linear_relu(in[0], in[1], in[2]); },
-              [](const TensorList& in, Generator&) { return relu(linear(in[0], in[1], in[2])); },
-              reread ? std::vector<int>{0} : std::vector<int>{});
-          CHECK(r.fused.producer()->op == "linear_relu");
-          require_same_as_unfused(r);
-        }
+    for_linear_cases(cases, [](const LinearCase& c, DType dtype, const std::vector<int>& reread) {
+      const FusedAndUnfused r = run_fused_and_unfused(
+          c.inputs, dtype, [](const TensorList& in, Generator&) { return linear_relu(in[0], in[1], in[2]); },
+          [](const TensorList& in, Generator&) { return relu(linear(in[0], in[1], in[2])); }, reread);
+      CHECK(r.fused.producer()->op == "linear_relu");
+      require_same_as_unfused(r);
+    });
   });
 }
 
