@@ -215,9 +215,10 @@ void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>
 }
 
 // c (m,n) (rows ldc apart) = (or +=) op(a) (m,k) @ op(b) (k,n) (+ bias (n) on every row, where
-// bias != nullptr) (then relu, where g.relu: never with accumulate) on this thread, a, b and bias pointing at the part's first elements (op(a)(0,0),
-// op(b)(0,0), bias[0]). The loops at the top of this file. Accumulating over one block of k, the
-// micro-kernel adds its finished sums to c; over several, the whole product is made first.
+// bias != nullptr) (then relu where g.relu, never with accumulate) on this thread, a, b and bias
+// pointing at the part's first elements (op(a)(0,0), op(b)(0,0), bias[0]). The loops at the top
+// of this file. Accumulating over one block of k, the micro-kernel adds its finished sums to c;
+// over several, the whole product is made first.
 template <class T>
 void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, int64_t ldc, int64_t m, int64_t n,
                  int64_t k, bool accumulate) {
