@@ -26,9 +26,7 @@ void prepare_process() {
 // GEMM tuning (ops/matmul/gemm_tuning.h), unless TAPEGRAD_GEMM_TUNING=off: the products' tiles
 // timed at their first use, kept in the user's cache.
 void start_gemm_tuning() {
-  const std::optional<std::filesystem::path> cache = tg::gemm_tuning_cache_from_environment();
-  if (!cache) return;
-  const std::string warning = tg::gemm_tuning_start(*cache);
+  const std::string warning = tg::gemm_tuning_start_from_environment();
   if (!warning.empty()) std::fprintf(stderr, "tapegrad: %s\n", warning.c_str());
 }
 

@@ -21,11 +21,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -172,16 +174,11 @@ void run_openblas(const Case& cs, Operands& o, int threads) {
 }
 #endif
 
-// The tile --tune chose for the case (timed at its first case of that shape): on `threads`
-// threads, or on one where the product is too small to share.
+// The tile --tune chose for the case on `threads` threads (timed at its first case of that shape).
 std::string tuned_tile(const std::vector<tg::GemmTuningEntry>& tuned, const Case& cs, int threads) {
-  for (int on : {threads, 1})
-    for (const tg::GemmTuningEntry& e : tuned) {
-      const tg::GemmShape& s = e.shape;
-      if (s.batch == cs.batch && s.M == cs.M && s.N == cs.N && s.K == cs.K && s.a_trans == cs.ta &&
-          s.b_trans == cs.tb && s.threads == on)
-        return e.tile.name();
-    }
+  const tg::GemmShape shape{false, cs.batch, cs.M, cs.N, cs.K, cs.ta, cs.tb, threads};
+  for (const tg::GemmTuningEntry& e : tuned)
+    if (e.shape == shape) return e.tile.name();
   return "?";
 }
 
@@ -191,26 +188,36 @@ int main(int argc, char** argv) {
   std::vector<int> thread_counts;
   bool cpu_time = false, tune = false;
   std::vector<tg::GemmTuningEntry> tuned;  // every tile --tune chose
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--kernel" && i + 1 < argc) {
-      tg::gemm_cpu_force_kernel(argv[++i]);
-    } else if (arg == "--tile" && i + 1 < argc) {
-      tg::GemmTile tile;  // RxC, or RxC/KIB with another a block
-      if (std::sscanf(argv[++i], "%dx%d/%d", &tile.mr, &tile.nr, &tile.a_kib) < 2) tile.mr = -1;
-      tg::gemm_force_tile(tile, false);
-    } else if (arg == "--tune") {
-      tune = true;
-      tg::gemm_tuning_start({});  // kept in memory only
-    } else if (arg == "--cpu-time") {
-      cpu_time = true;
-    } else if (arg == "--threads" && i + 1 < argc) {
-      thread_counts.push_back(std::stoi(argv[++i]));
-    } else {
-      fmt::print(stderr, "usage: {} [--kernel avx512|avx2|portable] [--tile RxC[/KIB] | --tune] [--cpu-time] "
-                         "[--threads N]...\n", argv[0]);
-      return 2;
+  try {  // a kernel or tile this CPU lacks, or a count that is not a number: the message, not an abort
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      if (arg == "--kernel" && i + 1 < argc) {
+        tg::gemm_cpu_force_kernel(argv[++i]);
+      } else if (arg == "--tile" && i + 1 < argc) {
+        tg::GemmTile tile;  // RxC, or RxC/KIB with another a block
+        if (std::sscanf(argv[++i], "%dx%d/%d", &tile.mr, &tile.nr, &tile.a_kib) < 2) tile.mr = -1;
+        tg::gemm_force_tile(tile, false);
+      } else if (arg == "--tune") {
+        tune = true;
+        tg::gemm_tuning_start({});  // kept in memory only
+      } else if (arg == "--cpu-time") {
+        cpu_time = true;
+      } else if (arg == "--threads" && i + 1 < argc) {
+        const std::string count = argv[++i];
+        int threads = 0;
+        const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), threads);
+        if (ec != std::errc() || end != count.data() + count.size() || threads < 1)
+          throw std::invalid_argument("--threads takes a count of at least 1, got \"" + count + "\"");
+        thread_counts.push_back(threads);
+      } else {
+        fmt::print(stderr, "usage: {} [--kernel avx512|avx2|portable] [--tile RxC[/KIB] | --tune] [--cpu-time] "
+                           "[--threads N]...\n", argv[0]);
+        return 2;
+      }
     }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", argv[0], e.what());
+    return 2;
   }
   if (thread_counts.empty()) thread_counts = {1, 2};
 #ifndef __OPTIMIZE__

@@ -16,7 +16,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,10 +68,8 @@ int main(int argc, char** argv) {
   const Config& c = args.config;
   omp_set_num_threads(args.threads);
   tg::manual_seed(0);
-  if (const std::optional<std::filesystem::path> cache = tg::gemm_tuning_cache_from_environment()) {
-    const std::string warning = tg::gemm_tuning_start(*cache);
-    if (!warning.empty()) fmt::print(stderr, "{}\n", warning);
-  }
+  if (const std::string warning = tg::gemm_tuning_start_from_environment(); !warning.empty())
+    fmt::print(stderr, "{}\n", warning);
   int shapes_tuned = 0;
 
   Model model(c);

@@ -11,10 +11,10 @@
 #include "core/copy.h"
 #include "core/error.h"
 #include "core/factories.h"
+#include "core/io/json_fields.h"
 #include "core/io/untrusted_text.h"
 #include "core/non_finite.h"
 #include "data/tasks.h"
-#include "core/io/json_fields.h"
 #include "train/registry/registry.h"
 
 namespace tg::train {

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
-#include "core/io/untrusted_text.h"
 #include "core/io/json_fields.h"
+#include "core/io/untrusted_text.h"
 #include "train/registry/registry.h"
 #include "train/seq2seq_data.h"
 

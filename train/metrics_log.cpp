@@ -7,9 +7,9 @@
 
 #include "core/error.h"
 #include "core/io/input_file.h"
+#include "core/io/json_fields.h"
 #include "core/io/untrusted_text.h"
 #include "train/config.h"
-#include "core/io/json_fields.h"
 
 namespace tg::train {
 

@@ -133,7 +133,7 @@ struct Plan {
 
 template <class T>
 Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch, int64_t M, int64_t N, int64_t K,
-                  int threads) {
+                  int threads, bool relu = false) {
   const std::span<const MicroKernel<T>> kernels = micro_kernels<T>(current_kernel());
   const GemmTile tile = gemm_tile_for({std::is_same_v<T, double>, batch, M, N, K, a.trans, b.trans, threads});
   const auto chosen = std::find_if(kernels.begin(), kernels.end(), [&](const MicroKernel<T>& k) {
@@ -154,7 +154,7 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch,
           a.trans,
           std::max<int64_t>(a_block_bytes / int64_t(sizeof(T)), kern.mr * kMaxKc),
           kL3Bytes / int64_t(sizeof(T)) + kern.nr * kMaxKc,
-          false};
+          relu};
 }
 
 // Whether the kernel reads op(a) in place for a product n columns wide: packing a costs about
@@ -409,21 +409,16 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
   const bool relu = activation == GemmActivation::relu;
   if (relu && accumulate) throw Error("matmul", "gemm_cpu applies relu to a product it writes, not to one it adds");
   const int threads = batch == 0 || M == 0 || N == 0 || K == 0 ? 1 : gemm_threads(batch, M, N, K);
-  auto plan = [&](int64_t products) {
-    Plan<T> g = make_plan(a, b, products, M, N, K, threads);
-    g.relu = relu;
-    return g;
-  };
   if (batch == 1 && threads > 1) {  // one product, shared by the team
-    const TeamProduct<T> product(plan(1), a.data + a.offsets[0], b.data + b.offsets[0], bias, c, M, N, K, threads,
-                                 accumulate, kSlotPartial);
+    const TeamProduct<T> product(make_plan(a, b, 1, M, N, K, threads, relu), a.data + a.offsets[0],
+                                 b.data + b.offsets[0], bias, c, M, N, K, threads, accumulate, kSlotPartial);
     return gemm_team(&product, 1, threads, side);
   }
   run_side_alone(side, {GemmPhase::before});
   if (batch == 0 || M == 0 || N == 0 || K == 0) {
     for (int64_t row = 0; row < batch * M; ++row) fill_row(c + row * N, bias, N, accumulate, relu);
   } else {
-    const Plan<T> g = plan(batch);
+    const Plan<T> g = make_plan(a, b, batch, M, N, K, threads, relu);
     // Whole products to whichever thread is free while every thread can have one; the rest
     // (fewer than the threads) one after the other, each shared by all threads.
     // One thread: no parallel region at all.

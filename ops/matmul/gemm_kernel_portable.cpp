@@ -22,8 +22,9 @@ struct Vec16<double> {
   typedef double type __attribute__((vector_size(16), may_alias));
 };
 
-// c (MR,NR) = or += a_tile (MR,kc) @ b_panel (kc,NR) (+ bias) (then relu): the tile in MR * NR/lanes vector
-// accumulators, each k one broadcast value of a per row times the vectors of b's row.
+// c (MR,NR) = or += a_tile (MR,kc) @ b_panel (kc,NR) (+ bias) (then relu): the tile in
+// MR * NR/lanes vector accumulators, each k one broadcast value of a per row times the vectors of
+// b's row.
 template <class T, int MR, int NR>
 void portable_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b, const T* bias, T* c,
                      int64_t ldc, bool accumulate, bool relu) {

@@ -15,10 +15,9 @@ namespace tg {
 namespace {
 
 // c (Rows, Cols * lanes) = or += a_tile @ b_panel (+ bias) (then relu where Relu), with lanes =
-// Bytes / sizeof(T). The
-// tile lives in Rows * Cols vector registers; each k loads Cols vectors of b, broadcasts the Rows
-// values of a in turn and issues Rows * Cols independent FMAs (enough to keep two FMA pipes of
-// latency 4-5 busy). Each element of c is the same chain for every Rows and Cols: bias (or 0),
+// Bytes / sizeof(T). The tile lives in Rows * Cols vector registers; each k loads Cols vectors of
+// b, broadcasts the Rows values of a in turn and issues Rows * Cols independent FMAs (enough to
+// keep two FMA pipes of latency 4-5 busy). Each element of c is the same chain for every Rows and Cols: bias (or 0),
 // then one multiply-add per k in order. The broadcast is `value - V{}`: `V{} + value` would keep
 // a scalar add (0 + x is not x for x = -0), x - 0 is x for every x and folds away.
 template <class T, int Bytes, int Rows, int Cols, bool Relu>
@@ -64,22 +63,26 @@ template <class T, int Bytes, int Rows, int Cols, bool Relu>
     }
 }
 
+// register_tile with relu chosen once per call, so a tile without it stores as it always did.
+template <class T, int Bytes, int Rows, int Cols>
+[[gnu::always_inline]] inline void tile_of_call(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b,
+                                                const T* bias, T* c, int64_t ldc, bool accumulate, bool relu) {
+  if (relu)
+    register_tile<T, Bytes, Rows, Cols, true>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
+  else
+    register_tile<T, Bytes, Rows, Cols, false>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
+}
+
 template <class T, int Rows, int Cols>
 [[gnu::target("avx2,fma")]] void avx2_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b,
                                              const T* bias, T* c, int64_t ldc, bool accumulate, bool relu) {
-  if (relu)
-    register_tile<T, 32, Rows, Cols, true>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
-  else
-    register_tile<T, 32, Rows, Cols, false>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
+  tile_of_call<T, 32, Rows, Cols>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate, relu);
 }
 
 template <class T, int Rows, int Cols>
 [[gnu::target("avx512f")]] void avx512_kernel(int64_t kc, const T* a, int64_t a_rs, int64_t a_ks, const T* b,
                                               const T* bias, T* c, int64_t ldc, bool accumulate, bool relu) {
-  if (relu)
-    register_tile<T, 64, Rows, Cols, true>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
-  else
-    register_tile<T, 64, Rows, Cols, false>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate);
+  tile_of_call<T, 64, Rows, Cols>(kc, a, a_rs, a_ks, b, bias, c, ldc, accumulate, relu);
 }
 
 // A kernel of Rows x Cols vectors of `Bytes`-byte registers, as gemm_cpu sees it.

@@ -326,8 +326,8 @@ GemmTuningReport gemm_tune_pending() {
   GemmTuningReport report;
   const auto start = std::chrono::steady_clock::now();
   std::map<GemmShape, GemmTile> chosen;
-  for (const GemmShape& shape : pending)
-    if (shape.threads == 1 || shape.threads == omp_get_max_threads()) chosen[shape] = fastest_tile(shape);
+  for (const GemmShape& shape : pending)  // timed on the threads the shape names (gemm_cpu runs on all of them)
+    if (shape.threads == omp_get_max_threads()) chosen[shape] = fastest_tile(shape);
   report.shapes = static_cast<int>(chosen.size());
   for (const auto& [shape, tile] : chosen) report.chosen.push_back({shape, tile});
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -355,6 +355,11 @@ std::optional<std::filesystem::path> gemm_tuning_cache_from_environment() {
   if (xdg && *xdg == '/') return std::filesystem::path(xdg) / "tapegrad" / "gemm-tuning.json";
   if (home && *home == '/') return std::filesystem::path(home) / ".cache" / "tapegrad" / "gemm-tuning.json";
   return std::filesystem::path();
+}
+
+std::string gemm_tuning_start_from_environment() {
+  const std::optional<std::filesystem::path> cache = gemm_tuning_cache_from_environment();
+  return cache ? gemm_tuning_start(*cache) : std::string();
 }
 
 std::vector<GemmTuningMachine> gemm_tuning_from_json(std::string_view text, const std::string& name) {

@@ -89,6 +89,8 @@ GemmTuningReport gemm_tune_pending();
 // gemm-tuning.json (else $HOME/.cache/tapegrad/...; with neither, an empty path: tuned but not
 // kept); "off", nullopt (no tuning); anything else, that file.
 std::optional<std::filesystem::path> gemm_tuning_cache_from_environment();
+// gemm_tuning_start with that cache, unless it says "off"; gemm_tuning_start's warning.
+std::string gemm_tuning_start_from_environment();
 
 // The cache file's content: the tiles chosen per shape, per machine.
 struct GemmTuningMachine {

@@ -8,10 +8,8 @@
 
 namespace tg {
 
-namespace {
-// f'(x) = 1 where x > 0, else 0 (0 at 0, as the kernel): a constant, since a step's derivative
-// is 0 wherever it has one. The backward kernel on a gradient of ones computes it.
-Tensor relu_derivative(const Tensor& x) {
+// The backward kernel on a gradient of ones computes it.
+Tensor relu_step(const Tensor& x) {
   NoGradGuard no_grad;
   Tensor step = empty_like(x);
   if (x.is_cuda())
@@ -20,7 +18,6 @@ Tensor relu_derivative(const Tensor& x) {
     relu_backward_cpu(step, ones_like(x), x);
   return step;
 }
-}  // namespace
 
 TG_OP_DOC(relu) {
   return {.summary = "out = max(x, 0)",
@@ -32,7 +29,7 @@ TG_OP_DOC(relu) {
 }
 
 Tensor relu(const Tensor& x) {
-  return unary_op(x, "relu", UnarySaves::x, relu_derivative, {relu_forward_cpu, relu_backward_cpu},
+  return unary_op(x, "relu", UnarySaves::x, relu_step, {relu_forward_cpu, relu_backward_cpu},
                   {TG_CUDA_KERNEL(relu_forward_cuda), TG_CUDA_KERNEL(relu_backward_cuda)});
 }
 

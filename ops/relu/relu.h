@@ -8,6 +8,10 @@ namespace tg {
 
 Tensor relu(const Tensor& x);
 
+// relu's derivative, x > 0 as 1, else 0 (0 at 0, as the kernel): a constant, recorded on no tape,
+// since a step's derivative is 0 wherever it has one (relu's rule; linear_relu's, at its output).
+Tensor relu_step(const Tensor& x);
+
 // Kernels (= write; outputs contiguous of inp's shape):
 //   out  = relu(inp)
 //   dinp = dout * (inp > 0)

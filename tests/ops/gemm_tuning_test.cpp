@@ -1,14 +1,12 @@
 // GEMM tuning (ops/matmul/gemm_tuning.h): every tile of a family, with every a block, gives the
-// default tile's bits,
-// on every layout, edge, cache block, depth split, batch, bias and accumulation; a shape met is
-// timed once, kept in the cache and found there again; a cache that is not one is left aside with
-// a warning naming the file and the field, and rewritten.
+// default tile's bits on every layout, edge, cache block, depth split, batch, bias and
+// accumulation; a shape met is timed once, kept in the cache and found there again; a cache that
+// is not one is left aside with a warning naming the file and the field, and rewritten.
 #include <doctest/doctest.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/io/run_program.h"
 #include "ops/matmul/gemm_cpu.h"
 #include "ops/matmul/gemm_tuning.h"
 #include "ops/gemm_test_util.h"
@@ -66,21 +65,6 @@ void require_same_bits_every_tile(const Product& p) {
     CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0);
   }
 }
-
-// TAPEGRAD_GEMM_TUNING, XDG_CACHE_HOME and HOME as they were before the test.
-struct SavedEnvironment {
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
-  SavedEnvironment() {
-    for (const char* name : {"TAPEGRAD_GEMM_TUNING", "XDG_CACHE_HOME", "HOME"}) {
-      const char* value = std::getenv(name);
-      saved.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
-    }
-  }
-  ~SavedEnvironment() {
-    for (const auto& [name, value] : saved)
-      value ? setenv(name.c_str(), value->c_str(), 1) : unsetenv(name.c_str());
-  }
-};
 
 // Tuning off again at the end of a test, even when a check throws.
 struct TuningOff {
@@ -233,19 +217,26 @@ TEST_CASE("gemm tuning: a tile of the cache this family lacks is not used") {
 }
 
 TEST_CASE("gemm tuning: the cache's place from the environment") {
-  SavedEnvironment saved;
-  setenv("TAPEGRAD_GEMM_TUNING", "off", 1);
-  CHECK(!gemm_tuning_cache_from_environment());
-  setenv("TAPEGRAD_GEMM_TUNING", "/tmp/my tiles.json", 1);
-  CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/tmp/my tiles.json"));
-  unsetenv("TAPEGRAD_GEMM_TUNING");
-  setenv("XDG_CACHE_HOME", "/x/cache", 1);
-  setenv("HOME", "/home/h", 1);
-  CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/x/cache/tapegrad/gemm-tuning.json"));
-  setenv("XDG_CACHE_HOME", "relative", 1);  // the XDG spec: relative paths are ignored
-  CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/home/h/.cache/tapegrad/gemm-tuning.json"));
-  unsetenv("XDG_CACHE_HOME");
-  unsetenv("HOME");
+  {
+    gemm_tuning_stop();
+    const test::ScopedEnv off("TAPEGRAD_GEMM_TUNING", "off");
+    CHECK(!gemm_tuning_cache_from_environment());
+    CHECK(gemm_tuning_start_from_environment().empty());
+    CHECK(gemm_tile_for(run_one_product()) == GemmTile{});  // not started: nothing remembered
+    CHECK(gemm_tune_pending().shapes == 0);
+  }
+  {
+    const test::ScopedEnv file("TAPEGRAD_GEMM_TUNING", "/tmp/my tiles.json");
+    CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/tmp/my tiles.json"));
+  }
+  const test::ScopedEnv unset("TAPEGRAD_GEMM_TUNING", std::nullopt);
+  {
+    const test::ScopedEnv xdg("XDG_CACHE_HOME", "/x/cache"), home("HOME", "/home/h");
+    CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/x/cache/tapegrad/gemm-tuning.json"));
+    const test::ScopedEnv relative("XDG_CACHE_HOME", "relative");  // the XDG spec: relative paths are ignored
+    CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path("/home/h/.cache/tapegrad/gemm-tuning.json"));
+  }
+  const test::ScopedEnv no_xdg("XDG_CACHE_HOME", std::nullopt), no_home("HOME", std::nullopt);
   CHECK(gemm_tuning_cache_from_environment() == std::filesystem::path());  // tuned, not kept
 }
 
@@ -253,10 +244,9 @@ TEST_CASE("gemm tuning: the cache's place from the environment") {
 TEST_CASE("gemm tuning: the tapegrad program tunes and keeps its tiles where TAPEGRAD_GEMM_TUNING says") {
   test::TempDir dir("gemm_tuning_program");
   const std::filesystem::path cache = dir.path() / "tiles.json";
-  const std::string command = "TAPEGRAD_GEMM_TUNING='" + cache.string() + "' '" TAPEGRAD_PROGRAM
-                              "' train --steps 3 --out '" + (dir.path() / "run").string() + "' > '" +
-                              (dir.path() / "out.txt").string() + "' 2>&1";
-  REQUIRE_MESSAGE(std::system(command.c_str()) == 0, test::read_file(dir.path() / "out.txt"));
+  const test::ScopedEnv where("TAPEGRAD_GEMM_TUNING", cache.string());
+  run_program("gemm tuning test", {TAPEGRAD_PROGRAM, "train", "--steps", "3", "--out", (dir.path() / "run").string()},
+              "", "");  // no shell: the temporary folder's name is never read as syntax
   const std::vector<GemmTuningMachine> saved = gemm_tuning_from_json(test::read_file(cache), "tiles.json");
   REQUIRE(saved.size() == 1);
   CHECK(saved[0].cpu == gemm_cpu_model());

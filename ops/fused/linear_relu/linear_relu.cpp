@@ -2,10 +2,8 @@
 
 #include <cstdint>
 
-#include "core/cuda/cuda_only.h"
 #include "core/dispatch.h"
 #include "core/factories.h"
-#include "core/grad_mode.h"
 #include "core/tape.h"
 #include "ops/common/contiguous_input.h"
 #include "ops/common/op_doc.h"
@@ -19,17 +17,6 @@
 namespace tg {
 
 namespace {
-
-// (out > 0) as 1 or 0, out's shape: relu's derivative, a constant (relu's backward kernel on ones).
-Tensor relu_step(const Tensor& out) {
-  NoGradGuard no_grad;
-  const Tensor ones = ones_like(out), step = empty_like(out);
-  if (out.is_cuda())
-    TG_CUDA_ONLY(relu_backward_cuda(step, ones, out));
-  else
-    relu_backward_cpu(step, ones, out);
-  return step;
-}
 
 // gy[i] = out[i] > 0 ? grad[i] : 0 (relu's backward) for i < n. The loads come before the select,
 // so the loop vectorises (ops/common/vec_math.h).
