@@ -13,6 +13,7 @@
 #include "core/grad_mode.h"
 #include "core/gradcheck.h"
 #include "core/io/safetensors.h"
+#include "core/numerics.h"
 #include "core/rng.h"
 #include "core/tape.h"
 #include "core/tensor.h"

@@ -115,6 +115,11 @@ std::vector<Case> cases() {
   {
     Tensor x = randn_f32({N, H});
     cs.push_back({"gelu", "(2048,512)", 2 * N * H * kF, 3 * N * H * kF, [=] { return gelu(x); }, {x}});
+    // numerics version 1's erf (core/numerics.h), which older runs keep: no libtorch row
+    cs.push_back({"gelu numerics 1", "(2048,512)", 2 * N * H * kF, 3 * N * H * kF, [=] {
+                    const NumericsGuard version(1);
+                    return gelu(x);
+                  }, {x}});
     cs.push_back({"relu", "(2048,512)", 2 * N * H * kF, 3 * N * H * kF, [=] { return relu(x); }, {x}});
   }
   return cs;

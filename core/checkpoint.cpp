@@ -6,6 +6,7 @@
 
 #include "core/grad.h"
 #include "core/grad_mode.h"
+#include "core/numerics.h"
 #include "core/rng.h"
 #include "core/tape.h"
 
@@ -27,10 +28,12 @@ class GeneratorAt {
   Generator previous_;
 };
 
-// What the forward kept for the backward: fn, the generator as fn found it, and the params.
+// What the forward kept for the backward: fn, the generator and the numerics version as fn found
+// them, and the params.
 struct Recompute {
   CheckpointFunction fn;
   Generator generator_at_forward;
+  int64_t numerics_at_forward = kLatestNumerics;
   size_t num_inputs = 0;
   TensorList params;  // those requiring grad: the entry's inputs after the first num_inputs
 
@@ -51,6 +54,7 @@ struct Recompute {
     {
       GradModeGuard grad_mode(true);
       GeneratorAt generator(generator_at_forward);
+      NumericsGuard numerics_guard(numerics_at_forward);
       outputs = fn(inputs);
     }
     if (outputs.size() != ctx.entry().outputs.size())
@@ -105,7 +109,7 @@ TensorList checkpoint(const CheckpointFunction& fn, const TensorList& inputs, co
   if (!rec) return outputs;
   if (!wraps.empty()) rec.attr("wraps", wraps);
   for (size_t i = 0; i < inputs.size(); ++i) rec.save(saved_input_name(i), inputs[i]);
-  rec.backward(Recompute{fn, generator_at_forward, inputs.size(), std::move(trained)});
+  rec.backward(Recompute{fn, generator_at_forward, numerics(), inputs.size(), std::move(trained)});
   return outputs;
 }
 

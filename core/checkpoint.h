@@ -9,8 +9,9 @@
 // for all of them; its inputs are `inputs` and those of `params` that require grad; it saves
 // `inputs` only. Its backward rule runs fn again, with grad mode on, on the saved inputs, with the
 // default generator (core/rng.h) put back where the forward found it, so that dropout draws the
-// same masks (and afterwards back where the backward found it), and takes tg::grad of the
-// recomputed outputs with respect to the inputs and params, with the incoming gradients.
+// same masks (and afterwards back where the backward found it), in the numerics version
+// (core/numerics.h) the forward ran in, and takes tg::grad of the recomputed outputs with respect
+// to the inputs and params, with the incoming gradients.
 //
 // fn must compute the same function each time: it may read the params and what it captured but
 // not change them, and draw only from default_generator(). An output that depends on nothing

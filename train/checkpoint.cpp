@@ -247,6 +247,7 @@ Checkpoint load_checkpoint(const std::filesystem::path& path) {
     c.config = config_from_json(config_json);
     validate(c.config);
     c.model_config = model_config_from(model_json);
+    c.model_config.numerics = c.config.numerics;
     check_model_config(c.model_config);
   } catch (const Error& e) {
     fail(path, e.what());

@@ -33,7 +33,7 @@ template <class Config, class F> void for_each_field(Config& c, F&& f) {
   f("clip", c.clip);
   f("eval_every", c.eval_every), f("log_every", c.log_every), f("eval_batches", c.eval_batches);
   f("seed", c.seed), f("device", c.device), f("out", c.out), f("composed", c.composed);
-  f("checkpoint_activations", c.checkpoint_activations);
+  f("checkpoint_activations", c.checkpoint_activations), f("numerics", c.numerics);
 }
 
 void require(bool ok, const std::string& what) {
@@ -115,6 +115,7 @@ void validate(const TrainConfig& c) {
   require_in("eval_batches", c.eval_batches, 0, kMaxSteps);
   require(!c.out.empty(), "out (the run directory) must not be empty");
   parse_device(c.device);
+  require_in("numerics", c.numerics, kFirstNumerics, kLatestNumerics);
 }
 
 namespace {
@@ -134,6 +135,7 @@ std::string to_json(const TrainConfig& config) {
   for (const char* key : {"token_sep", "tokenizer", "tokenizer_sha256"})
     if (j[key] == "") j.erase(key);
   if (!config.checkpoint_activations) j.erase("checkpoint_activations");
+  if (config.numerics == kFirstNumerics) j.erase("numerics");
   return j.dump();
 }
 
@@ -148,6 +150,7 @@ std::vector<FieldDifference> differing_fields(const TrainConfig& a, const TrainC
 TrainConfig config_from_json(const std::string& text) {
   const nlohmann::json j = parse_object(text, "the config", "config");
   TrainConfig c;
+  c.numerics = kFirstNumerics;  // a config without it was written before numerics versions existed
   std::set<std::string> known;
   for_each_field(c, [&](const char* key, auto& value) {
     read_field(j, key, value, "config");

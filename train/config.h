@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "core/device.h"
+#include "core/numerics.h"
 
 namespace tg::train {
 
@@ -92,6 +93,10 @@ struct TrainConfig {
   // (core/checkpoint.h): less memory, about one more forward per step; the same losses to float
   // tolerance. Stored in the run's config only when true.
   bool checkpoint_activations = false;
+  // The version of the float32 CPU arithmetic the run rounds with (core/numerics.h): the latest
+  // for a fresh run; a run keeps its own. Stored in the run's config when not 1, so that a
+  // checkpoint without it (written before versions existed) is version 1.
+  int64_t numerics = kLatestNumerics;
 
   bool operator==(const TrainConfig&) const = default;
 };

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/factories.h"
 #include "core/grad_mode.h"
+#include "core/numerics.h"
 #include "nn/attention.h"
 #include "nn/feed_forward.h"
 #include "ops/add/add.h"
@@ -65,6 +66,7 @@ Tensor KvCache::append(const Tensor& ids) {
   if (n > capacity() - P)
     throw Error(kKvCacheOp, fmt::format("{} new positions after the {} cached pass the model's max_len ({}): clear() the "
                                  "cache or keep the context shorter", n, P, capacity()));
+  const NumericsGuard numerics(model_.config.numerics);
   const Device device = model_.embedding->weight.device();
   const int64_t NH = model_.config.heads, E = model_.config.d_model;
 

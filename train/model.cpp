@@ -54,6 +54,7 @@ void check_model_config(const ModelConfig& c) {
   if (c.tie_weights && c.num_classes != c.vocab_size)
     throw Error("TransformerModel", fmt::format("tie_weights needs num_classes == vocab_size, got {} and {}",
                                                 c.num_classes, c.vocab_size));
+  check_numerics(c.numerics, "TransformerModel", "numerics");
   if (c.max_len > kMaxPositionTable / c.d_model)
     throw Error("TransformerModel", fmt::format("max_len * d_model must be <= {}, got {} * {}", kMaxPositionTable,
                                                 c.max_len, c.d_model));
@@ -127,6 +128,7 @@ Tensor TransformerModel::logits(const Tensor& x) const {
 
 Tensor TransformerModel::forward(const Tensor& inputs, const Tensor& padding_mask) const {
   const ModuleScope in_module(path());
+  const NumericsGuard numerics(config.numerics);
   // inputs (B,T), padding_mask (B,T) or undefined
   if (!inputs.defined() || inputs.dim() != 2 || inputs.dtype() != kI64)
     throw Error("TransformerModel", fmt::format("expected inputs (B,T) int64, got {}",
@@ -143,6 +145,7 @@ std::vector<Tensor> TransformerModel::attention_maps(const Tensor& tokens) {
     throw Error("TransformerModel", fmt::format("attention_maps: expected tokens (T,) int64 with T >= 1, got {}",
                                                 tokens.defined() ? tokens.describe() : "undefined"));
   NoGradGuard no_grad;
+  const NumericsGuard numerics(config.numerics);
   const bool was_training = is_training();
   eval();
   const nn::MhaOptions masks{.is_causal = config.causal};

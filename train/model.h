@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numerics.h"
 #include "nn/embedding.h"
 #include "nn/linear.h"
 #include "nn/module.h"
@@ -53,6 +54,9 @@ struct ModelConfig {
   bool causal = false;      // true: position t sees positions <= t only
   std::string arch = "encoder";  // "encoder" or "gpt" (above); "seq2seq": train::Seq2SeqModel
   bool tie_weights = false;      // gpt: the head is the embedding (needs num_classes == vocab_size)
+  // The numerics version the model's forward rounds with (core/numerics.h): the run's config's.
+  // Not in the "model" metadata of a checkpoint: the config beside it holds it.
+  int64_t numerics = kLatestNumerics;
   bool operator==(const ModelConfig&) const = default;
 };
 

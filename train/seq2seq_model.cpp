@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/numerics.h"
 #include "data/vocab.h"
 #include "train/registry/registry.h"
 
@@ -48,6 +49,7 @@ void Seq2SeqModel::set_checkpoint_activations(bool on) {
 
 Tensor Seq2SeqModel::encode(const Tensor& src, const Tensor& src_padding) const {
   check_ids("src", src);
+  const NumericsGuard numerics(config.numerics);
   const Tensor x = pos_encoding->forward_of_embedding(*embedding, src);  // (B,S,E)
   return transformer->encoder->forward(x, nn::MhaOptions{.key_padding_mask = src_padding});
 }
@@ -55,6 +57,7 @@ Tensor Seq2SeqModel::encode(const Tensor& src, const Tensor& src_padding) const 
 Tensor Seq2SeqModel::decode(const Tensor& tgt_in, const Tensor& memory, const Tensor& src_padding,
                             const Tensor& tgt_padding) const {
   check_ids("tgt_in", tgt_in);
+  const NumericsGuard numerics(config.numerics);
   const Tensor y = pos_encoding->forward_of_embedding(*embedding, tgt_in);  // (B,T,E)
   const nn::DecoderMasks masks{.tgt_key_padding_mask = tgt_padding, .memory_key_padding_mask = src_padding,
                                .tgt_is_causal = true};

@@ -13,7 +13,7 @@ namespace {
 ModelConfig seq2seq_model_config(const TrainConfig& c, const Seq2SeqData& d) {
   return {.vocab_size = d.tokenizer.size(), .num_classes = d.tokenizer.size(), .max_len = d.max_len,
           .d_model = c.d_model, .heads = c.heads, .layers = c.layers, .ff = c.ff, .dropout = c.dropout,
-          .causal = false, .arch = "seq2seq", .tie_weights = false};
+          .causal = false, .arch = "seq2seq", .tie_weights = false, .numerics = c.numerics};
 }
 
 }  // namespace

@@ -154,7 +154,8 @@ ModelConfig model_config(const TrainConfig& c, const TaskData& d) {
           .dropout = c.dropout,
           .causal = d.causal,
           .arch = c.arch,
-          .tie_weights = c.tie_weights};
+          .tie_weights = c.tie_weights,
+          .numerics = c.numerics};
 }
 
 std::vector<int64_t> unscored_classes(const std::vector<std::string>& tokens, const data::Vocab& output_vocab) {

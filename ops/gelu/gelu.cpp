@@ -2,6 +2,7 @@
 
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
+#include "core/numerics.h"
 #include "core/tape.h"
 #include "ops/add/add.h"
 #include "ops/common/elementwise.h"
@@ -55,10 +56,11 @@ TG_OP_DOC(gelu) {
 
 Tensor gelu(const Tensor& x, GeluApprox approx) {
   Tensor out = unary_output(x, "gelu");
+  const int64_t version = numerics();
   if (out.is_cuda())
     TG_CUDA_ONLY(gelu_forward_cuda(out, x, approx));
   else
-    gelu_forward_cpu(out, x, approx);
+    gelu_forward_cpu(out, x, approx, version);
   if (Recorder rec("gelu", {x}, {out}); rec) {
     rec.save("x", x).attr("approx", approx == GeluApprox::tanh ? "tanh" : "none");
     rec.forward([approx](const ForwardContext& f) -> TensorList {
@@ -68,12 +70,12 @@ Tensor gelu(const Tensor& x, GeluApprox approx) {
         [approx](const BackwardContext& ctx) -> TensorList {
           return {mul(ctx.grad(), gelu_derivative(ctx.saved("x"), approx))};
         },
-        [approx](const BackwardContext& ctx) -> TensorList {
+        [approx, version](const BackwardContext& ctx) -> TensorList {
           Tensor dx = empty_like(ctx.grad());
           if (dx.is_cuda())
             TG_CUDA_ONLY(gelu_backward_cuda(dx, ctx.grad(), ctx.saved("x"), approx));
           else
-            gelu_backward_cpu(dx, ctx.grad(), ctx.saved("x"), approx);
+            gelu_backward_cpu(dx, ctx.grad(), ctx.saved("x"), approx, version);
           return {dx};
         });
   }

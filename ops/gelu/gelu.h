@@ -14,10 +14,16 @@ enum class GeluApprox { none, tanh };
 
 Tensor gelu(const Tensor& x, GeluApprox approx = GeluApprox::none);
 
+// gelu(x) rounds by this thread's numerics version (core/numerics.h), read when it is called; its
+// gradients round as it did.
+//
 // Kernels (= write; outputs contiguous of inp's shape): out = gelu(inp), dinp = dout * gelu'(inp).
-void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx);
+// The CPU's float32 erf form takes the erf of `numerics`; the CUDA kernels are the same in every
+// version.
+void gelu_forward_cpu(const Tensor& out, const Tensor& inp, GeluApprox approx, int64_t numerics);
 void gelu_forward_cuda(const Tensor& out, const Tensor& inp, GeluApprox approx);
-void gelu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp, GeluApprox approx);
+void gelu_backward_cpu(const Tensor& dinp, const Tensor& dout, const Tensor& inp, GeluApprox approx,
+                       int64_t numerics);
 void gelu_backward_cuda(const Tensor& dinp, const Tensor& dout, const Tensor& inp, GeluApprox approx);
 
 }  // namespace tg

@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "core/numerics.h"
 #include "elementwise_test_util.h"
 #include "ops/common/vec_math.h"
 #include "ops/gelu/gelu.h"
@@ -66,18 +67,77 @@ TEST_CASE("gelu: erf_vec, the float32 fast path's erf, is within 4e-7 of std::er
   CHECK(std::isnan(erf_vec(NAN)));
 }
 
-TEST_CASE("gelu: the float32 fast path (contiguous, erf form) matches float64") {
-  // 5000 elements over [-6, 6]: several chunks, and the tails of the vector loops.
-  const Tensor x64 = rand64({5000}, 7, -6, 6).detach();
-  Tensor x32 = to_dtype_copy(x64, kF32), x = to_dtype_copy(x64, kF64);
-  x32.requires_grad_();
-  x.requires_grad_();
-  const Tensor y32 = gelu(x32), y64 = gelu(x);
-  require_close(y32, y64, 1e-6, 1e-6);
-  const Tensor g64 = rand64({5000}, 8).detach();
-  y32.backward(to_dtype_copy(g64, kF32));
-  y64.backward(g64);
-  require_close(x32.grad(), x.grad(), 1e-6, 1e-6);
+namespace {
+
+// Floats in order as integers: the distance in ulps between two finite floats of either sign.
+int64_t float_order(float x) {
+  const int32_t bits = bit_cast<int32_t>(x);
+  return bits < 0 ? -static_cast<int64_t>(bits & 0x7fffffff) : bits;
+}
+
+}  // namespace
+
+TEST_CASE("gelu: erf_polynomial, numerics 2's erf, is within 2 ulps of erf") {
+  // Every 61st float from 0 to 5 (about 18 million: each piece, its ends and the constant tail),
+  // both signs; bench/erf_accuracy.cpp checks every float.
+  int64_t worst = 0;
+  float at = 0;
+  for (uint32_t bits = 0; bits <= bit_cast<uint32_t>(5.0f); bits += 61) {
+    for (const float x : {bit_cast<float>(bits), -bit_cast<float>(bits)}) {
+      const float exact = static_cast<float>(std::erf(static_cast<double>(x)));
+      const int64_t ulps = std::abs(float_order(erf_polynomial(x)) - float_order(exact));
+      if (ulps > worst) worst = ulps, at = x;
+    }
+  }
+  INFO("worst ", worst, " ulps at x = ", at);
+  CHECK(worst <= 2);
+  CHECK(erf_polynomial(0.0f) == 0.0f);
+  CHECK(std::signbit(erf_polynomial(-0.0f)));
+  CHECK(erf_polynomial(3.9f) == 1.0f);
+  CHECK(erf_polynomial(INFINITY) == 1.0f);
+  CHECK(erf_polynomial(-INFINITY) == -1.0f);
+  CHECK(std::isnan(erf_polynomial(NAN)));
+}
+
+TEST_CASE("gelu: the float32 fast path (contiguous, erf form) matches float64 in every numerics version") {
+  for (int64_t version = kFirstNumerics; version <= kLatestNumerics; ++version) {
+    CAPTURE(version);
+    const NumericsGuard numerics(version);
+    // 5000 elements over [-6, 6]: several chunks, and the tails of the vector loops.
+    const Tensor x64 = rand64({5000}, 7, -6, 6).detach();
+    Tensor x32 = to_dtype_copy(x64, kF32), x = to_dtype_copy(x64, kF64);
+    x32.requires_grad_();
+    x.requires_grad_();
+    const Tensor y32 = gelu(x32), y64 = gelu(x);
+    require_close(y32, y64, 1e-6, 1e-6);
+    const Tensor g64 = rand64({5000}, 8).detach();
+    y32.backward(to_dtype_copy(g64, kF32));
+    y64.backward(g64);
+    require_close(x32.grad(), x.grad(), 1e-6, 1e-6);
+  }
+}
+
+TEST_CASE("gelu: rounds in the numerics version it is called in, and its gradient as its forward did") {
+  const Tensor x = to_dtype_copy(rand64({5000}, 9, -6, 6), kF32), g = to_dtype_copy(rand64({5000}, 10), kF32);
+  // out, dx with the whole pass in `version`; and with the forward alone in it (dx then differs
+  // from `version`'s in no element)
+  const auto pass = [&](int64_t version, bool backward_too) {
+    Tensor leaf = x.detach().requires_grad_();
+    Tensor out;
+    {
+      const NumericsGuard forward(version);
+      out = gelu(leaf);
+    }
+    const NumericsGuard backward(backward_too ? version : kFirstNumerics + kLatestNumerics - version);
+    out.backward(g);
+    return std::pair{out.detach(), leaf.grad()};
+  };
+  const auto [out1, dx1] = pass(1, true);
+  const auto [out2, dx2] = pass(2, true);
+  CHECK(out1.to_vector<float>() != out2.to_vector<float>());  // the versions round differently
+  CHECK(dx1.to_vector<float>() != dx2.to_vector<float>());
+  require_close(pass(1, false).second, dx1, 0, 0);  // bit for bit
+  require_close(pass(2, false).second, dx2, 0, 0);
 }
 
 TEST_CASE("gelu: errors name the op") {

@@ -1,19 +1,20 @@
 // Checkpoints written by an earlier tapegrad still load and resume exactly: one small run per
 // arch (encoder, gpt, seq2seq) is committed in tests/fixtures/checkpoints/<arch>/, written by
 // the command in its README. Each test trains the same run afresh with today's program, which
-// must write the same checkpoint bit for bit, then continues both for kMoreSteps steps: the
-// losses and the weights must agree bit for bit.
+// must write the same checkpoint bit for bit, in the numerics version they were written in (1,
+// core/numerics.h), then continues both for kMoreSteps steps: the losses and the weights must
+// agree bit for bit.
 //
 // The runs are the tapegrad program (TAPEGRAD_PROGRAM), as the fixtures were written, not
 // run_cli in this process: there (a binary whose test files compile at -O1, tests/CMakeLists.txt)
 // the same run ends a few bits away from the program's.
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/run_program.h"
 #include "core/io/safetensors.h"
 #include "test_util.h"
 #include "train_test_util.h"
@@ -30,12 +31,13 @@ std::filesystem::path fixture(const std::string& arch) {
 }
 
 // The run's flags as the fixture's README gives them, writing into `out`. One thread, as the
-// fixtures were written: some reductions round differently on more (docs/design.md, "Determinism").
+// fixtures were written: some reductions round differently on more (docs/design.md, "Determinism");
+// numerics version 1, which they were written in (a fresh run takes the latest).
 std::vector<std::string> fixture_flags(const std::string& arch, const std::filesystem::path& out) {
   std::vector<std::string> flags = {"train", "--d-model", "16", "--heads", "2", "--layers", "1", "--ff", "32",
                                     "--dropout", "0.1", "--batch-size", "8", "--grad-accum", "2", "--steps", "4",
                                     "--warmup", "2", "--eval-every", "2", "--eval-batches", "1", "--seed", "7",
-                                    "--threads", "1", "--out", out.string()};
+                                    "--threads", "1", "--numerics", "1", "--out", out.string()};
   const std::vector<std::string> task =
       arch == "encoder" ? std::vector<std::string>{"--task", "copy", "--max-len", "5", "--val-examples", "16"}
       : arch == "gpt"   ? std::vector<std::string>{"--task", "lm", "--arch", "gpt", "--block-size", "12"}
@@ -85,14 +87,12 @@ std::vector<double> train_losses(const std::filesystem::path& run) {
   return out;
 }
 
-// `tapegrad args...` as its own process, its output in <dir>/output.txt.
-void require_ran(const std::vector<std::string>& args, const std::filesystem::path& dir) {
-  std::string command = "'" TAPEGRAD_PROGRAM "'";
-  for (const std::string& arg : args) command += " '" + arg + "'";
-  const std::filesystem::path output = dir / "output.txt";
-  const int status = std::system((command + " > '" + output.string() + "' 2>&1").c_str());
-  INFO(command, "\n", test::read_file(output));
-  REQUIRE(status == 0);
+// `tapegrad args...` as its own process, without a shell (the temporary folder's name is never
+// read as syntax); a failure throws, naming its exit status and the start of its stderr.
+void require_ran(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {TAPEGRAD_PROGRAM};
+  argv.insert(argv.end(), args.begin(), args.end());
+  run_program("old checkpoints test", argv, "", "");
 }
 
 void check_fixture_resumes_exactly(const std::string& arch) {
@@ -102,11 +102,11 @@ void check_fixture_resumes_exactly(const std::string& arch) {
   for (const char* file : {"checkpoint.safetensors", "metrics.jsonl"})
     std::filesystem::copy_file(fixture(arch) / file, old_run / file);
 
-  require_ran(fixture_flags(arch, new_run), dir.path());
+  require_ran(fixture_flags(arch, new_run));
   check_same_checkpoint(new_run / "checkpoint.safetensors", old_run / "checkpoint.safetensors");
 
   for (const auto& run : {old_run, new_run})
-    require_ran({"train", "--resume", run.string(), "--steps", kMoreSteps, "--threads", "1"}, dir.path());
+    require_ran({"train", "--resume", run.string(), "--steps", kMoreSteps, "--threads", "1"});
   const std::vector<double> losses = train_losses(new_run);
   REQUIRE(losses.size() == 7);
   CHECK(train_losses(old_run) == losses);  // exact equality of doubles

@@ -1,0 +1,43 @@
+#pragma once
+// Numerics: which version of tapegrad's float32 CPU arithmetic an op rounds with, per thread.
+//
+// A faster formula for the same function (a shorter polynomial for erf, say) changes a result's
+// last bits, and with them every later step of a training run. A run's bits depend only on its
+// config (docs/design.md, "Determinism"), so the version is part of the config: a run keeps the
+// version it started with, and a checkpoint written before versions existed is version 1.
+//   1  gelu's erf (float32, CPU): erf_vec, a series near 0 and Abramowitz and Stegun's 7.1.26
+//      with an exp and a division elsewhere, within 6 ulps of erf
+//   2  gelu's erf: erf_polynomial, two minimax polynomials and no exp or division, within 2 ulps
+//      (ops/common/vec_math.h)
+// Every other op rounds the same in both. float64 and the GPU kernels are the same in every
+// version: libm's functions.
+//
+// An op that rounds by version reads numerics() when it is called and keeps it for its backward,
+// so a gradient rounds as its forward did. A model runs its forward in its config's version
+// (train::ModelConfig::numerics); anything else runs in the latest, unless a NumericsGuard says.
+#include <cstdint>
+
+namespace tg {
+
+inline constexpr int64_t kFirstNumerics = 1;
+inline constexpr int64_t kLatestNumerics = 2;
+
+int64_t numerics();  // this thread's version
+
+// Sets this thread's version for a scope. A version outside [kFirstNumerics, kLatestNumerics]
+// throws tg::Error("numerics", ...).
+class NumericsGuard {
+ public:
+  explicit NumericsGuard(int64_t version);
+  ~NumericsGuard();
+  NumericsGuard(const NumericsGuard&) = delete;
+  NumericsGuard& operator=(const NumericsGuard&) = delete;
+
+ private:
+  int64_t previous_;
+};
+
+// Throws tg::Error(who, ...) naming `what` and the versions there are, unless version is one.
+void check_numerics(int64_t version, const char* who, const char* what);
+
+}  // namespace tg
