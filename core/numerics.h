@@ -5,10 +5,12 @@
 // last bits, and with them every later step of a training run. A run's bits depend only on its
 // config (docs/design.md, "Determinism"), so the version is part of the config: a run keeps the
 // version it started with, and a checkpoint written before versions existed is version 1.
-//   1  gelu's erf (float32, CPU): erf_vec, a series near 0 and Abramowitz and Stegun's 7.1.26
-//      with an exp and a division elsewhere, within 6 ulps of erf
-//   2  gelu's erf: erf_polynomial, two minimax polynomials and no exp or division, within 2 ulps
-//      (ops/common/vec_math.h)
+//   1  gelu (float32, CPU): erf_vec, a series near 0 and Abramowitz and Stegun's 7.1.26 with an
+//      exp and a division elsewhere, within 6 ulps of erf; its backward's Phi(x) + x phi(x) with
+//      erf_vec and exp_vec
+//   2  gelu: erf_polynomial (ops/common/vec_math.h), two minimax polynomials and no exp or
+//      division, within 2 ulps; its backward's Phi(x) + x phi(x) by two polynomials of its own
+//      (ops/gelu/gelu_cpu.cpp)
 // Every other op rounds the same in both. float64 and the GPU kernels are the same in every
 // version: libm's functions.
 //

@@ -176,17 +176,17 @@ template <class... C>
 }
 
 // erf_polynomial(float): erf in numerics version 2 (core/numerics.h), faster than erf_vec and
-// within 2 ulps of erf over every float (`tapegrad_erf_accuracy`, bench/): no exp and no
+// within 2 ulps of erf over every float (`tapegrad_gelu_accuracy`, bench/): no exp and no
 // division. On a = |x|: for a < 1, a P(a^2) with P of degree 7; for 1 <= a < 3.9, Q(s) with
 // s = (2a - 4.9) / 2.9 and Q of degree 14; from 3.9 (where erf is within 2 ulps of 1) on, 1; with
-// x's sign. P and Q are minimax fits, scripts/fit_erf.py. All are computed and one is selected
+// x's sign. P and Q are minimax fits, scripts/fit_gelu_polynomials.py. All are computed and one is selected
 // by bit masks, so the loop stays branch-free. erf_polynomial(double) is std::erf.
 inline float erf_polynomial(float x) {
   const float a = std::fabs(x), w = a * a;
   const float p = horner(w, -9.6801705e-06f, 0.00011270557f, -0.00084847136f, 0.005221075f, -0.026865445f,
                          0.11283783f, -0.37612638f, 1.1283791f);
   const float s = a * (2.0f / 2.9f) - (4.9f / 2.9f);
-  const float q = horner(s, 0.00020736073f, -1.4242911e-06f, -0.0015255976f, 0.0015775381f, 0.0030352718f,
+  const float q = horner(s, 0.00020736073f, -1.4242912e-06f, -0.0015255976f, 0.0015775381f, 0.0030352718f,
                          -0.008678771f, 0.0074651185f, 0.0057796296f, -0.027580338f, 0.044722244f, -0.04534926f,
                          0.031204982f, -0.014371598f, 0.0040453933f, 0.9994694f);
   const uint32_t near_zero = 0u - static_cast<uint32_t>(a < 1.0f);  // bit masks: `?:` would stay a branch

@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <cmath>
+#include <numbers>
+#include <vector>
 
 #include "core/numerics.h"
 #include "elementwise_test_util.h"
@@ -79,7 +82,7 @@ int64_t float_order(float x) {
 
 TEST_CASE("gelu: erf_polynomial, numerics 2's erf, is within 2 ulps of erf") {
   // Every 61st float from 0 to 5 (about 18 million: each piece, its ends and the constant tail),
-  // both signs; bench/erf_accuracy.cpp checks every float.
+  // both signs; bench/gelu_accuracy.cpp checks every float.
   int64_t worst = 0;
   float at = 0;
   for (uint32_t bits = 0; bits <= bit_cast<uint32_t>(5.0f); bits += 61) {
@@ -97,6 +100,33 @@ TEST_CASE("gelu: erf_polynomial, numerics 2's erf, is within 2 ulps of erf") {
   CHECK(erf_polynomial(INFINITY) == 1.0f);
   CHECK(erf_polynomial(-INFINITY) == -1.0f);
   CHECK(std::isnan(erf_polynomial(NAN)));
+}
+
+TEST_CASE("gelu: the float32 kernel's gelu' is within 2e-7 (numerics 2) and 3e-7 (numerics 1) of gelu'") {
+  // gelu_backward_cpu with dout = 1 on every 61st float from 0 to 7 (each polynomial piece, its
+  // ends and the constant tails), both signs; bench/gelu_accuracy.cpp checks every float.
+  std::vector<float> xs;
+  for (uint32_t bits = 0; bits <= bit_cast<uint32_t>(7.0f); bits += 61)
+    xs.insert(xs.end(), {bit_cast<float>(bits), -bit_cast<float>(bits)});
+  const int64_t n = static_cast<int64_t>(xs.size());
+  const Tensor x = empty({n}, kF32), ones = full({n}, 1.0, kF32), dx = empty({n}, kF32);
+  std::copy(xs.begin(), xs.end(), x.data<float>());
+  for (const auto& version_and_bound : {std::pair{int64_t{1}, 3e-7}, std::pair{int64_t{2}, 2e-7}}) {
+    const int64_t version = version_and_bound.first;  // not a structured binding: CAPTURE's lambda cannot take one
+    const double bound = version_and_bound.second;
+    CAPTURE(version);
+    gelu_backward_cpu(dx, ones, x, GeluApprox::none, version);
+    double worst = 0, at = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double xi = xs[i];
+      const double cdf = 0.5 * (1 + std::erf(xi / std::numbers::sqrt2));
+      const double exact = cdf + xi * std::exp(-xi * xi / 2) / std::sqrt(2 * std::numbers::pi);
+      const double error = std::abs(dx.data<float>()[i] - exact);
+      if (error > worst) worst = error, at = xi;
+    }
+    INFO("worst error ", worst, " at x = ", at);
+    CHECK(worst < bound);
+  }
 }
 
 TEST_CASE("gelu: the float32 fast path (contiguous, erf form) matches float64 in every numerics version") {
