@@ -28,6 +28,7 @@
 #include "core/device.h"
 #include "data/bpe_tokenizer.h"
 #include "core/io/untrusted_text.h"
+#include "core/numerics.h"
 #include "report/run_page_observer.h"
 #include "train/checkpoint.h"
 #include "train/config.h"
@@ -351,10 +352,14 @@ void train_run(const TrainArgs& args, const train::TrainConfig& config, bool res
   if (parallel)
     fmt::print(io.out, "  data-parallel on {} ranks (MPI): each trains on its share of every batch of {}\n",
                parallel->world_size(), config.batch_size);
-  fmt::print(io.out, "  {} path{}{}\n", config.composed ? "composed" : "fused",
+  fmt::print(io.out, "  {} path{}{}{}\n", config.composed ? "composed" : "fused",
              config.composed ? " (--composed): every op of the model recorded separately" : "",
              config.checkpoint_activations ? ", each layer's activations recomputed in the backward "
-                                             "(--checkpoint-activations)" : "");
+                                             "(--checkpoint-activations)" : "",
+             config.numerics == kLatestNumerics
+                 ? ""
+                 : fmt::format(", float32 arithmetic of numerics version {} (--numerics; the latest is {})",
+                               config.numerics, kLatestNumerics));
   fmt::print(io.out, "  run directory {}{}\n", config.out,
              resuming ? fmt::format(" (resumed at step {})", trainer.step()) : "");
   std::fflush(io.out);

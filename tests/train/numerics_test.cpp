@@ -104,8 +104,10 @@ TEST_CASE("cli: train --numerics 1 keeps a gpt run in version 1, --resume keeps 
   CHECK(checkpoint(latest).config.numerics == kLatestNumerics);
   CHECK(checkpoint(latest).model_config.numerics == kLatestNumerics);
 
+  CHECK_FALSE(test::has(r.out, "numerics version"));
   r = train(first, {"--numerics", "1"});
   REQUIRE(r.status == 0);
+  CHECK(test::has(r.out, "float32 arithmetic of numerics version 1 (--numerics; the latest is 2)"));
   CHECK(checkpoint(first).config.numerics == 1);
   CHECK(checkpoint(first).model_config.numerics == 1);
   // The same run in the two versions: the same data and initial weights, other roundings.
@@ -114,6 +116,7 @@ TEST_CASE("cli: train --numerics 1 keeps a gpt run in version 1, --resume keeps 
 
   r = test::run_cli({"train", "--resume", first, "--steps", "+2"});
   REQUIRE(r.status == 0);
+  CHECK(test::has(r.out, "numerics version 1"));
   CHECK(checkpoint(first).step == 5);
   CHECK(checkpoint(first).config.numerics == 1);
 
