@@ -9,9 +9,9 @@
 //   tapegrad_gelu_accuracy        (a few minutes on 2 cores)
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <numbers>
 #include <vector>
@@ -34,12 +34,6 @@ TG_VEC_CLONES void erf_vec_block(float* out, const float* x, int64_t n) {
 TG_VEC_CLONES void erf_polynomial_block(float* out, const float* x, int64_t n) {
 #pragma omp simd
   for (int64_t i = 0; i < n; ++i) out[i] = erf_polynomial(x[i]);
-}
-
-// Floats in order as integers: the distance in ulps between two finite floats of either sign.
-int64_t float_order(float x) {
-  const int32_t bits = bit_cast<int32_t>(x);
-  return bits < 0 ? -static_cast<int64_t>(bits & 0x7fffffff) : bits;
 }
 
 double exact_gelu_derivative(double x) {
@@ -76,8 +70,7 @@ Worst worst_over_every_float(const std::function<void(float* out, const float* x
 }
 
 double erf_ulps(float x, float computed) {
-  return static_cast<double>(
-      std::llabs(float_order(computed) - float_order(static_cast<float>(std::erf(static_cast<double>(x))))));
+  return static_cast<double>(ulps_between(computed, static_cast<float>(std::erf(static_cast<double>(x)))));
 }
 
 double derivative_error(float x, float computed) {

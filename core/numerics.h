@@ -39,7 +39,4 @@ class NumericsGuard {
   int64_t previous_;
 };
 
-// Throws tg::Error(who, ...) naming `what` and the versions there are, unless version is one.
-void check_numerics(int64_t version, const char* who, const char* what);
-
 }  // namespace tg

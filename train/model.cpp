@@ -54,7 +54,7 @@ void check_model_config(const ModelConfig& c) {
   if (c.tie_weights && c.num_classes != c.vocab_size)
     throw Error("TransformerModel", fmt::format("tie_weights needs num_classes == vocab_size, got {} and {}",
                                                 c.num_classes, c.vocab_size));
-  check_numerics(c.numerics, "TransformerModel", "numerics");
+  require_in("numerics", c.numerics, kFirstNumerics, kLatestNumerics);
   if (c.max_len > kMaxPositionTable / c.d_model)
     throw Error("TransformerModel", fmt::format("max_len * d_model must be <= {}, got {} * {}", kMaxPositionTable,
                                                 c.max_len, c.d_model));

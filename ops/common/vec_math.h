@@ -167,6 +167,17 @@ inline float erf_vec(float x) {
 
 inline double erf_vec(double x) { return std::erf(x); }
 
+// How many floats lie from a to b (finite, either sign), the distance in ulps the accuracy of
+// erf_polynomial and erf_vec is stated in.
+inline int64_t ulps_between(float a, float b) {
+  const auto order = [](float x) {  // the floats in order, as integers
+    const int32_t bits = bit_cast<int32_t>(x);
+    return bits < 0 ? -static_cast<int64_t>(bits & 0x7fffffff) : int64_t{bits};
+  };
+  const int64_t d = order(a) - order(b);
+  return d < 0 ? -d : d;
+}
+
 // c_n x^n + ... + c_1 x + c_0 (highest first), by Horner's rule: straight-line code, no loop.
 template <class... C>
 [[gnu::always_inline]] inline float horner(float x, float highest, C... lower) {

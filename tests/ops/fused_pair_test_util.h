@@ -78,17 +78,18 @@ inline std::vector<LinearCase> linear_cases() {
           {"(5,) -> 3: one row", {rand64({5}, 12), rand64({3, 5}, 13), rand64({3}, 14)}}};
 }
 
-// body(case, dtype, reread) for each case in float32 and float64, with x read once (reread
-// empty) and also by the loss (reread {0}: x's gradient gathered from two entries).
-template <class Body>
-void for_linear_cases(const std::vector<LinearCase>& cases, Body&& body) {
-  for (const LinearCase& c : cases)
+// body(case, dtype, reread) for each case (a LinearCase, or a fused op's own with its `what`) in
+// float32 and float64, with the inputs read once (reread empty) and with those of `rereads` read by
+// the loss too (reread = rereads: their gradients gathered from two entries).
+template <class Case, class Body>
+void for_linear_cases(const std::vector<Case>& cases, const std::vector<int>& rereads, Body&& body) {
+  for (const Case& c : cases)
     for (DType dtype : {kF32, kF64})
       for (bool reread : {false, true}) {
         CAPTURE(c.what);
         CAPTURE(dtype_name(dtype));
         CAPTURE(reread);
-        body(c, dtype, reread ? std::vector<int>{0} : std::vector<int>{});
+        body(c, dtype, reread ? rereads : std::vector<int>{});
       }
 }
 

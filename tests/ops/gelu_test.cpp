@@ -70,16 +70,6 @@ TEST_CASE("gelu: erf_vec, the float32 fast path's erf, is within 4e-7 of std::er
   CHECK(std::isnan(erf_vec(NAN)));
 }
 
-namespace {
-
-// Floats in order as integers: the distance in ulps between two finite floats of either sign.
-int64_t float_order(float x) {
-  const int32_t bits = bit_cast<int32_t>(x);
-  return bits < 0 ? -static_cast<int64_t>(bits & 0x7fffffff) : bits;
-}
-
-}  // namespace
-
 TEST_CASE("gelu: erf_polynomial, numerics 2's erf, is within 2 ulps of erf") {
   // Every 61st float from 0 to 5 (about 18 million: each piece, its ends and the constant tail),
   // both signs; bench/gelu_accuracy.cpp checks every float.
@@ -88,7 +78,7 @@ TEST_CASE("gelu: erf_polynomial, numerics 2's erf, is within 2 ulps of erf") {
   for (uint32_t bits = 0; bits <= bit_cast<uint32_t>(5.0f); bits += 61) {
     for (const float x : {bit_cast<float>(bits), -bit_cast<float>(bits)}) {
       const float exact = static_cast<float>(std::erf(static_cast<double>(x)));
-      const int64_t ulps = std::abs(float_order(erf_polynomial(x)) - float_order(exact));
+      const int64_t ulps = ulps_between(erf_polynomial(x), exact);
       if (ulps > worst) worst = ulps, at = x;
     }
   }

@@ -116,27 +116,21 @@ TEST_CASE("linear_dropout_add_layer_norm: the values, gradients and draws of lin
        inputs({rand64({300, 128}, 1), rand64({256, 128}, 2), rand64({256}, 3)}, rand64({300, 256}, 4),
               norm_params(256, 5)),
        {256}, {0, 1, 2}}};
-  for (const Case& c : cases)
-    for (DType dtype : {kF32, kF64})
-      for (bool reread : {false, true}) {
-        CAPTURE(c.what);
-        CAPTURE(dtype_name(dtype));
-        CAPTURE(reread);
-        const Shape& shape = c.normalized_shape;
-        const FusedAndUnfused r = run_fused_and_unfused(
-            c.inputs, dtype,
-            [&](const TensorList& in, Generator& gen) {
-              return linear_dropout_add_layer_norm(in[0], in[1], in[2], in[3], 0.3, true, shape, in[4], in[5], 1e-5,
-                                                   gen);
-            },
-            [&](const TensorList& in, Generator& gen) {
-              return dropout_add_layer_norm(in[3], linear(in[0], in[1], in[2]), 0.3, true, shape, in[4], in[5], 1e-5,
-                                            gen);
-            },
-            reread ? std::vector<int>{0, 3} : std::vector<int>{}, c.frozen);
-        CHECK(r.fused.producer()->op == "linear_dropout_add_layer_norm");
-        require_same_as_unfused(r);
-      }
+  for_linear_cases(cases, {0, 3}, [](const Case& c, DType dtype, const std::vector<int>& reread) {
+    const Shape& shape = c.normalized_shape;
+    const FusedAndUnfused r = run_fused_and_unfused(
+        c.inputs, dtype,
+        [&](const TensorList& in, Generator& gen) {
+          return linear_dropout_add_layer_norm(in[0], in[1], in[2], in[3], 0.3, true, shape, in[4], in[5], 1e-5, gen);
+        },
+        [&](const TensorList& in, Generator& gen) {
+          return dropout_add_layer_norm(in[3], linear(in[0], in[1], in[2]), 0.3, true, shape, in[4], in[5], 1e-5,
+                                        gen);
+        },
+        reread, c.frozen);
+    CHECK(r.fused.producer()->op == "linear_dropout_add_layer_norm");
+    require_same_as_unfused(r);
+  });
 }
 
 TEST_CASE("linear_dropout_add_layer_norm: eval mode and p = 0 draw nothing, p = 1 normalises the residual") {

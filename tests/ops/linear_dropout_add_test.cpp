@@ -74,27 +74,23 @@ TEST_CASE("linear_dropout_add: the values, gradients and draws of linear then dr
     double p;
     bool training;
   };
-  for (const Case& c : cases)
-    for (const Draw d : {Draw{0.3, true}, Draw{0, true}, Draw{0.3, false}})
-      for (DType dtype : {kF32, kF64})
-        for (bool reread : {false, true}) {
-          CAPTURE(c.what);
-          CAPTURE(d.p);
-          CAPTURE(d.training);
-          CAPTURE(dtype_name(dtype));
-          CAPTURE(reread);
-          const FusedAndUnfused r = run_fused_and_unfused(
-              c.inputs, dtype,
-              [&](const TensorList& in, Generator& gen) {
-                return linear_dropout_add(in[0], in[1], in[2], in[3], d.p, d.training, gen);
-              },
-              [&](const TensorList& in, Generator& gen) {
-                return dropout_add(in[3], linear(in[0], in[1], in[2]), d.p, d.training, gen);
-              },
-              reread ? std::vector<int>{0, 3} : std::vector<int>{}, c.frozen);
-          CHECK(r.fused.producer()->op == "linear_dropout_add");
-          require_same_as_unfused(r);
-        }
+  for (const Draw d : {Draw{0.3, true}, Draw{0, true}, Draw{0.3, false}}) {
+    CAPTURE(d.p);
+    CAPTURE(d.training);
+    for_linear_cases(cases, {0, 3}, [&](const Case& c, DType dtype, const std::vector<int>& reread) {
+      const FusedAndUnfused r = run_fused_and_unfused(
+          c.inputs, dtype,
+          [&](const TensorList& in, Generator& gen) {
+            return linear_dropout_add(in[0], in[1], in[2], in[3], d.p, d.training, gen);
+          },
+          [&](const TensorList& in, Generator& gen) {
+            return dropout_add(in[3], linear(in[0], in[1], in[2]), d.p, d.training, gen);
+          },
+          reread, c.frozen);
+      CHECK(r.fused.producer()->op == "linear_dropout_add");
+      require_same_as_unfused(r);
+    });
+  }
 }
 
 TEST_CASE("linear_dropout_add: p = 1 drops the layer, leaving the residual") {

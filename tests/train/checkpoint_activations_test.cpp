@@ -128,13 +128,8 @@ TEST_CASE("cli: train --checkpoint-activations says so, stores the flag only whe
   test::TempDir dir("cli_checkpoint_activations");
   const std::string corpus = (dir.path() / "corpus.txt").string();
   data::write_grammar_corpus(corpus, 300);
-  const auto train = [&](const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"train", "--task", "lm", "--arch", "gpt", "--data", corpus, "--block-size", "12",
-                                     "--d-model", "16", "--heads", "2", "--layers", "2", "--ff", "32", "--dropout",
-                                     "0.1", "--batch-size", "8", "--steps", "3", "--warmup", "1", "--eval-batches",
-                                     "1", "--out", out};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return test::run_cli(args);
+  const auto train = [&](const std::string& out, const std::vector<std::string>& extra) {
+    return test::run_cli(test::tiny_gpt_run(corpus, out, extra));
   };
   const auto stored = [](const std::string& out) {
     return nlohmann::json::parse(train::to_json(train::load_checkpoint(train::checkpoint_file(out)).config));

@@ -29,7 +29,7 @@ TEST_CASE("numerics: a guard sets this thread's version for its scope and refuse
   CHECK(numerics() == kLatestNumerics);
   for (int64_t version : {int64_t{0}, kLatestNumerics + 1})
     CHECK_THROWS_WITH_AS(NumericsGuard{version},
-                         doctest::Contains(fmt::format("must be a numerics version in [1, {}], got {}",
+                         doctest::Contains(fmt::format("numerics: the version must be in [1, {}], got {}",
                                                        kLatestNumerics, version).c_str()),
                          Error);
   CHECK(numerics() == kLatestNumerics);
@@ -80,19 +80,15 @@ TEST_CASE("numerics: a gpt model's forward rounds in its config's version, and a
   CHECK(step(2, true) == v2);
   CHECK(numerics() == kLatestNumerics);  // the forward's guard ended with it
   CHECK_THROWS_WITH_AS(train::TransformerModel({.vocab_size = 4, .num_classes = 4, .max_len = 4, .numerics = 0}),
-                       doctest::Contains("numerics must be a numerics version in [1, "), Error);
+                       doctest::Contains("numerics must be in [1, "), Error);
 }
 
 TEST_CASE("cli: train --numerics 1 keeps a gpt run in version 1, --resume keeps it and refuses another") {
   test::TempDir dir("cli_numerics");
   const std::string corpus = (dir.path() / "corpus.txt").string();
   data::write_grammar_corpus(corpus, 300);
-  const auto train = [&](const std::string& out, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"train", "--task", "lm", "--arch", "gpt", "--data", corpus, "--block-size", "12",
-                                     "--d-model", "16", "--heads", "2", "--layers", "1", "--ff", "32", "--batch-size",
-                                     "8", "--steps", "3", "--warmup", "1", "--eval-batches", "1", "--out", out};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return test::run_cli(args);
+  const auto train = [&](const std::string& out, const std::vector<std::string>& extra) {
+    return test::run_cli(test::tiny_gpt_run(corpus, out, extra));
   };
   const auto checkpoint = [](const std::string& out) {
     return train::load_checkpoint(train::checkpoint_file(out));

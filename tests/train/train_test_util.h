@@ -82,6 +82,17 @@ inline std::vector<std::string> tiny_run(const std::filesystem::path& out, int s
           "--out", out.string()};
 }
 
+// `train` of a small gpt on the text `corpus` for 3 steps, into `out`, with the flags `extra` after.
+inline std::vector<std::string> tiny_gpt_run(const std::string& corpus, const std::string& out,
+                                             const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"train", "--task", "lm", "--arch", "gpt", "--data", corpus, "--block-size", "12",
+                                   "--d-model", "16", "--heads", "2", "--layers", "2", "--ff", "32", "--dropout",
+                                   "0.1", "--batch-size", "8", "--steps", "3", "--warmup", "1", "--eval-batches",
+                                   "1", "--out", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
 struct CliResult {
   int status;
   std::string out, err;
