@@ -205,10 +205,11 @@ void macro_kernel(const MicroKernel<T>& kern, T* c, int64_t ldc, const ABlock<T>
       }
       kern.run(kc, a_tile, a_rs, a_ks, b_panel, panel_bias, tile, nr, false, false);
       for (int64_t r = 0; r < m; ++r)
-        for (int64_t q = 0; q < n; ++q) {
-          const T out = accumulate ? cij[r * ldc + q] + tile[r * nr + q] : tile[r * nr + q];
-          cij[r * ldc + q] = relu ? relu_math::forward(out) : out;
-        }
+        for (int64_t q = 0; q < n; ++q)
+          cij[r * ldc + q] = accumulate ? cij[r * ldc + q] + tile[r * nr + q] : tile[r * nr + q];
+      if (relu)  // a pass of its own, so that the copy above stays as it is without relu
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t q = 0; q < n; ++q) cij[r * ldc + q] = relu_math::forward(cij[r * ldc + q]);
     }
   }
 }
