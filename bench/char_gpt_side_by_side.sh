@@ -73,7 +73,7 @@ if [[ -z "$tapegrad" ]]; then
   command -v ninja > /dev/null && generator=(-G Ninja)
   # shellcheck disable=SC2086  # CMAKE_ARGS is a list of arguments
   cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_CUDA=OFF "${launcher[@]}" \
-    ${CMAKE_ARGS:-} > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+    ${CMAKE_ARGS:-} > "$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
   cmake --build "$build" -j"$(nproc)" --target tapegrad_program
   tapegrad="$build/bin/tapegrad"
 fi
@@ -82,6 +82,8 @@ fi
 # tapegrad's TrainConfig::min_lr_ratio (no flag), pytorch_char_gpt.py's --min-lr-ratio default.
 shape=(--block-size 64 --batch-size 12 --d-model 128 --heads 4 --layers 4 --ff 512 --dropout 0 --tie-weights
        --lr 1e-3 --warmup "$warmup" --weight-decay 0.1 --clip 1 --val-fraction 0.1 --steps "$steps")
+choose_openblas_coretype env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $python "$root/bench/pytorch_char_gpt.py" \
+  --data "$text" "${shape[@]}" --steps 40 --threads 1
 
 out="$build/char_gpt_side_by_side.jsonl"
 : > "$out"

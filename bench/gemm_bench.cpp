@@ -225,6 +225,10 @@ int main(int argc, char** argv) {
 #endif
   fmt::print("tapegrad gemm_cpu ({} kernel), f32, GFLOP/s = 2*batch*M*N*K / time ({}), median of 9 samples\n",
              tg::gemm_cpu_kernel_name(), cpu_time ? "process CPU time / threads" : "wall clock");
+#ifdef TAPEGRAD_BENCH_OPENBLAS
+  // OPENBLAS_CORETYPE overrides OpenBLAS's own choice of kernels: say which ran.
+  fmt::print("OpenBLAS: {} kernels\n", openblas_get_corename());
+#endif
   fmt::print("{:<24} {:>5} {:>5} {:>5} {:>5} {:>3} {:>3} {:>9} {:>9} {:>6} {:>6} {:>8} {:>5}\n", "case", "batch", "M",
              "N", "K", "op", "thr", "tapegrad", "OpenBLAS", "ratio", "best", "maxdiff", "tile");
   for (int threads : thread_counts) {

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # libtorch_blas.sh: sourced by the side-by-side scripts. require_openblas BINARY stops the run
 # when BINARY (a libtorch benchmark) would run its matrix products in Debian's reference BLAS:
 # libtorch-dev pulls in libblas3 (netlib, about 10x slower than OpenBLAS) unless an optimised
@@ -7,11 +8,43 @@ require_openblas() {
   blas=$(ldd "$1" | awk '$1 == "libblas.so.3" { print $3 }')
   blas=$(readlink -f "${blas:-none}")
   case "$blas" in
-    *openblas*) echo "libtorch's BLAS: $blas" ;;
+    *openblas*) echo "libtorch's BLAS: $blas (its kernels: $(openblas_core "$blas"))" ;;
     *)
       echo "$(basename "$1") would run its matrix products in $blas, not OpenBLAS: a handicapped" \
         "libtorch. Install OpenBLAS (apt-get install libopenblas0-pthread) and rerun." >&2
       exit 1
       ;;
   esac
+  openblas_library=$blas
+}
+
+# The core whose kernels the OpenBLAS library $1 runs on this CPU (OPENBLAS_CORETYPE obeyed).
+openblas_core() {
+  python3 -c 'import ctypes, sys
+name = ctypes.CDLL(sys.argv[1]).openblas_get_corename
+name.restype = ctypes.c_char_p
+print(name().decode())' "$1"
+}
+
+# choose_openblas_coretype COMMAND...: OpenBLAS picks its kernels by the CPU unless
+# OPENBLAS_CORETYPE names a core (a machine may set it for all its programs: OPENBLAS_CORETYPE=Haswell
+# runs AVX2 kernels on a CPU with AVX-512). Where it is set, this runs COMMAND (a short libtorch
+# benchmark printing a JSON line with "median_ms") 3 times with it and 3 times without it,
+# alternately, and unsets it when OpenBLAS's own choice was faster by the median, so that libtorch
+# runs at its best. Call it after require_openblas.
+choose_openblas_coretype() {
+  [[ -n "${OPENBLAS_CORETYPE:-}" ]] || return 0
+  local given=$OPENBLAS_CORETYPE own given_ms="" own_ms=""
+  own=$(unset OPENBLAS_CORETYPE; openblas_core "$openblas_library")
+  for _ in 1 2 3; do
+    given_ms+=" $("$@" | sed -n 's/.*"median_ms": \([0-9.]*\).*/\1/p')"
+    own_ms+=" $(env -u OPENBLAS_CORETYPE "$@" | sed -n 's/.*"median_ms": \([0-9.]*\).*/\1/p')"
+  done
+  if python3 -c 'import statistics, sys
+given, own = ([float(t) for t in s.split()] for s in sys.argv[1:])
+sys.exit(statistics.median(own) >= statistics.median(given))' "$given_ms" "$own_ms"; then
+    unset OPENBLAS_CORETYPE
+  fi
+  echo "OpenBLAS's kernels: OPENBLAS_CORETYPE=$given (ms:$given_ms) or its own choice, $own" \
+    "(ms:$own_ms): libtorch runs with ${OPENBLAS_CORETYPE:-$own}"
 }

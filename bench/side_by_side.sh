@@ -13,6 +13,8 @@
 #                                                         rounds, then sleep), OMP_WAIT_POLICY=
 #                                                         PASSIVE, GOMP_SPINCOUNT=300000 (libgomp's)
 #   libtorch  torch threads 1, 2 x OPENBLAS_NUM_THREADS 1, 2 x OMP_WAIT_POLICY default, PASSIVE
+#             (with OpenBLAS's own kernels where a given OPENBLAS_CORETYPE is slower:
+#             choose_openblas_coretype, bench/libtorch_blas.sh)
 # and then, unless --no-busy, the same again with a busy loop (a shell `while :`) running beside,
 # which takes one of the two cores: the "busy machine" of issue 20.
 # A setting's time is the median over its rounds of each run's median ms/step. Row "1 thread"
@@ -46,10 +48,11 @@ launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
+mkdir -p "$build"
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of arguments
 cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DTAPEGRAD_CUDA=OFF \
-  -DTAPEGRAD_BENCH_LIBTORCH=ON "${launcher[@]}" ${CMAKE_ARGS:-} > "$build.configure.log" 2>&1 ||
-  { cat "$build.configure.log"; exit 1; }
+  -DTAPEGRAD_BENCH_LIBTORCH=ON "${launcher[@]}" ${CMAKE_ARGS:-} > "$build/configure.log" 2>&1 ||
+  { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j"$(nproc)" --target tapegrad_train_step_bench tapegrad_train_step_libtorch
 # The 2-core FMA peak for the % of peak column: PEAK_GFLOPS if given, else measured here.
 if [[ -z "${PEAK_GFLOPS:-}" ]] && cmake --build "$build" --target tapegrad_fma_peak > /dev/null 2>&1; then
@@ -60,6 +63,7 @@ ours="$build/bench/tapegrad_train_step_bench"
 theirs="$build/bench/tapegrad_train_step_libtorch"
 source "$root/bench/libtorch_blas.sh"
 require_openblas "$theirs"
+choose_openblas_coretype env OPENBLAS_NUM_THREADS=1 "$theirs" --config toy --threads 1 --steps 6 --warmup 1
 
 out="$build/side_by_side.jsonl"
 : > "$out"
