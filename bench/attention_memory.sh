@@ -19,6 +19,7 @@ libtorch=$build/bench/tapegrad_attention_memory_libtorch
 if [ -x "$libtorch" ]; then
   source "$(dirname "$0")/libtorch_blas.sh"
   require_openblas "$libtorch"
+  choose_openblas_coretype "$libtorch" --T 1024 --heads "$heads" --head-size "$head_size" --reps 1 --threads 1
 fi
 
 # run PROGRAM ARGS...: "delta_mib ms" of one fresh process

@@ -25,6 +25,7 @@ if cmake --build "$build" --target tapegrad_ops_libtorch >/dev/null 2>&1; then h
 if ((have_torch)); then
   source "$(dirname "$0")/libtorch_blas.sh"
   require_openblas "$build/bench/tapegrad_ops_libtorch"
+  choose_openblas_coretype env OPENBLAS_NUM_THREADS=1 "$build/bench/tapegrad_ops_libtorch" --threads 1 --filter FFN1
 fi
 
 results=$(mktemp)
