@@ -186,12 +186,26 @@ template <class... C>
   return p;
 }
 
+// An odd function of x pieced together on a = |x|: `near` where a < mid_from, `mid` where
+// mid_from <= a < far_from (and for NaN), `far` from far_from on, each given for a and signed here
+// as x. Every piece is computed by the caller and one is selected by bit masks (`?:` would stay a
+// branch), so the loop around it stays branch-free.
+[[gnu::always_inline]] inline float odd_pieces(float x, float near, float mid_from, float mid, float far_from,
+                                               float far) {
+  const float a = std::fabs(x);
+  const uint32_t is_near = 0u - static_cast<uint32_t>(a < mid_from);
+  const uint32_t is_far = 0u - static_cast<uint32_t>(a >= far_from);
+  const uint32_t bits = (bit_cast<uint32_t>(near) & is_near) | (bit_cast<uint32_t>(mid) & ~(is_near | is_far)) |
+                        (bit_cast<uint32_t>(far) & is_far);
+  return std::copysign(bit_cast<float>(bits), x);
+}
+
 // erf_polynomial(float): erf in numerics version 2 (core/numerics.h), faster than erf_vec and
 // within 2 ulps of erf over every float (`tapegrad_gelu_accuracy`, bench/): no exp and no
 // division. On a = |x|: for a < 1, a P(a^2) with P of degree 7; for 1 <= a < 3.9, Q(s) with
 // s = (2a - 4.9) / 2.9 and Q of degree 14; from 3.9 (where erf is within 2 ulps of 1) on, 1; with
-// x's sign. P and Q are minimax fits, scripts/fit_gelu_polynomials.py. All are computed and one is selected
-// by bit masks, so the loop stays branch-free. erf_polynomial(double) is std::erf.
+// x's sign (odd_pieces). P and Q are minimax fits, scripts/fit_gelu_polynomials.py.
+// erf_polynomial(double) is std::erf.
 inline float erf_polynomial(float x) {
   const float a = std::fabs(x), w = a * a;
   const float p = horner(w, -9.6801705e-06f, 0.00011270557f, -0.00084847136f, 0.005221075f, -0.026865445f,
@@ -200,11 +214,7 @@ inline float erf_polynomial(float x) {
   const float q = horner(s, 0.00020736073f, -1.4242912e-06f, -0.0015255976f, 0.0015775381f, 0.0030352718f,
                          -0.008678771f, 0.0074651185f, 0.0057796296f, -0.027580338f, 0.044722244f, -0.04534926f,
                          0.031204982f, -0.014371598f, 0.0040453933f, 0.9994694f);
-  const uint32_t near_zero = 0u - static_cast<uint32_t>(a < 1.0f);  // bit masks: `?:` would stay a branch
-  const uint32_t one = 0u - static_cast<uint32_t>(a >= 3.9f);        // (and NaN in neither)
-  const uint32_t bits = (bit_cast<uint32_t>(p * a) & near_zero) | (bit_cast<uint32_t>(q) & ~(near_zero | one)) |
-                        (bit_cast<uint32_t>(1.0f) & one);
-  return std::copysign(bit_cast<float>(bits), x);
+  return odd_pieces(x, p * a, 1.0f, q, 3.9f, 1.0f);
 }
 
 inline double erf_polynomial(double x) { return std::erf(x); }

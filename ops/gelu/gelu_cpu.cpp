@@ -23,9 +23,8 @@ struct VecMathV2 {
 
 // gelu'(x) = Phi(x) + x phi(x) without an erf or an exp. gelu'(x) - 1/2 is odd: on a = |x|, for
 // a < 1.5 it is a P(a^2), P of degree 7; for 1.5 <= a < 5.9, Q(s) with s = (2a - 7.4) / 4.4, Q of
-// degree 15; from 5.9 on, 1/2 (gelu' is within 3e-8 of 1 or 0 there); with x's sign. P and Q are
-// minimax fits (scripts/fit_gelu_polynomials.py). All are computed and one is selected by bit
-// masks.
+// degree 15; from 5.9 on, 1/2 (gelu' is within 3e-8 of 1 or 0 there); with x's sign (odd_pieces,
+// ops/common/vec_math.h). P and Q are minimax fits (scripts/fit_gelu_polynomials.py).
 inline float gelu_derivative_polynomial(float x) {
   const float a = std::fabs(x), w = a * a;
   const float p = horner(w, -3.8160306e-07f, 8.407513e-06f, -0.000111683905f, 0.0011526629f, -0.009497684f,
@@ -34,11 +33,7 @@ inline float gelu_derivative_polynomial(float x) {
   const float q = horner(s, -0.0009178543f, -0.0010373252f, 0.0079311505f, -0.0010703946f, -0.023772867f,
                          0.027668662f, 0.010726052f, -0.05922525f, 0.07034989f, -0.024964433f, -0.04506651f,
                          0.08404065f, -0.07205999f, 0.03685883f, -0.010924433f, 0.5014639f);
-  const uint32_t near_zero = 0u - static_cast<uint32_t>(a < 1.5f);  // bit masks: `?:` would stay a branch
-  const uint32_t half = 0u - static_cast<uint32_t>(a >= 5.9f);      // (and NaN in neither)
-  const uint32_t bits = (bit_cast<uint32_t>(p * a) & near_zero) | (bit_cast<uint32_t>(q) & ~(near_zero | half)) |
-                        (bit_cast<uint32_t>(0.5f) & half);
-  return 0.5f + std::copysign(bit_cast<float>(bits), x);
+  return 0.5f + odd_pieces(x, p * a, 1.5f, q, 5.9f, 0.5f);
 }
 
 template <class M> TG_VEC_CLONES void gelu_erf_forward_f32(float* out, const float* x, int64_t n) {
