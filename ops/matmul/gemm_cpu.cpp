@@ -34,8 +34,9 @@ namespace tg {
 //
 // Threads never wait for each other inside a product (a barrier costs a whole time slice when
 // the machine has more work than cores): batch elements go whole to whichever thread is free,
-// and each of the remaining products is cut into one part per thread (rows, columns, or depth
-// with the partial sums added at the end), each thread packing what its part needs.
+// and each of the remaining products is cut into parts (rows, columns, or depth with the partial
+// sums added at the end), each thread packing what its part needs: first its own share of the
+// parts (those over the rows it holds in its cache), then the others' as they become free.
 
 namespace {
 
@@ -257,9 +258,9 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, 
   }
 }
 
-// How the threads share one product: they take, as they become free, the parts of a grid of
-// rows x cols parts of c, or the `depth` parts of the sum over k (partial products, added
-// together at the end).
+// How the threads share one product: they take (PartQueues) the parts of a grid of rows x cols
+// parts of c, or the `depth` parts of the sum over k (partial products, added together at the
+// end).
 struct Split {
   int rows = 1, cols = 1, depth = 1;
 };
@@ -354,15 +355,65 @@ bool has_side(GemmSideWorks side, GemmPhase phase) {
   return std::any_of(side.begin(), side.end(), [phase](const GemmSideWork& work) { return work.phase == phase; });
 }
 
+// Which parts of a team's products each thread runs first: its share of every product's parts, in
+// order (thread t of n: parts [t P / n, (t + 1) P / n) of a product of P parts). Parts are numbered
+// along the rows of c (or, split by depth, along k), so that share covers about the rows, or the
+// rows of the inputs, that kernels sharing rows out by thread number (the elementwise ops, the
+// side work) give thread t: it finds them in its own cache. A thread done with its share takes
+// the others' next parts, as they become free. Which thread runs a part never changes a result.
+template <class T>
+class PartQueues {
+ public:
+  static constexpr int kMaxTeam = 64;  // more threads than this: parts handed out in order instead
+
+  PartQueues(const TeamProduct<T>* products, int count, int threads)
+      : products_(products), count_(count), threads_(threads) {}
+
+  // Runs parts until none is left, thread `thread` of the team (every thread calls it once).
+  void run(int thread) {
+    if (threads_ > kMaxTeam) thread = 0;  // one queue, shared by all
+    for (int k = 0; k < queues(); ++k) {
+      const int queue = (thread + k) % queues();
+      for (int64_t i; (i = next_[queue].value.fetch_add(1, std::memory_order_relaxed)) < length(queue);)
+        run(queue, i);
+    }
+  }
+
+ private:
+  struct alignas(64) Counter {  // a cache line each: the threads take parts at the same time
+    std::atomic<int64_t> value{0};
+  };
+
+  int queues() const { return threads_ > kMaxTeam ? 1 : threads_; }
+  int64_t first(int p, int queue) const { return products_[p].parts * queue / queues(); }
+  int64_t length(int queue) const {
+    int64_t n = 0;
+    for (int p = 0; p < count_; ++p) n += first(p, queue + 1) - first(p, queue);
+    return n;
+  }
+  // Part i of `queue`: its share of product 0, then of product 1, ...
+  void run(int queue, int64_t i) const {
+    for (int p = 0; p < count_; ++p) {
+      const int64_t n = first(p, queue + 1) - first(p, queue);
+      if (i < n) return products_[p].run_part(first(p, queue) + i);
+      i -= n;
+    }
+  }
+
+  const TeamProduct<T>* products_;
+  int count_, threads_;
+  Counter next_[kMaxTeam];
+};
+
 // The products, shared by `threads` threads in one parallel region: the side work before them,
-// their parts taken as the threads become free, the side work beside them, the sums of the depth
-// splits, then the side work after them.
+// their parts (PartQueues), the side work beside them, the sums of the depth splits, then the side
+// work after them.
 template <class T>
 void gemm_team(const TeamProduct<T>* products, int count, int threads, GemmSideWorks side) {
-  int64_t parts = 0;
   bool split_sum = false;
-  for (int p = 0; p < count; ++p) parts += products[p].parts, split_sum |= products[p].split_sum;
+  for (int p = 0; p < count; ++p) split_sum |= products[p].split_sum;
   const bool before = has_side(side, GemmPhase::before), after = has_side(side, GemmPhase::after);
+  PartQueues<T> parts(products, count, threads);
 #pragma omp parallel num_threads(threads)
   {
     const int thread = omp_get_thread_num(), team = omp_get_num_threads();
@@ -370,13 +421,7 @@ void gemm_team(const TeamProduct<T>* products, int count, int threads, GemmSideW
       run_side(side, GemmPhase::before, thread, team);
 #pragma omp barrier
     }
-#pragma omp for schedule(dynamic, 1) nowait
-    for (int64_t part = 0; part < parts; ++part) {
-      int p = 0;
-      int64_t local = part;
-      for (; local >= products[p].parts; ++p) local -= products[p].parts;
-      products[p].run_part(local);
-    }
+    parts.run(thread);
     run_side(side, GemmPhase::beside, thread, team);
     if (split_sum) {
 #pragma omp barrier
