@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,14 +24,17 @@ namespace {
 template <int Rows>
 [[gnu::always_inline]] inline void layer_norm_rows(float* out, float* mean, float* rstd, const float* x,
                                                    const float* w, const float* b, int64_t C, float eps) {
-  float sum[1][Rows], var_sum[1][Rows], m[Rows];
+  float sum[1][Rows], var_sum[1][Rows], m[Rows], rstds[Rows];
   sum_rows<Rows>(C, sum, [&](int r, int64_t c) { return x[r * C + c]; });
   for (int r = 0; r < Rows; ++r) m[r] = sum[0][r] / static_cast<float>(C);
   sum_rows<Rows>(C, var_sum, [&](int r, int64_t c) { return (x[r * C + c] - m[r]) * (x[r * C + c] - m[r]); });
+  // The rows' divisions and square roots side by side (in one vector where they vectorise):
+  // correctly rounded either way, so the same bits as one row at a time.
+  for (int r = 0; r < Rows; ++r) rstds[r] = 1 / std::sqrt(var_sum[0][r] / static_cast<float>(C) + eps);
   for (int r = 0; r < Rows; ++r) {
     const float* xr = x + r * C;
     float* o = out + r * C;
-    const float mr = m[r], rs = 1 / std::sqrt(var_sum[0][r] / static_cast<float>(C) + eps);
+    const float mr = m[r], rs = rstds[r];
     if (w && b) {
 #pragma omp simd
       for (int64_t c = 0; c < C; ++c) o[c] = (xr[c] - mr) * rs * w[c] + b[c];
@@ -53,9 +57,11 @@ TG_VEC_CLONES void layer_norm_rows_f32(float* out, float* mean, float* rstd, con
 }
 
 // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), dnorm = g * w (= writes) for
-// one row (taking four at a time is slower here); dx, g, x (C). w may be null.
-TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, const float* g, const float* x, const float* w, int64_t C,
-                                               float m, float r) {
+// one row (taking four at a time is slower here); dx, g, x (C). w may be null. Where dweight_part
+// is not null, dweight_part += g * norm and dbias_part += g (C each) too, in the loop that writes dx
+// (each element's arithmetic as layer_norm_param_grads_row_f32 has it, one pass fewer over g and x).
+TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, float* dweight_part, float* dbias_part, const float* g,
+                                               const float* x, const float* w, int64_t C, float m, float r) {
   float sums[2][1];  // sum_c dnorm, sum_c dnorm * norm
   if (w)
     sum_rows<1>(
@@ -64,13 +70,26 @@ TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, const float* g, const 
   else
     sum_rows<1>(C, sums, [&](int, int64_t c) { return g[c]; }, [&](int, int64_t c) { return g[c] * (x[c] - m) * r; });
   const float dnorm_mean = sums[0][0] / static_cast<float>(C), dnorm_norm_mean = sums[1][0] / static_cast<float>(C);
-  if (w) {
+  auto write = [&](auto weighted, auto with_parts) {
 #pragma omp simd
-    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] * w[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
-  } else {
-#pragma omp simd
-    for (int64_t c = 0; c < C; ++c) dx[c] = r * (g[c] - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
-  }
+    for (int64_t c = 0; c < C; ++c) {
+      float dnorm = g[c];
+      if constexpr (decltype(weighted)::value) dnorm = g[c] * w[c];
+      if constexpr (decltype(with_parts)::value) {
+        dweight_part[c] += g[c] * (x[c] - m) * r;
+        dbias_part[c] += g[c];
+      }
+      dx[c] = r * (dnorm - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
+    }
+  };
+  if (w && dweight_part)
+    write(std::true_type{}, std::true_type{});
+  else if (w)
+    write(std::true_type{}, std::false_type{});
+  else if (dweight_part)
+    write(std::false_type{}, std::true_type{});
+  else
+    write(std::false_type{}, std::false_type{});
 }
 
 // dweight_part += g * norm, dbias_part += g along one row (float32: a block's partial sums).
@@ -279,15 +298,16 @@ void LayerNormBackwardTeam::run(int thread, int threads) const {
     for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
       if (made) fused_.x_row(n, made);
       const float* xr = made ? made : x_.data<float>() + n * C;
+      float* dweight_part = partial ? partial + block * 2 * C : nullptr;
+      float* dbias_part = partial ? dweight_part + C : nullptr;
       if (dx) {
         float* row = dx_scratch ? dx_scratch : dx + n * C;
-        layer_norm_backward_row_f32(row, g + n * C, xr, w, C, mean[n], rstd[n]);
+        layer_norm_backward_row_f32(row, dweight_part, dbias_part, g + n * C, xr, w, C, mean[n], rstd[n]);
         if (dx_scratch) add_row(dx + n * C, row, C);
         if (fused_.dx_row) fused_.dx_row(n, dx + n * C);
+      } else if (partial) {
+        layer_norm_param_grads_row_f32(dweight_part, dbias_part, g + n * C, xr, C, mean[n], rstd[n]);
       }
-      if (partial)
-        layer_norm_param_grads_row_f32(partial + block * 2 * C, partial + (block * 2 + 1) * C, g + n * C, xr, C,
-                                       mean[n], rstd[n]);
     }
 }
 

@@ -138,17 +138,24 @@ TG_INLINE_BODY void weight_grads_body(T* s, T* dp, const T* z, int64_t cols, T l
   }
 }
 
-// The dot product of x and y (n), for D_i = dout_i . out_i: for float in vector lanes, for
-// double in order (the reference).
-TG_VEC_CLONES float dot(const float* x, const float* y, int64_t n) {
-  float sum[1][1];
-  sum_rows<1>(n, sum, [&](int, int64_t d) { return x[d] * y[d]; });
-  return sum[0][0];
+// d[r] = the dot product of rows r of x and y (n each; rows x_ld and y_ld apart), for r < rows:
+// D_i = dout_i . out_i of a block's rows. For float in vector lanes, in one call so that the
+// rows' serial sums overlap; for double in order (the reference).
+TG_VEC_CLONES void dots(float* d, const float* x, int64_t x_ld, const float* y, int64_t y_ld, int64_t rows,
+                        int64_t n) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *xr = x + r * x_ld, *yr = y + r * y_ld;
+    float sum[1][1];
+    sum_rows<1>(n, sum, [&](int, int64_t j) { return xr[j] * yr[j]; });
+    d[r] = sum[0][0];
+  }
 }
-double dot(const double* x, const double* y, int64_t n) {
-  double sum = 0;
-  for (int64_t d = 0; d < n; ++d) sum += x[d] * y[d];
-  return sum;
+void dots(double* d, const double* x, int64_t x_ld, const double* y, int64_t y_ld, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += x[r * x_ld + j] * y[r * y_ld + j];
+    d[r] = sum;
+  }
 }
 TG_VEC_CLONES float row_max(const float* s, int64_t cols, float m) { return row_max_body(s, cols, m); }
 double row_max(const double* s, int64_t cols, double m) { return row_max_body(s, cols, m); }
@@ -329,10 +336,9 @@ void backward(const Tensor& dq_t, const Tensor& dk_t, const Tensor& dv_t, const 
       // the block's rows of q, dout and dq start at q0, g0, dq0
       const T *q0 = q.row(qb.n, qb.i0), *g0 = dout.row(qb.n, qb.i0);
       T* dq0 = dq.row(qb.n, qb.i0);
-      for (int64_t r = 0; r < qb.rows; ++r) {
-        D[r] = dot(g0 + r * dout.sl, out.row(qb.n, qb.i0 + r), hv);
-        if (qb.key_end == 0) std::fill_n(dq0 + r * dq.sl, hs, T(0));  // no key tile writes dq
-      }
+      dots(D.data(), g0, dout.sl, out.row(qb.n, qb.i0), out.sl, qb.rows, hv);
+      if (qb.key_end == 0)  // no key tile writes dq
+        for (int64_t r = 0; r < qb.rows; ++r) std::fill_n(dq0 + r * dq.sl, hs, T(0));
       for (int64_t j0 = 0; j0 < qb.key_end; j0 += kBlockK) {
         const KeyTile t(qb, j0);
         score_tile(s.data(), q0, q.sl, kt.tile(k.row(qb.n, 0), k.sl, j0), qb, t, p);
