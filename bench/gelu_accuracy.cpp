@@ -38,8 +38,7 @@ TG_VEC_CLONES void erf_polynomial_block(float* out, const float* x, int64_t n) {
 
 struct Worst {
   double error = 0;
-  float at = 0;
-  int64_t bits = 0;  // at's bits as an unsigned integer: of the floats with the largest error, the lowest
+  float at = 0;  // of the floats with the largest error, the one whose bits are lowest
 };
 
 // The largest `error(x, computed)` over every finite float x, `compute` filling a block of results;
@@ -58,10 +57,12 @@ Worst worst_over_every_float(const std::function<void(float* out, const float* x
       for (int64_t i = 0; i < kBlock; ++i) {
         if (!std::isfinite(x[i])) continue;
         const double e = error(x[i], out[i]);
-        if (e > mine.error) mine = {e, x[i], first + i};
+        if (e > mine.error) mine = {e, x[i]};
       }
 #pragma omp critical
-      if (mine.error > worst.error || (mine.error == worst.error && mine.bits < worst.bits)) worst = mine;
+      if (mine.error > worst.error ||
+          (mine.error == worst.error && bit_cast<uint32_t>(mine.at) < bit_cast<uint32_t>(worst.at)))
+        worst = mine;
     }
   }
   return worst;

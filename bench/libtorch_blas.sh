@@ -9,9 +9,10 @@ require_openblas() {
   blas=$(readlink -f "${blas:-none}")
   case "$blas" in
     *openblas*)
-      kernels=$(openblas_core "$blas")
+      openblas_own_core=$(unset OPENBLAS_CORETYPE; openblas_core "$blas")  # for choose_openblas_coretype
+      kernels=$openblas_own_core
       [[ -n "${OPENBLAS_CORETYPE:-}" ]] &&
-        kernels+=", as OPENBLAS_CORETYPE asks; its own choice: $(unset OPENBLAS_CORETYPE; openblas_core "$blas")"
+        kernels="$(openblas_core "$blas"), as OPENBLAS_CORETYPE asks; its own choice: $openblas_own_core"
       echo "libtorch's BLAS: $blas (its kernels: $kernels)"
       ;;
     *)
@@ -20,7 +21,6 @@ require_openblas() {
       exit 1
       ;;
   esac
-  openblas_library=$blas
 }
 
 # The core whose kernels the OpenBLAS library $1 runs on this CPU (OPENBLAS_CORETYPE obeyed).
@@ -39,8 +39,7 @@ print(name().decode())' "$1"
 # median, so that libtorch runs at its best. Call it after require_openblas.
 choose_openblas_coretype() {
   [[ -n "${OPENBLAS_CORETYPE:-}" ]] || return 0
-  local given=$OPENBLAS_CORETYPE own given_ms="" own_ms=""
-  own=$(unset OPENBLAS_CORETYPE; openblas_core "$openblas_library")
+  local given=$OPENBLAS_CORETYPE own=$openblas_own_core given_ms="" own_ms=""
   for _ in 1 2 3; do
     given_ms+=" $(wall_ms "$@")"
     own_ms+=" $(unset OPENBLAS_CORETYPE; wall_ms "$@")"

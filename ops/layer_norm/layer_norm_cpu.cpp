@@ -56,10 +56,18 @@ TG_VEC_CLONES void layer_norm_rows_f32(float* out, float* mean, float* rstd, con
   for (; n < rows; ++n) layer_norm_rows<1>(out + n * C, mean + n, rstd + n, x + n * C, w, b, C, eps);
 }
 
+// Element c of a row's share of the column sums: dweight_part += g * norm, dbias_part += g (float32:
+// a block's partial sums, row after row).
+[[gnu::always_inline]] inline void add_param_grads(float* dweight_part, float* dbias_part, const float* g,
+                                                   const float* x, float m, float r, int64_t c) {
+  dweight_part[c] += g[c] * (x[c] - m) * r;
+  dbias_part[c] += g[c];
+}
+
 // dx = rstd * (dnorm - mean_c(dnorm) - norm * mean_c(dnorm * norm)), dnorm = g * w (= writes) for
 // one row (taking four at a time is slower here); dx, g, x (C). w may be null. Where dweight_part
-// is not null, dweight_part += g * norm and dbias_part += g (C each) too, in the loop that writes dx
-// (each element's arithmetic as layer_norm_param_grads_row_f32 has it, one pass fewer over g and x).
+// is not null, the row's add_param_grads too, in the loop that writes dx (one pass fewer over g
+// and x).
 TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, float* dweight_part, float* dbias_part, const float* g,
                                                const float* x, const float* w, int64_t C, float m, float r) {
   float sums[2][1];  // sum_c dnorm, sum_c dnorm * norm
@@ -75,10 +83,7 @@ TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, float* dweight_part, f
     for (int64_t c = 0; c < C; ++c) {
       float dnorm = g[c];
       if constexpr (decltype(weighted)::value) dnorm = g[c] * w[c];
-      if constexpr (decltype(with_parts)::value) {
-        dweight_part[c] += g[c] * (x[c] - m) * r;
-        dbias_part[c] += g[c];
-      }
+      if constexpr (decltype(with_parts)::value) add_param_grads(dweight_part, dbias_part, g, x, m, r, c);
       dx[c] = r * (dnorm - dnorm_mean - (x[c] - m) * r * dnorm_norm_mean);
     }
   };
@@ -92,14 +97,11 @@ TG_VEC_CLONES void layer_norm_backward_row_f32(float* dx, float* dweight_part, f
     write(std::false_type{}, std::false_type{});
 }
 
-// dweight_part += g * norm, dbias_part += g along one row (float32: a block's partial sums).
+// add_param_grads along one row, where dx is not wanted.
 TG_VEC_CLONES void layer_norm_param_grads_row_f32(float* dweight_part, float* dbias_part, const float* g,
                                                   const float* x, int64_t C, float m, float r) {
 #pragma omp simd
-  for (int64_t c = 0; c < C; ++c) {
-    dweight_part[c] += g[c] * (x[c] - m) * r;
-    dbias_part[c] += g[c];
-  }
+  for (int64_t c = 0; c < C; ++c) add_param_grads(dweight_part, dbias_part, g, x, m, r, c);
 }
 
 constexpr int64_t kBlockRows = 32;  // float32 dweight/dbias: rows per partial sum

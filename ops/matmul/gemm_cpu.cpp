@@ -371,11 +371,10 @@ class PartQueues {
 
   // Runs parts until none is left, thread `thread` of the team (every thread calls it once).
   void run(int thread) {
-    if (threads_ > kMaxTeam) thread = 0;  // one queue, shared by all
     for (int k = 0; k < queues(); ++k) {
       const int queue = (thread + k) % queues();
-      for (int64_t i; (i = next_[queue].value.fetch_add(1, std::memory_order_relaxed)) < length(queue);)
-        run(queue, i);
+      const int64_t n = length(queue);
+      for (int64_t i; (i = next_[queue].value.fetch_add(1, std::memory_order_relaxed)) < n;) run_part(queue, i);
     }
   }
 
@@ -384,7 +383,7 @@ class PartQueues {
     std::atomic<int64_t> value{0};
   };
 
-  int queues() const { return threads_ > kMaxTeam ? 1 : threads_; }
+  int queues() const { return threads_ > kMaxTeam ? 1 : threads_; }  // one queue: shared by all
   int64_t first(int p, int queue) const { return products_[p].parts * queue / queues(); }
   int64_t length(int queue) const {
     int64_t n = 0;
@@ -392,7 +391,7 @@ class PartQueues {
     return n;
   }
   // Part i of `queue`: its share of product 0, then of product 1, ...
-  void run(int queue, int64_t i) const {
+  void run_part(int queue, int64_t i) const {
     for (int p = 0; p < count_; ++p) {
       const int64_t n = first(p, queue + 1) - first(p, queue);
       if (i < n) return products_[p].run_part(first(p, queue) + i);
