@@ -119,11 +119,16 @@ T* workspace(Slot slot, int64_t n) {
   return static_cast<T*>(std::align(64, static_cast<size_t>(n) * sizeof(T), p, space));
 }
 
+// The tile choose_split estimates parts with: AVX-512's default (12 rows x two 64-byte vectors),
+// on every family, so that no machine's split differs from another's.
+constexpr int kSplitMr = 12;
+template <class T>
+constexpr int kSplitNr = 128 / int(sizeof(T));
+
 // What every product of one gemm_cpu call shares.
 template <class T>
 struct Plan {
   MicroKernel<T> kern;             // the tile gemm_tuning.h chose
-  int split_mr, split_nr;          // the family's default tile: the split's, whatever tile runs
   int64_t a_block_bytes;           // the a block's budget (mc x kc), the tile's
   PackFn<T> pack_a, pack_b;        // into panels of mr rows, of nr columns
   int64_t a_rs, a_ks, b_rs, b_ks;  // op(a)(i, k) at a[i*a_rs + k*a_ks], op(b)(k, j) at b[j*b_rs + k*b_ks]
@@ -143,8 +148,6 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch,
   const MicroKernel<T> kern = chosen == kernels.end() ? kernels[0] : *chosen;
   const int64_t a_block_bytes = int64_t(tile.a_kib) << 10;
   return {kern,
-          kernels[0].mr,
-          kernels[0].nr,
           a_block_bytes,
           panel_packer<T>(kern.mr),
           panel_packer<T>(kern.nr),
@@ -269,12 +272,13 @@ struct Split {
 // evenly, plus half a part for the thread that finishes last (smaller parts balance better when
 // a thread is held up), plus summing the partial products of a depth split. A part's work is
 // its multiply-adds (whole micro tiles), packing its block of op(b), packing or reading its
-// block of op(a), and a fixed cost of handing it out. The tiles are the family's default, so that
-// the depth split, and with it the order of the sums, is the same whichever tile runs.
+// block of op(a), and a fixed cost of handing it out. The tiles are one fixed shape (kSplitMr x
+// kSplitNr), so that the depth split, and with it the order of the sums, is the same whichever
+// tile and family run: an AVX2 machine gives an AVX-512 one's bits.
 template <class T>
 Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int threads) {
   auto cost = [&](const Split& s) {
-    const double m = round_up(ceil_div(M, s.rows), g.split_mr), n = round_up(ceil_div(N, s.cols), g.split_nr);
+    const double m = round_up(ceil_div(M, s.rows), kSplitMr), n = round_up(ceil_div(N, s.cols), kSplitNr<T>);
     const double k = ceil_div(K, s.depth);
     const double part = m * n * k + kCopyCost * k * n + kPartCost +
                         (a_in_place(g, static_cast<int64_t>(n)) ? kReadCost : kCopyCost) * m * k;

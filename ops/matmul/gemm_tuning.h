@@ -6,7 +6,7 @@
 //
 // It never changes a result: every kernel of a family gives each element of c the same chain of
 // multiply-adds, the a block cuts only the rows, and how a product is cut into depth parts (whose
-// partial sums are added) is chosen with the family's default tile whatever tile runs, so a run's
+// partial sums are added) is chosen for one fixed tile whatever tile and family run, so a run's
 // bits depend only on its config and thread count (tests/ops/gemm_tuning_test.cpp).
 //
 // Off unless a program turns it on (the tapegrad program and the training-step bench do, from

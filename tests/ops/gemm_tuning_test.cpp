@@ -1,7 +1,8 @@
 // GEMM tuning (ops/matmul/gemm_tuning.h): every tile of a family, with every a block, gives the
 // default tile's bits on every layout, edge, cache block, depth split, batch, bias and
-// accumulation; a shape met is timed once, kept in the cache and found there again; a cache that
-// is not one is left aside with a warning naming the file and the field, and rewritten.
+// accumulation, and the AVX2 family gives the AVX-512 one's on any thread count; a shape met is
+// timed once, kept in the cache and found there again; a cache that is not one is left aside with
+// a warning naming the file and the field, and rewritten.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -16,6 +17,7 @@
 #include "core/error.h"
 #include "core/io/run_program.h"
 #include "ops/matmul/gemm_cpu.h"
+#include "ops/matmul/gemm_kernels.h"
 #include "ops/matmul/gemm_tuning.h"
 #include "ops/gemm_test_util.h"
 #include "train/train_test_util.h"
@@ -52,18 +54,47 @@ std::vector<T> run_layouts(const Product& p, GemmTile tile) {
 }
 
 template <class T>
+bool same_bits(const std::vector<T>& got, const std::vector<T>& expected) {
+  return got.size() == expected.size() && std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0;
+}
+
+std::string describe(const Product& p) {
+  return "batch " + std::to_string(p.batch) + " M " + std::to_string(p.M) + " N " + std::to_string(p.N) + " K " +
+         std::to_string(p.K) + (p.with_bias ? " bias" : "") + (p.accumulate ? " accumulate" : "");
+}
+
+template <class T>
 void require_same_bits_every_tile(const Product& p) {
-  INFO("batch ", p.batch, " M ", p.M, " N ", p.N, " K ", p.K, " bias ", p.with_bias, " accumulate ", p.accumulate);
+  INFO(describe(p));
   std::vector<GemmTile> tiles;
   for (GemmTile tile : gemm_cpu_tiles(std::is_same_v<T, double>))
     for (int a_kib : {kGemmDefaultABlockKiB, 16, 96, 384}) tiles.push_back({tile.mr, tile.nr, a_kib});
   const std::vector<T> expected = run_layouts<T>(p, tiles[0]);
   for (const GemmTile& tile : tiles) {
     CAPTURE(tile.name());
-    const std::vector<T> got = run_layouts<T>(p, tile);
-    REQUIRE(got.size() == expected.size());
-    CHECK(std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0);
+    CHECK(same_bits(run_layouts<T>(p, tile), expected));
   }
+}
+
+// Edges of every tile; several depth and row blocks (K 520, M 150); depth splits (small M and N,
+// long K, accumulating and not); a batch run whole by the threads; a bias; K = 0.
+const std::vector<Product> kProducts = {{1, 37, 45, 29},
+                                        {1, 150, 17, 520, true},
+                                        {1, 8, 8, 2048},
+                                        {1, 8, 40, 4000, true, true},
+                                        {1, 96, 200, 300, false, true},
+                                        {5, 37, 29, 71, true},
+                                        {2, 5, 7, 0, true, true}};
+
+const bool cpu_runs_avx2_and_avx512 = cpu_has_avx2_fma() && cpu_has_avx512f();
+
+// Whether the AVX2 family's c of `p` (all four layouts, default tiles) is the AVX-512 family's.
+template <class T>
+bool same_bits_avx2_and_avx512(const Product& p) {
+  gemm_cpu_force_kernel("avx512");
+  const std::vector<T> expected = run_layouts<T>(p, {});
+  gemm_cpu_force_kernel("avx2");
+  return same_bits(run_layouts<T>(p, {}), expected);
 }
 
 // Tuning off again at the end of a test, even when a check throws.
@@ -92,15 +123,28 @@ std::string cache_with_tile(const std::string& tile_field) {
 
 TEST_CASE("gemm tuning: every tile of every family, with every a block, gives the default tile's bits") {
   test::for_kernels_and_threads({1, 2, 3}, [] {
-    // Edges of every tile; several depth and row blocks (K 520, M 150); depth splits (small M and
-    // N, long K, accumulating and not); a batch run whole by the threads; a bias; K = 0.
-    for (const Product& p : {Product{1, 37, 45, 29}, Product{1, 150, 17, 520, true}, Product{1, 8, 8, 2048},
-                             Product{1, 8, 40, 4000, true, true}, Product{1, 96, 200, 300, false, true},
-                             Product{5, 37, 29, 71, true}, Product{2, 5, 7, 0, true, true}}) {
+    for (const Product& p : kProducts) {
       require_same_bits_every_tile<float>(p);
       require_same_bits_every_tile<double>(p);
     }
   });
+}
+
+TEST_CASE("gemm: the AVX2 and AVX-512 families give the same bits on any thread count" *
+          doctest::skip(!cpu_runs_avx2_and_avx512)) {
+  const test::RestoreKernelAndThreads restore;
+  // and a product that the families' own default tiles (6x16, 12x32) split differently on 2 threads
+  std::vector<Product> products = kProducts;
+  products.push_back({1, 100, 69, 64, true});
+  for (int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    for (const Product& p : products) {
+      CAPTURE(threads);
+      INFO(describe(p));
+      CHECK(same_bits_avx2_and_avx512<float>(p));
+      CHECK(same_bits_avx2_and_avx512<double>(p));
+    }
+  }
 }
 
 TEST_CASE("gemm tuning: a tile the family has not is refused") {
