@@ -65,6 +65,16 @@ std::vector<Case> cases() {
     Tensor x = randn_f32({N, H}), y = randn_f32({N, H});
     cs.push_back({"mul", "(2048,512)*(2048,512)", 3 * N * H * kF, 6 * N * H * kF, [=] { return mul(x, y); }, {x, y}});
   }
+  {  // a Transformer's input, embedding(ids) + positions: the ids as the toy config's (B 32, T 64)
+    std::vector<int64_t> t(N);
+    for (int64_t i = 0; i < N; ++i) t[i] = (i * 7) % V;
+    Tensor ids = tensor_i64(t, {32, 64}), w = randn_f32({V, C}), pos = randn_f32({64, C});
+    // gathered rows, the positions and the ids in, out; backward: grad in, the table's and the
+    // positions' gradients out
+    const int64_t fwd = (2 * N * C + 64 * C) * kF + N * 8, bwd = (N * C + (V + 64) * C) * kF;
+    cs.push_back({"embedding+pos", "(32,64) of (64,128)", fwd, bwd,
+                  [=] { return embedding_add_positions(ids, w, pos); }, {w, pos}});
+  }
   {
     Tensor x = randn_f32({N, C}), w = randn_f32({C}), b = randn_f32({C});
     cs.push_back({"layer_norm", "(2048,128)", 2 * N * C * kF, 3 * N * C * kF,

@@ -40,6 +40,11 @@ std::vector<Case> cases() {
     cs.push_back({"mul", "(2048,512)*(2048,512)", [=] { return x * y; }, {x, y}});
   }
   {
+    auto ids = torch::arange(N, torch::kInt64).mul(7).remainder(V).view({32, 64});
+    auto w = torch::randn({V, C}, f32), pos = torch::randn({64, C}, f32);
+    cs.push_back({"embedding+pos", "(32,64) of (64,128)", [=] { return torch::embedding(w, ids) + pos; }, {w, pos}});
+  }
+  {
     auto x = torch::randn({N, C}, f32), w = torch::randn({C}, f32), b = torch::randn({C}, f32);
     cs.push_back({"layer_norm", "(2048,128)", [=] { return torch::layer_norm(x, {C}, w, b); }, {x, w, b}});
   }

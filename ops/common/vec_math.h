@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -109,6 +110,42 @@ template <int Rows, class T, class... F, size_t... K>
 template <int Rows, class T, class... F>
 [[gnu::always_inline]] inline void sum_rows(int64_t n, T (&sums)[sizeof...(F)][Rows], F... fs) {
   sum_rows_of<Rows>(std::index_sequence_for<F...>{}, n, sums, fs...);
+}
+
+// dst[0..width) += row(0)[0..width), then row(1)'s, ..., row(count - 1)'s, each element converted
+// to Sum first: each column adds the rows in order. Blocks of kColumns columns keep their sums in
+// registers while the rows stream past, so no sum waits on its own store (a bias's column sums,
+// the rows of one index that embedding's backward gathers, sums over leading dims). The sums are
+// GCC vectors of 32 bytes, which every clone holds in registers (AVX2's widest; at -O3 GCC turns
+// a plain loop over an array of sums into a scalar one that adds two rows at a time through memory).
+template <class T, int Lanes>
+struct VecOf {  // a GCC vector of Lanes T (an alias with the attribute would lose it on a dependent T)
+  typedef T type __attribute__((vector_size(sizeof(T) * Lanes)));
+};
+template <class Sum, class RowOf>
+[[gnu::always_inline]] inline void add_rows_in_order(Sum* dst, int64_t width, int64_t count, RowOf row) {
+  using T = std::remove_cvref_t<decltype(*row(0))>;
+  constexpr int kLanesOfSum = 32 / sizeof(Sum), kVecs = 8, kColumns = kVecs * kLanesOfSum;
+  using V = typename VecOf<Sum, kLanesOfSum>::type;
+  using Row = typename VecOf<T, kLanesOfSum>::type;
+  int64_t j0 = 0;
+  for (; j0 + kColumns <= width; j0 += kColumns) {
+    V sum[kVecs];
+    std::memcpy(sum, dst + j0, sizeof sum);
+    for (int64_t k = 0; k < count; ++k) {
+      const T* r = row(k) + j0;
+      for (int v = 0; v < kVecs; ++v) {
+        Row x;
+        std::memcpy(&x, r + v * kLanesOfSum, sizeof x);
+        sum[v] += __builtin_convertvector(x, V);
+      }
+    }
+    std::memcpy(dst + j0, sum, sizeof sum);
+  }
+  for (int64_t k = 0; k < count; ++k) {
+    const T* r = row(k);
+    for (int64_t j = j0; j < width; ++j) dst[j] += static_cast<Sum>(r[j]);
+  }
 }
 
 // Rows a kernel takes at once, so that their sums' serial steps overlap (sum_rows). Each row's

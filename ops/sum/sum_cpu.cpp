@@ -5,6 +5,7 @@
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "ops/common/reduce_shape.h"
+#include "ops/common/vec_math.h"
 #include "ops/sum/sum.h"
 
 namespace tg {
@@ -19,25 +20,34 @@ bool reduces_leading_dims(const Shape& x, const Shape& keep) {
   return true;
 }
 
+constexpr int64_t kMaxBlockWidth = 512;  // columns of a block summed at a time
+
+// out[0..w) = the sums over `rows` rows (width apart) of in[0..w), added in double (= writes);
+// w <= kMaxBlockWidth.
+template <class T>
+[[gnu::always_inline]] inline void column_block_sum_body(T* out, const T* in, int64_t rows, int64_t width, int64_t w) {
+  double acc[kMaxBlockWidth] = {};
+  add_rows_in_order(acc, w, rows, [&](int64_t r) { return in + r * width; });
+  for (int64_t c = 0; c < w; ++c) out[c] = static_cast<T>(acc[c]);
+}
+TG_VEC_CLONES void column_block_sum(float* out, const float* in, int64_t rows, int64_t width, int64_t w) {
+  column_block_sum_body(out, in, rows, width, w);
+}
+void column_block_sum(double* out, const double* in, int64_t rows, int64_t width, int64_t w) {
+  column_block_sum_body(out, in, rows, width, w);
+}
+
 // Column blocks, one per thread, each summed row after row (contiguous reads) into double
-// accumulators that stay in L1; every column adds its rows in order 0..rows-1 whatever the
-// thread count.
+// accumulators that stay in registers; every column adds its rows in order 0..rows-1 whatever
+// the thread count.
 template <class T>
 void leading_rows_sum(T* out, const T* in, int64_t rows, int64_t width) {
-  constexpr int64_t kMaxWidth = 512;
   const int64_t threads = omp_get_num_threads();
-  const int64_t block = std::clamp<int64_t>(((width + threads - 1) / threads + 15) & ~int64_t{15}, 16, kMaxWidth);
+  const int64_t block =
+      std::clamp<int64_t>(((width + threads - 1) / threads + 15) & ~int64_t{15}, 16, kMaxBlockWidth);
 #pragma omp for nowait
-  for (int64_t c0 = 0; c0 < width; c0 += block) {
-    const int64_t w = std::min(block, width - c0);
-    double acc[kMaxWidth] = {};
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* row = in + r * width + c0;
-#pragma omp simd
-      for (int64_t c = 0; c < w; ++c) acc[c] += row[c];
-    }
-    for (int64_t c = 0; c < w; ++c) out[c0 + c] = static_cast<T>(acc[c]);
-  }
+  for (int64_t c0 = 0; c0 < width; c0 += block)
+    column_block_sum(out + c0, in + c0, rows, width, std::min(block, width - c0));
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include "core/dispatch.h"
 #include "higher_order_test_util.h"
 #include "test_util.h"
 
@@ -97,6 +98,25 @@ TEST_CASE("sum: float32 agrees with float64, and large float32 sums stay accurat
   // Per output element too, with a strided (dim 0) reduction: 4 columns of 300000 x 0.1f.
   Tensor rows = sum(full({300000, 4}, 0.1, kF32), {0});
   require_values(rows, {30000, 30000, 30000, 30000}, 0.01);
+}
+
+TEST_CASE("sum: over leading dims each column adds its rows in order in double, bit for bit") {
+  // width 300: blocks of columns summed in registers, and a remainder
+  for (DType dtype : {kF32, kF64}) {
+    CAPTURE(dtype);
+    Generator gen(5);
+    const Tensor x = randn({37, 3, 100}, dtype, kCPU, gen);
+    Tensor expected = empty({3, 100}, dtype);
+    dispatch_floating(dtype, "test", [&](auto zero) {
+      using T = decltype(zero);
+      for (int64_t c = 0; c < 300; ++c) {
+        double s = 0;
+        for (int64_t r = 0; r < 37; ++r) s += x.data<T>()[r * 300 + c];
+        expected.data<T>()[c] = static_cast<T>(s);
+      }
+    });
+    require_close(sum(x, {0}), expected, 0, 0);
+  }
 }
 
 TEST_CASE("sum: errors name the op and the shape") {

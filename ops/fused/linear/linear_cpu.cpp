@@ -16,22 +16,11 @@ namespace tg {
 
 namespace {
 
-// sums[0..width) = the sums over rows of g[r*ld + 0..width), in row order (= writes). Blocks of
-// kColumns columns keep their sums in registers while the rows stream past.
+// sums[0..width) = the sums over rows of g[r*ld + 0..width), in row order (= writes).
 template <class T>
 [[gnu::always_inline]] inline void column_sums_body(T* sums, const T* g, int64_t rows, int64_t ld, int64_t width) {
-  constexpr int64_t kColumns = 64;
-  int64_t j0 = 0;
-  for (; j0 + kColumns <= width; j0 += kColumns) {
-    T sum[kColumns] = {};
-    for (int64_t r = 0; r < rows; ++r)
-#pragma omp simd
-      for (int64_t j = 0; j < kColumns; ++j) sum[j] += g[r * ld + j0 + j];
-    std::copy(sum, sum + kColumns, sums + j0);
-  }
-  std::fill(sums + j0, sums + width, T(0));
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = j0; j < width; ++j) sums[j] += g[r * ld + j];
+  std::fill(sums, sums + width, T(0));
+  add_rows_in_order(sums, width, rows, [&](int64_t r) { return g + r * ld; });
 }
 
 TG_VEC_CLONES void column_sums(float* sums, const float* g, int64_t rows, int64_t ld, int64_t width) {
