@@ -262,8 +262,10 @@ void forward(const Tensor& out_t, const Tensor& lse_t, const Tensor& q_t, const 
           std::fill_n(sr, t.cols, T(0));
           continue;
         }
-        if (m_new != m[r]) {  // the max grew: rescale what was summed under the old one
-          const T correction = std::exp(m[r] - m_new);  // 0 while m[r] is -inf
+        if (m[r] == -INFINITY) {  // the row's first key seen: nothing summed yet (l and acc 0)
+          m[r] = m_new;
+        } else if (m_new != m[r]) {  // the max grew: rescale what was summed under the old one
+          const T correction = std::exp(m[r] - m_new);
           l[r] *= correction;
           for (int64_t d = 0; d < hv; ++d) ar[d] *= correction;
           m[r] = m_new;
