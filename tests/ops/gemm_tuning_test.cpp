@@ -58,14 +58,14 @@ bool same_bits(const std::vector<T>& got, const std::vector<T>& expected) {
   return got.size() == expected.size() && std::memcmp(got.data(), expected.data(), got.size() * sizeof(T)) == 0;
 }
 
-std::string describe(const Product& p) {
+std::string product_name(const Product& p) {
   return "batch " + std::to_string(p.batch) + " M " + std::to_string(p.M) + " N " + std::to_string(p.N) + " K " +
          std::to_string(p.K) + (p.with_bias ? " bias" : "") + (p.accumulate ? " accumulate" : "");
 }
 
 template <class T>
 void require_same_bits_every_tile(const Product& p) {
-  INFO(describe(p));
+  INFO(product_name(p));
   std::vector<GemmTile> tiles;
   for (GemmTile tile : gemm_cpu_tiles(std::is_same_v<T, double>))
     for (int a_kib : {kGemmDefaultABlockKiB, 16, 96, 384}) tiles.push_back({tile.mr, tile.nr, a_kib});
@@ -140,7 +140,7 @@ TEST_CASE("gemm: the AVX2 and AVX-512 families give the same bits on any thread 
     omp_set_num_threads(threads);
     for (const Product& p : products) {
       CAPTURE(threads);
-      INFO(describe(p));
+      INFO(product_name(p));
       CHECK(same_bits_avx2_and_avx512<float>(p));
       CHECK(same_bits_avx2_and_avx512<double>(p));
     }
