@@ -337,14 +337,29 @@ struct TeamProduct {
   }
 
   // The partial products added together, shared by the team (called by every thread once all
-  // parts are done).
+  // parts are done): each element's sum in the order of the parts, kSumChunk elements at a time,
+  // one part after the other (in vector registers; a loop over the parts inside the loop over the
+  // elements compiled to scalar adds).
   void sum_parts() const {
-#pragma omp for simd
-    for (int64_t e = 0; e < M * N; ++e) {
-      T sum = first[e];
-      for (int64_t d = 1; d < s.depth; ++d) sum += partial[(d - 1) * M * N + e];
-      const T out = first_apart ? c[e] + sum : sum;
-      c[e] = relu ? relu_math::forward(out) : out;
+    static constexpr int64_t kSumChunk = 512;
+#pragma omp for schedule(static)
+    for (int64_t e0 = 0; e0 < M * N; e0 += kSumChunk) {
+      const int64_t n = std::min(kSumChunk, M * N - e0);
+      T sum[kSumChunk];
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) sum[i] = first[e0 + i];
+      for (int64_t d = 1; d < s.depth; ++d) {
+        const T* part = partial + (d - 1) * M * N + e0;
+#pragma omp simd
+        for (int64_t i = 0; i < n; ++i) sum[i] += part[i];
+      }
+      T* out = c + e0;
+      if (first_apart) {
+#pragma omp simd
+        for (int64_t i = 0; i < n; ++i) sum[i] = out[i] + sum[i];
+      }
+#pragma omp simd
+      for (int64_t i = 0; i < n; ++i) out[i] = relu ? relu_math::forward(sum[i]) : sum[i];
     }
   }
 };
