@@ -11,6 +11,7 @@
 #endif
 
 #include "core/error.h"
+#include "ops/common/vec_math.h"
 
 namespace tg {
 
@@ -72,9 +73,10 @@ void transpose_step(double* dst, const double* src, int64_t rs) {
 
 // Packs x(r, k) = src[r*rs + k*ks], r in [0, len), k in [0, kc), into ceil(len/W) panels of
 // (kc, W): panel q holds x(q*W + r, k) at [k*W + r], rows past len zero. Used for both
-// operands: a block of op(a) is x(i, k), one of op(b) is x(j, k). rs == 1 or ks == 1.
+// operands: a block of op(a) is x(i, k), one of op(b) is x(j, k). rs == 1 or ks == 1. One clone
+// per instruction set (TG_VEC_CLONES): its copies move 32 or 64 bytes at a time, not SSE2's 16.
 template <class T, int W>
-void pack_panels(T* dst, const T* src, int64_t rs, int64_t ks, int64_t len, int64_t kc) {
+TG_VEC_CLONES void pack_panels(T* dst, const T* src, int64_t rs, int64_t ks, int64_t len, int64_t kc) {
   using namespace gemm_pack;
   const int64_t full = len / W * W;  // rows in whole panels; panel q (a multiple of W) at dst + q*kc
   if (rs == 1) {  // x's rows are contiguous for each k: copy W at a time
