@@ -116,8 +116,9 @@ template <int Rows, class T, class... F>
 // to Sum first: each column adds the rows in order. Blocks of kColumns columns keep their sums in
 // registers while the rows stream past, so no sum waits on its own store (a bias's column sums,
 // the rows of one index that embedding's backward gathers, sums over leading dims). The sums are
-// GCC vectors of 32 bytes, which every clone holds in registers (AVX2's widest; at -O3 GCC turns
-// a plain loop over an array of sums into a scalar one that adds two rows at a time through memory).
+// GCC vectors of 32 bytes, which every clone holds in registers (AVX2's widest). A plain loop over
+// an array of sums did not do: with rows looked up by index, as embedding's are, GCC -O3 turned it
+// into a scalar loop that added two rows at a time through memory.
 template <class T, int Lanes>
 struct VecOf {  // a GCC vector of Lanes T (an alias with the attribute would lose it on a dependent T)
   typedef T type __attribute__((vector_size(sizeof(T) * Lanes)));
