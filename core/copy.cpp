@@ -1,5 +1,6 @@
 #include "core/copy.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -88,7 +89,11 @@ void fill_(const Tensor& dst, double value) {
       const T v = static_cast<T>(value);
       if (dst.is_contiguous()) {
         const int64_t n = dst.numel();
-#pragma omp parallel for simd if (n > kParallelGrain)
+        if (n <= kParallelGrain) {  // no region at all: a false `if` clause still opens a team of one
+          std::fill_n(out, n, v);
+          return;
+        }
+#pragma omp parallel for simd
         for (int64_t i = 0; i < n; ++i) out[i] = v;
         return;
       }

@@ -285,23 +285,25 @@ LayerNormBackwardTeam::LayerNormBackwardTeam(const Tensor& dx, const Tensor& dwe
   const int64_t threads = omp_get_max_threads();  // the most a team of this program has
   if (dx.defined() && add_dx) dx_scratch_ = empty({threads, C});
   if (fused_.x_row) x_rows_ = empty({threads, C});
-  if (dweight.defined() || dbias.defined()) partial_ = zeros({(N + kBlockRows - 1) / kBlockRows, 2, C});
+  if (dweight.defined() || dbias.defined()) partial_ = empty({(N + kBlockRows - 1) / kBlockRows, 2, C});
 }
 
 void LayerNormBackwardTeam::run(int thread, int threads) const {
   const int64_t N = N_, C = C_, blocks = (N + kBlockRows - 1) / kBlockRows;
   const float *g = dout_.data<float>(), *mean = mean_.data<float>(), *rstd = rstd_.data<float>();
+  const float* x = x_.defined() ? x_.data<float>() : nullptr;
   const float* w = weight_.defined() ? weight_.data<float>() : nullptr;
   float* dx = dx_.defined() ? dx_.data<float>() : nullptr;
   float* partial = partial_.defined() ? partial_.data<float>() : nullptr;
   float* dx_scratch = dx_scratch_.defined() ? dx_scratch_.data<float>() + thread * C : nullptr;
   float* made = x_rows_.defined() ? x_rows_.data<float>() + thread * C : nullptr;
-  for (int64_t block = blocks * thread / threads; block < blocks * (thread + 1) / threads; ++block)
+  for (int64_t block = blocks * thread / threads; block < blocks * (thread + 1) / threads; ++block) {
+    float* dweight_part = partial ? partial + block * 2 * C : nullptr;
+    float* dbias_part = partial ? dweight_part + C : nullptr;
+    if (partial) std::fill(dweight_part, dweight_part + 2 * C, 0.0f);  // the block's sums start at +0
     for (int64_t n = block * kBlockRows; n < std::min(N, (block + 1) * kBlockRows); ++n) {
       if (made) fused_.x_row(n, made);
-      const float* xr = made ? made : x_.data<float>() + n * C;
-      float* dweight_part = partial ? partial + block * 2 * C : nullptr;
-      float* dbias_part = partial ? dweight_part + C : nullptr;
+      const float* xr = made ? made : x + n * C;
       if (dx) {
         float* row = dx_scratch ? dx_scratch : dx + n * C;
         layer_norm_backward_row_f32(row, dweight_part, dbias_part, g + n * C, xr, w, C, mean[n], rstd[n]);
@@ -311,23 +313,26 @@ void LayerNormBackwardTeam::run(int thread, int threads) const {
         layer_norm_param_grads_row_f32(dweight_part, dbias_part, g + n * C, xr, C, mean[n], rstd[n]);
       }
     }
+  }
 }
 
+// The blocks' partial sums added in block order, in double: one block's row of dweight's (then
+// dbias's) partial sums at a time into all C sums, so that the additions vectorise.
 void LayerNormBackwardTeam::finish() const {
   if (!partial_.defined()) return;
   const int64_t blocks = partial_.size(0), C = C_;
   const float* partial = partial_.data<float>();
-  float* dweight = dweight_.defined() ? dweight_.data<float>() : nullptr;
-  float* dbias = dbias_.defined() ? dbias_.data<float>() : nullptr;
-  for (int64_t c = 0; c < C; ++c) {
-    double dw = 0, db = 0;
-    for (int64_t block = 0; block < blocks; ++block) {
-      dw += partial[block * 2 * C + c];
-      db += partial[(block * 2 + 1) * C + c];
-    }
-    if (dweight) dweight[c] = static_cast<float>(dw);
-    if (dbias) dbias[c] = static_cast<float>(db);
+  const Tensor sums_tensor = empty({2 * C}, kF64);  // dweight's C sums, then dbias's
+  double* sums = sums_tensor.data<double>();
+  std::fill(sums, sums + 2 * C, 0.0);
+  for (int64_t block = 0; block < blocks; ++block) {
+    const float* part = partial + block * 2 * C;
+#pragma omp simd
+    for (int64_t c = 0; c < 2 * C; ++c) sums[c] += part[c];
   }
+  const Tensor* outs[2] = {&dweight_, &dbias_};
+  for (int k = 0; k < 2; ++k)
+    if (outs[k]->defined()) std::copy(sums + k * C, sums + (k + 1) * C, outs[k]->data<float>());
 }
 
 }  // namespace tg
