@@ -48,8 +48,7 @@ constexpr int64_t kMaxKc = 256;             // depth of a block: one packed b pa
 constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
 constexpr int64_t kLineBytes = 64;          // cache line
 constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
-constexpr int64_t kInPlaceMaxN = 256;       // a row-major a is read in place up to this N,
-constexpr int64_t kInPlaceMaxNTrans = 32;   // a column-major one up to this N
+constexpr int64_t kInPlaceMaxN = 256;       // a is read in place up to this N (row- or column-major)
 constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about,
 constexpr double kReadCost = 4;             // and reading one in place
 constexpr double kPartCost = 1 << 15;       // multiply-adds that handing a part to a thread costs, about
@@ -162,11 +161,16 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch,
 }
 
 // Whether the kernel reads op(a) in place for a product n columns wide: packing a costs about
-// as much as a good share of the n multiply-adds each packed value takes part in.
-template <class T>
-bool a_in_place(const Plan<T>& g, int64_t n) {
-  return n <= (g.a_trans ? kInPlaceMaxNTrans : kInPlaceMaxN);
-}
+// as much as a good share of the n multiply-adds each packed value takes part in. A column-major
+// a (dW = dy^T @ x) too: a tile's rows at one k are side by side, and the kernel's loads of them
+// at k, k + 1, ... step through memory at a fixed stride.
+bool a_in_place(int64_t n) { return n <= kInPlaceMaxN; }
+
+// choose_split's estimate of the same: in place up to kInPlaceMaxN columns for a row-major a, up
+// to 32 for a column-major one, whichever way the kernel reads it. The split decides the order of
+// a depth split's sums, so its estimate stays fixed: a faster way of reading a must not change a
+// run's bits.
+bool split_reads_a_in_place(bool a_trans, int64_t n) { return n <= (a_trans ? 32 : kInPlaceMaxN); }
 
 // The rows [ic, ic + mc) x columns [pc, pc + kc) of op(a) as the micro-kernel reads them:
 // in place (a part-empty last row panel packed) or all packed in mr-row panels.
@@ -240,7 +244,7 @@ void gemm_serial(const Plan<T>& g, const T* a, const T* b, const T* bias, T* c, 
   const int64_t kc = part_size(k, kMaxKc, 1);
   const int64_t nc = part_size(n, std::max(kL3Bytes / (kc * elem), nr), nr);
   const int64_t mc = part_size(m, std::max<int64_t>(g.a_block_bytes / (kc * elem) / mr, 1) * mr, mr);
-  const bool in_place = a_in_place(g, n);
+  const bool in_place = a_in_place(n);
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t nb = std::min(nc, n - jc);
     for (int64_t pc = 0; pc < k; pc += kc) {
@@ -280,8 +284,8 @@ Split choose_split(const Plan<T>& g, int64_t M, int64_t N, int64_t K, int thread
   auto cost = [&](const Split& s) {
     const double m = round_up(ceil_div(M, s.rows), kSplitMr), n = round_up(ceil_div(N, s.cols), kSplitNr<T>);
     const double k = ceil_div(K, s.depth);
-    const double part = m * n * k + kCopyCost * k * n + kPartCost +
-                        (a_in_place(g, static_cast<int64_t>(n)) ? kReadCost : kCopyCost) * m * k;
+    const double a_cost = split_reads_a_in_place(g.a_trans, static_cast<int64_t>(n)) ? kReadCost : kCopyCost;
+    const double part = m * n * k + kCopyCost * k * n + kPartCost + a_cost * m * k;
     const double sums = kCopyCost * double(M) * N * (s.depth - 1);  // on one thread, after the parts
     return part * s.rows * s.cols * s.depth / threads + part / 2 + sums;
   };
