@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -392,12 +393,17 @@ class PartQueues {
   PartQueues(const TeamProduct<T>* products, int count, int threads)
       : products_(products), count_(count), threads_(threads) {}
 
-  // Runs parts until none is left, thread `thread` of the team (every thread calls it once).
-  void run(int thread) {
+  // Runs parts until none is left, thread `thread` of the team (every thread calls it once),
+  // calling between_parts() after each.
+  template <class BetweenParts>
+  void run(int thread, BetweenParts between_parts) {
     for (int k = 0; k < queues(); ++k) {
       const int queue = (thread + k) % queues();
       const int64_t n = length(queue);
-      for (int64_t i; (i = next_[queue].value.fetch_add(1, std::memory_order_relaxed)) < n;) run_part(queue, i);
+      for (int64_t i; (i = next_[queue].value.fetch_add(1, std::memory_order_relaxed)) < n;) {
+        run_part(queue, i);
+        between_parts();
+      }
     }
   }
 
@@ -427,15 +433,53 @@ class PartQueues {
   Counter next_[kMaxTeam];
 };
 
+// A spin-wait's pause: tells an x86 core that the thread only waits.
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// The chain side work's turns (GemmPhase::chain): thread t's call starts once thread t - 1's has
+// returned.
+class ChainTurns {
+ public:
+  explicit ChainTurns(GemmSideWorks side) : side_(side) {}
+
+  // Runs thread `thread`'s call if its turn has come; whether it has.
+  bool try_run(int thread, int threads) {
+    if (done_.load(std::memory_order_acquire) != thread) return false;
+    run_side(side_, GemmPhase::chain, thread, threads);
+    done_.store(thread + 1, std::memory_order_release);
+    return true;
+  }
+
+  // Waits for thread `thread`'s turn, then runs its call: spinning a while (the turn is near when
+  // the threads have a core each), then giving the core up between looks (more threads than cores).
+  void wait_and_run(int thread, int threads) {
+    static constexpr int kSpinLooks = 4096;
+    for (int looks = 0; !try_run(thread, threads); ++looks) {
+      if (looks < kSpinLooks) spin_pause();
+      else std::this_thread::yield();
+    }
+  }
+
+ private:
+  GemmSideWorks side_;
+  std::atomic<int> done_{0};  // the calls returned so far, in thread order
+};
+
 // The products, shared by `threads` threads in one parallel region: the side work before them,
-// their parts (PartQueues), the side work beside them, the sums of the depth splits, then the side
-// work after them.
+// their parts (PartQueues) with the chain side work taking its turns between them, the sums of the
+// depth splits, then the side work after them.
 template <class T>
 void gemm_team(const TeamProduct<T>* products, int count, int threads, GemmSideWorks side) {
   bool split_sum = false;
   for (int p = 0; p < count; ++p) split_sum |= products[p].split_sum;
-  const bool before = has_side(side, GemmPhase::before), after = has_side(side, GemmPhase::after);
+  const bool before = has_side(side, GemmPhase::before), chain = has_side(side, GemmPhase::chain),
+             after = has_side(side, GemmPhase::after);
   PartQueues<T> parts(products, count, threads);
+  ChainTurns turns(side);
 #pragma omp parallel num_threads(threads)
   {
     const int thread = omp_get_thread_num(), team = omp_get_num_threads();
@@ -443,8 +487,9 @@ void gemm_team(const TeamProduct<T>* products, int count, int threads, GemmSideW
       run_side(side, GemmPhase::before, thread, team);
 #pragma omp barrier
     }
-    parts.run(thread);
-    run_side(side, GemmPhase::beside, thread, team);
+    bool chained = !chain || turns.try_run(thread, team);  // thread 0's turn: before its parts
+    parts.run(thread, [&] { chained = chained || turns.try_run(thread, team); });
+    if (!chained) turns.wait_and_run(thread, team);  // the parts are done, the turn not yet come
     if (split_sum) {
 #pragma omp barrier
       for (int p = 0; p < count; ++p)
@@ -505,7 +550,7 @@ void gemm_cpu(T* c, const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batc
       }
     }
   }
-  run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
+  run_side_alone(side, {GemmPhase::chain, GemmPhase::after});
 }
 
 template <class T>
@@ -519,7 +564,7 @@ void gemm_cpu_group(std::span<const GemmProduct<T>> products, GemmSideWorks side
   if (!shared) {
     run_side_alone(side, {GemmPhase::before});
     for (const GemmProduct<T>& p : products) gemm_cpu<T>(p.c, p.a, p.b, 1, p.M, p.N, p.K, p.bias, {}, p.accumulate);
-    run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
+    run_side_alone(side, {GemmPhase::chain, GemmPhase::after});
     return;
   }
   const int threads = omp_get_max_threads();

@@ -46,15 +46,18 @@ struct GemmMatrix {
 // run on one thread, at its phase:
 //   before  before any part of a product; the team waits for every thread's before work to end
 //           (a fused op's gradient made ready for the products: relu_dropout's mask applied)
-//   beside  after the thread's own parts, not waited for; it must not touch c (Linear's bias
-//           gradient beside its weight gradient)
+//   chain   beside the parts, one thread after the other: thread 0 before its parts, thread t as
+//           soon as thread t - 1's call has returned (it looks between its parts, and waits after
+//           them). It must not touch c (Linear's bias gradient: thread t adds its rows, the rows
+//           its before work wrote, to the column sums thread t - 1 left, so that each thread reads
+//           rows from its own cache and the sums are one thread's, in row order)
 //   after   once every product is complete, depth splits summed (a fused op's epilogue on c:
 //           relu_dropout's draw on Linear's output)
-enum class GemmPhase { before, beside, after };
+enum class GemmPhase { before, chain, after };
 struct GemmSideWork {
   void (*run)(const void* context, int thread, int threads) = nullptr;
   const void* context = nullptr;
-  GemmPhase phase = GemmPhase::beside;
+  GemmPhase phase = GemmPhase::chain;
 };
 using GemmSideWorks = std::span<const GemmSideWork>;
 // The side work of the given phases, in their order, each once as (0, 1): where no team runs.
@@ -84,8 +87,8 @@ struct GemmProduct {
 // Up to kGemmMaxGroup independent products in one OpenMP parallel region where each is large enough to
 // share the threads (the q, k and v projections of one input; a Linear layer's dx and dweight in
 // backward), the side work in it too; otherwise one gemm_cpu call each, the side work run alone
-// before, beside and after them. Either way each product has the bits gemm_cpu gives it alone: it
-// is cut into the same parts.
+// before (before) and after them (chain, after). Either way each product has the bits gemm_cpu
+// gives it alone: it is cut into the same parts.
 inline constexpr int kGemmMaxGroup = 3;
 template <class T>
 void gemm_cpu_group(std::span<const GemmProduct<T>> products, GemmSideWorks side = {});

@@ -32,7 +32,7 @@ void matmul_cpu(const Tensor& out, const Tensor& a, const Tensor& b, const Tenso
   // out (batch..., M, N), a (..., M, K), b (..., K, N), bias (N) or undefined
   const int64_t M = out.size(-2), N = out.size(-1), K = a.size(-1);
   const Shape batch(out.shape().begin(), out.shape().end() - 2);
-  if (out.numel() == 0) return run_side_alone(side, {GemmPhase::before, GemmPhase::beside, GemmPhase::after});
+  if (out.numel() == 0) return run_side_alone(side, {GemmPhase::before, GemmPhase::chain, GemmPhase::after});
   const GemmInput ga = gemm_input(a, batch), gb = gemm_input(b, batch);
   const bool stacked = stacks_rows(ga, gb, M);
   const int64_t products = stacked ? 1 : numel(batch), rows = stacked ? numel(batch) * M : M;
@@ -90,7 +90,7 @@ void matmul_group_cpu(std::span<const MatmulProduct> products, GemmSideWorks sid
   else {  // one at a time, as matmul_forward_cpu and matmul_add_cpu run them
     run_side_alone(side, {GemmPhase::before});
     for (const MatmulProduct& p : products) matmul_cpu(p.out, p.a, p.b, p.bias, {}, p.add);
-    run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
+    run_side_alone(side, {GemmPhase::chain, GemmPhase::after});
   }
   for (const MatmulProduct& p : products)
     if (p.add) p.out.storage()->bump_version();

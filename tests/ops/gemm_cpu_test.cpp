@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -313,10 +314,12 @@ TEST_CASE("gemm_cpu_group: each product has the bits gemm_cpu gives it alone, in
   CHECK_THROWS_WITH_AS(gemm_cpu_group<float>({}), doctest::Contains("takes 1 to 3 products, got 0"), Error);
 }
 
-TEST_CASE("gemm_cpu and gemm_cpu_group: side work before the products, beside them and after them") {
+TEST_CASE("gemm_cpu and gemm_cpu_group: side work before the products, chained beside them and after them") {
   // The before work writes a (NaN until then), so the products are right only if they start after
   // all of it; the after work copies c, so the copy is the product only if it starts once every
-  // part and depth sum is done. Each work runs once per thread of the team, or once as (0, 1).
+  // part and depth sum is done; the chain work adds a up, slice after slice, so its sum is the sum
+  // in order only if each thread's call starts once the call of the thread before it is done. Each
+  // work runs once per thread of the team (the chain's in thread order), or once as (0, 1).
   // Shapes: a team with a depth split on 2-3 threads, a team split by rows, one too small to share,
   // a batch (run alone), and a group of two.
   struct SliceCopy {
@@ -331,11 +334,26 @@ TEST_CASE("gemm_cpu and gemm_cpu_group: side work before the products, beside th
       s.calls.push_back(t * 100 + threads);
     }
   };
-  auto once_per_thread = [](std::vector<int> calls) {
-    std::sort(calls.begin(), calls.end());
+  struct RunningSum {
+    const float* x;
+    int64_t n;
+    float sum = 0;
+    std::vector<int> calls = {};
+    static void run(const void* context, int t, int threads) {
+      auto& s = *static_cast<RunningSum*>(const_cast<void*>(context));
+      for (int64_t i = s.n * t / threads; i < s.n * (t + 1) / threads; ++i) s.sum += s.x[i];
+#pragma omp critical
+      s.calls.push_back(t * 100 + threads);
+    }
+  };
+  auto in_thread_order = [](const std::vector<int>& calls) {
     const int threads = static_cast<int>(calls.size());
     REQUIRE(threads >= 1);
     for (int t = 0; t < threads; ++t) CHECK(calls[t] == t * 100 + threads);
+  };
+  auto once_per_thread = [&](std::vector<int> calls) {
+    std::sort(calls.begin(), calls.end());
+    in_thread_order(calls);
   };
   auto filled = [](int64_t n, uint64_t seed) {
     std::vector<float> v(n);
@@ -354,15 +372,17 @@ TEST_CASE("gemm_cpu and gemm_cpu_group: side work before the products, beside th
       gemm_cpu<float>(expected.data(), {a.data(), a_off.data(), p.K, false}, {b.data(), b_off.data(), p.N, false},
                       p.batch, p.M, p.N, p.K);
       SliceCopy fill{late_a.data(), a.data(), std::ssize(a)}, copy{seen.data(), c.data(), std::ssize(c)};
-      SliceCopy beside{nullptr, nullptr, 0};
+      RunningSum chain{late_a.data(), std::ssize(a)};
       const GemmSideWork side[] = {{SliceCopy::run, &copy, GemmPhase::after},
-                                   {SliceCopy::run, &beside, GemmPhase::beside},
+                                   {RunningSum::run, &chain, GemmPhase::chain},
                                    {SliceCopy::run, &fill, GemmPhase::before}};
       gemm_cpu<float>(c.data(), {late_a.data(), a_off.data(), p.K, false}, {b.data(), b_off.data(), p.N, false},
                       p.batch, p.M, p.N, p.K, nullptr, side);
       CHECK(std::memcmp(c.data(), expected.data(), c.size() * sizeof(float)) == 0);
       CHECK(std::memcmp(seen.data(), expected.data(), c.size() * sizeof(float)) == 0);
-      for (const SliceCopy* work : {&fill, &copy, &beside}) once_per_thread(work->calls);
+      CHECK(chain.sum == std::accumulate(a.begin(), a.end(), 0.0f));
+      for (const SliceCopy* work : {&fill, &copy}) once_per_thread(work->calls);
+      in_thread_order(chain.calls);
     }
     // a group: the toy step's dweight (a depth split) and a row split, both operands a written before
     const Problem dw{1, 128, 128, 2048, false, false}, dx{1, 300, 64, 200, false, false};

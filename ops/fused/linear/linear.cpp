@@ -175,7 +175,7 @@ void compute_linear_outputs(const TensorList& ys, const Tensor& x, const TensorL
   if (weights.size() == 1 || x.is_cuda() || x.dim() < 2 || !x.is_contiguous() || x.numel() == 0) {
     run_side_alone(side, {GemmPhase::before});
     for (size_t i = 0; i < weights.size(); ++i) linear_forward_into(ys[i], x, weights[i], biases[i]);
-    run_side_alone(side, {GemmPhase::beside, GemmPhase::after});
+    run_side_alone(side, {GemmPhase::chain, GemmPhase::after});
     return;
   }
   // One product per weight: y (rows, out) = x (rows, in) @ weight^T + bias, x's rows stacked as

@@ -72,7 +72,8 @@ TensorList linear_fast_grads_masked(const BackwardContext& ctx, const Tensor& ke
 //   dx (rows, in)     = grad @ weight (out, in)    (dx += that where add_dx; dx contiguous)
 //   dbias (out)       = sum over rows of grad
 // in one OpenMP parallel region: the products as one team (matmul_group_cpu), the bias's column
-// sums after them; make_grad (where given, GemmPhase::before work) before them all, writing grad.
+// sums beside them, the threads taking turns over their rows (GemmPhase::chain); make_grad (where
+// given, GemmPhase::before work) before them all, writing grad.
 void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, const Tensor& dbias, const Tensor& grad,
                          const Tensor& x, const Tensor& weight, const GemmSideWork* make_grad = nullptr);
 

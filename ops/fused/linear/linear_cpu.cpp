@@ -16,33 +16,47 @@ namespace tg {
 
 namespace {
 
-// sums[0..width) = the sums over rows of g[r*ld + 0..width), in row order (= writes).
+// sums[0..width) += the sums over rows of g[r*ld + 0..width), each column's in row order.
 template <class T>
-[[gnu::always_inline]] inline void column_sums_body(T* sums, const T* g, int64_t rows, int64_t ld, int64_t width) {
-  std::fill(sums, sums + width, T(0));
+[[gnu::always_inline]] inline void add_column_sums_body(T* sums, const T* g, int64_t rows, int64_t ld,
+                                                        int64_t width) {
   add_rows_in_order(sums, width, rows, [&](int64_t r) { return g + r * ld; });
 }
 
-TG_VEC_CLONES void column_sums(float* sums, const float* g, int64_t rows, int64_t ld, int64_t width) {
-  column_sums_body(sums, g, rows, ld, width);
+TG_VEC_CLONES void add_column_sums(float* sums, const float* g, int64_t rows, int64_t ld, int64_t width) {
+  add_column_sums_body(sums, g, rows, ld, width);
 }
-void column_sums(double* sums, const double* g, int64_t rows, int64_t ld, int64_t width) {
-  column_sums_body(sums, g, rows, ld, width);
+void add_column_sums(double* sums, const double* g, int64_t rows, int64_t ld, int64_t width) {
+  add_column_sums_body(sums, g, rows, ld, width);
 }
 
-// dbias (n) = the column sums of grad (rows, n), the columns split among `threads` threads (thread
-// `t` sums its own, over all rows in row order: the result does not depend on the thread count).
+// dbias (n) = the column sums of grad (rows, n), each over every row in row order: the result does
+// not depend on the thread count. `threads` threads share it in one of two ways.
 struct BiasGradWork {
   Tensor dbias, grad;
 };
 
-void bias_grad_part(const void* context, int t, int threads) {
+// Beside the products, in pieces of rows (GemmPhase::chain): piece t adds thread t's rows, the
+// rows its `before` work wrote, to the sums piece t - 1 left; piece 0 starts them at +0.
+void bias_grad_rows(const void* context, int t, int threads) {
   const auto& w = *static_cast<const BiasGradWork*>(context);
+  const int64_t rows = w.grad.size(0), n = w.grad.size(1);
+  const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+  dispatch_floating(w.dbias.dtype(), "linear", [&](auto zero) {
+    using T = decltype(zero);
+    if (t == 0) std::fill_n(w.dbias.data<T>(), n, T(0));
+    add_column_sums(w.dbias.data<T>(), w.grad.data<T>() + r0 * n, r1 - r0, n, n);
+  });
+}
+
+// Alone, in blocks of columns: thread t sums its own columns over every row.
+void bias_grad_columns(const BiasGradWork& w, int t, int threads) {
   const int64_t rows = w.grad.size(0), n = w.grad.size(1);
   const int64_t j0 = n * t / threads, j1 = n * (t + 1) / threads;
   dispatch_floating(w.dbias.dtype(), "linear", [&](auto zero) {
     using T = decltype(zero);
-    column_sums(w.dbias.data<T>() + j0, w.grad.data<T>() + j0, rows, n, j1 - j0);
+    std::fill(w.dbias.data<T>() + j0, w.dbias.data<T>() + j1, T(0));
+    add_column_sums(w.dbias.data<T>() + j0, w.grad.data<T>() + j0, rows, n, j1 - j0);
   });
 }
 
@@ -54,7 +68,7 @@ void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, c
   std::array<GemmSideWork, 2> side;
   size_t sides = 0;
   if (make_grad) side[sides++] = *make_grad;
-  if (dbias.defined()) side[sides++] = {bias_grad_part, &work, GemmPhase::beside};
+  if (dbias.defined()) side[sides++] = {bias_grad_rows, &work, GemmPhase::chain};
   std::array<MatmulProduct, 2> products;
   size_t count = 0;
   if (dweight.defined()) products[count++] = {dweight, transpose(grad, 0, 1), x, {}, false};  // grad^T @ x
@@ -65,7 +79,7 @@ void linear_backward_cpu(const Tensor& dx, bool add_dx, const Tensor& dweight, c
   const int64_t rows = grad.size(0), n = grad.size(1);
   const int threads = rows * n > kParallelGrain ? std::min<int>(omp_get_max_threads(), int(n / 16) + 1) : 1;
 #pragma omp parallel num_threads(threads)
-  bias_grad_part(&work, omp_get_thread_num(), omp_get_num_threads());
+  bias_grad_columns(work, omp_get_thread_num(), omp_get_num_threads());
 }
 
 }  // namespace tg
