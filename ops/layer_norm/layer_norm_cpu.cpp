@@ -322,9 +322,8 @@ void LayerNormBackwardTeam::finish() const {
   if (!partial_.defined()) return;
   const int64_t blocks = partial_.size(0), C = C_;
   const float* partial = partial_.data<float>();
-  const Tensor sums_tensor = empty({2 * C}, kF64);  // dweight's C sums, then dbias's
+  const Tensor sums_tensor = zeros({2 * C}, kF64);  // dweight's C sums, then dbias's
   double* sums = sums_tensor.data<double>();
-  std::fill(sums, sums + 2 * C, 0.0);
   for (int64_t block = 0; block < blocks; ++block) {
     const float* part = partial + block * 2 * C;
 #pragma omp simd

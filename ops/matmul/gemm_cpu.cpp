@@ -50,6 +50,7 @@ constexpr int64_t kL3Bytes = 2 << 20;       // the b block (kc, nc)
 constexpr int64_t kLineBytes = 64;          // cache line
 constexpr int64_t kParallelWork = 1 << 16;  // multiply-adds below which one thread does it all
 constexpr int64_t kInPlaceMaxN = 256;       // a is read in place up to this N (row- or column-major)
+constexpr int64_t kSplitInPlaceMaxNT = 32;  // choose_split's estimate of it for a column-major a
 constexpr double kCopyCost = 8;             // multiply-adds that packing or summing one element costs, about,
 constexpr double kReadCost = 4;             // and reading one in place
 constexpr double kPartCost = 1 << 15;       // multiply-adds that handing a part to a thread costs, about
@@ -168,10 +169,12 @@ Plan<T> make_plan(const GemmMatrix<T>& a, const GemmMatrix<T>& b, int64_t batch,
 bool a_in_place(int64_t n) { return n <= kInPlaceMaxN; }
 
 // choose_split's estimate of the same: in place up to kInPlaceMaxN columns for a row-major a, up
-// to 32 for a column-major one, whichever way the kernel reads it. The split decides the order of
-// a depth split's sums, so its estimate stays fixed: a faster way of reading a must not change a
-// run's bits.
-bool split_reads_a_in_place(bool a_trans, int64_t n) { return n <= (a_trans ? 32 : kInPlaceMaxN); }
+// to kSplitInPlaceMaxNT for a column-major one, whichever way the kernel reads it. The split
+// decides the order of a depth split's sums, so its estimate stays fixed: a faster way of reading
+// a must not change a run's bits.
+bool split_reads_a_in_place(bool a_trans, int64_t n) {
+  return n <= (a_trans ? kSplitInPlaceMaxNT : kInPlaceMaxN);
+}
 
 // The rows [ic, ic + mc) x columns [pc, pc + kc) of op(a) as the micro-kernel reads them:
 // in place (a part-empty last row panel packed) or all packed in mr-row panels.
