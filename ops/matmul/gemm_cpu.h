@@ -86,9 +86,9 @@ struct GemmProduct {
 
 // Up to kGemmMaxGroup independent products in one OpenMP parallel region where each is large enough to
 // share the threads (the q, k and v projections of one input; a Linear layer's dx and dweight in
-// backward), the side work in it too; otherwise one gemm_cpu call each, the side work run alone
-// before (before) and after them (chain, after). Either way each product has the bits gemm_cpu
-// gives it alone: it is cut into the same parts.
+// backward), the side work in it too; otherwise one gemm_cpu call each, with the side work run
+// alone: the before work ahead of them, the chain and after work once they are done. Either way
+// each product has the bits gemm_cpu gives it alone: it is cut into the same parts.
 inline constexpr int kGemmMaxGroup = 3;
 template <class T>
 void gemm_cpu_group(std::span<const GemmProduct<T>> products, GemmSideWorks side = {});
