@@ -528,7 +528,9 @@ void add_train_command(CLI::App& app, const std::shared_ptr<Io>& io) {
   args->flags.push_back({"--checkpoint-activations", recompute, [](C& to, const C& from) {
                            to.checkpoint_activations = from.checkpoint_activations;
                          }});
-  flag(sub, *args, "--numerics", &C::numerics, "float32 CPU arithmetic's version (1: before gelu's faster erf)")
+  flag(sub, *args, "--numerics", &C::numerics,
+       "version of the float32 CPU arithmetic and of dropout's draw (1: before gelu's faster erf, 2: before "
+       "dropout's 16-bit draws)")
       ->check(integer_in(kFirstNumerics, kLatestNumerics));
   sub->add_option("--resume", args->resume, "continue the run in this directory (or the directory of this "
                                             "checkpoint file), writing there")

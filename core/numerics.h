@@ -1,5 +1,5 @@
 #pragma once
-// Numerics: which version of tapegrad's float32 CPU arithmetic an op rounds with, per thread.
+// Numerics: which version of tapegrad's float32 CPU arithmetic, and of dropout's draw, an op uses, per thread.
 //
 // A faster formula for the same function (a shorter polynomial for erf, say) changes a result's
 // last bits, and with them every later step of a training run. A run's bits depend only on its
@@ -11,8 +11,12 @@
 //   2  gelu: erf_polynomial (ops/common/vec_math.h), two minimax polynomials and no exp or
 //      division, within 2 ulps; its backward's Phi(x) + x phi(x) by two polynomials of its own
 //      (ops/gelu/gelu_cpu.cpp)
-// Every other op rounds the same in both. float64 and the GPU kernels are the same in every
-// version: libm's functions.
+//   3  dropout's draw (every op that drops, on the CPU and the GPU alike, any dtype): 16 random
+//      bits per element where p is in [2^-8, 1 - 2^-8], so one Philox call decides 8 elements
+//      instead of 4; the kept fraction's expectation is within 2^-16 of 1 - p (reserve_dropout,
+//      ops/dropout/dropout.h)
+// Every other op rounds the same in all of them. float64 and the GPU kernels round the same in
+// every version (libm's functions); only the draw of version 3 follows the version there too.
 //
 // An op that rounds by version reads numerics() when it is called and keeps it for its backward,
 // so a gradient rounds as its forward did. A model runs its forward in its config's version
@@ -22,7 +26,7 @@
 namespace tg {
 
 inline constexpr int64_t kFirstNumerics = 1;
-inline constexpr int64_t kLatestNumerics = 2;
+inline constexpr int64_t kLatestNumerics = 3;
 
 int64_t numerics();  // this thread's version
 

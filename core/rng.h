@@ -43,6 +43,27 @@ TG_HOST_DEVICE inline double uniform_at(uint64_t seed, uint64_t offset, uint64_t
   return uniform_from_bits(philox(seed, offset + i / 4)[i % 4]);
 }
 
+// A dropout's keep-decisions (ops/dropout and every op that drops). Element e is decided by a
+// draw d of `bits` bits from counter offset + e / per_counter(): with 32 bits, word e % 4 whole;
+// with 16, half e % 2 of word e % 8 / 2, the low half first, so one philox() call decides eight
+// elements. Kept iff (d + 1) / 2^bits > p, i.e. d >= threshold = floor(p 2^bits): p == 1 keeps
+// nothing, and the expected kept fraction is 1 - threshold / 2^bits, within 2^-bits of 1 - p.
+struct DropoutDraw {
+  uint64_t seed = 0, offset = 0;
+  uint64_t threshold = 0;
+  uint32_t bits = 32;  // 32 or 16
+
+  TG_HOST_DEVICE uint64_t per_counter() const { return 128 / bits; }
+  TG_HOST_DEVICE uint64_t counter(uint64_t e) const { return offset + e / per_counter(); }
+  // Element e's decision, words = philox(seed, counter(e)).
+  TG_HOST_DEVICE bool keeps(const PhiloxBlock& words, uint64_t e) const {
+    const uint64_t j = e % per_counter();
+    const uint32_t d = bits == 32 ? words[j] : words[j / 2] >> (16 * (j % 2)) & 0xffffu;
+    return d >= threshold;
+  }
+  TG_HOST_DEVICE bool keeps_nothing() const { return threshold >> bits != 0; }  // p == 1
+};
+
 // Element i of a normal draw at `offset`: Box-Muller on words 0,1 (even i) or 2,3 (odd i)
 // of counter offset + i/2.
 double normal_at(uint64_t seed, uint64_t offset, uint64_t i);

@@ -3,16 +3,16 @@
 // kernel). CPU only: the CUDA kernels call philox() of core/rng.h per thread, and .cu files do
 // not include this header.
 //
-// Element e of a draw at `offset` keeps iff uniform_at(seed, offset, e) > p, i.e.
-// uniform_from_bits(word) > p for word e%4 of philox(seed, offset + e/4).
-#include <cmath>
+// Element e of a dropout's draw keeps as DropoutDraw::keeps of core/rng.h decides: from the
+// words of consecutive counters, 32-bit draws are the words themselves and 16-bit ones their
+// halves in memory order (HalfWord).
 #include <cstdint>
 
 namespace tg {
 
-// uniform_from_bits(bits) = (bits + 1) / 2^32 > p  <=>  bits >= floor(p 2^32) (exact: p 2^32 is).
-// 2^32 (p = 1) keeps nothing.
-inline uint64_t keep_threshold(double p) { return static_cast<uint64_t>(std::floor(p * 4294967296.0)); }
+// A 16-bit draw read where philox_words wrote 32-bit words (GCC's may_alias): half e % 2 of word
+// e / 2, the low half first on x86 and WebAssembly (little-endian), as DropoutDraw::keeps reads it.
+typedef uint16_t HalfWord __attribute__((may_alias));
 
 // philox_words fills whole groups of 32 counters, i.e. 128 words.
 constexpr int64_t kPhiloxWords = 128;

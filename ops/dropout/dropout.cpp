@@ -1,10 +1,13 @@
 #include "ops/dropout/dropout.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "core/copy.h"
 #include "core/cuda/cuda_only.h"
 #include "core/factories.h"
+#include "core/numerics.h"
 #include "core/tape.h"
 #include "ops/common/op_doc.h"
 #include "ops/mul/mul.h"
@@ -70,16 +73,25 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator& gen) {
   return dropout_drawn(x, p, gen, false);
 }
 
+DropoutDraw reserve_dropout(Generator& gen, uint64_t n, double p) {
+  DropoutDraw draw;
+  if (numerics() >= 3 && p >= 0x1p-8 && p <= 1 - 0x1p-8) draw.bits = 16;
+  draw.threshold = static_cast<uint64_t>(std::floor(std::ldexp(p, static_cast<int>(draw.bits))));  // exact
+  draw.seed = gen.seed();
+  draw.offset = gen.reserve(n, draw.per_counter());
+  return draw;
+}
+
 Tensor dropout_drawn(const Tensor& x, double p, Generator& gen, bool relu) {
   const double scale = p < 1 ? 1 / (1 - p) : 0;
-  const uint64_t offset = gen.reserve(static_cast<uint64_t>(x.numel()), 4);
+  const DropoutDraw draw = reserve_dropout(gen, static_cast<uint64_t>(x.numel()), p);
   Tensor out = empty(x.shape(), x.dtype(), x.device());
   Tensor keep = empty(x.shape(), kBool, x.device());
   const Tensor xc = x.is_contiguous() ? x : contiguous_copy(x);
   if (x.is_cuda())
-    TG_CUDA_ONLY(dropout_forward_cuda(out, keep, xc, gen.seed(), offset, p, scale, relu));
+    TG_CUDA_ONLY(dropout_forward_cuda(out, keep, xc, draw, scale, relu));
   else
-    dropout_forward_cpu(out, keep, xc, gen.seed(), offset, p, scale, relu);
+    dropout_forward_cpu(out, keep, xc, draw, scale, relu);
   record_dropout(relu ? "relu_dropout" : "dropout", x, out, keep, p, scale);
   return out;
 }

@@ -19,42 +19,59 @@ T relu_value(T v) {
   return !(v <= 0) ? v : T(0);
 }
 
-// Elements [first, last) of a float32 dropout, at most kChunk of them, first a multiple of
-// kPhiloxWords: keep, out (= writes); with relu, of relu_dropout; with a residual (not null, no
-// relu), of dropout_add: out = residual + the dropped value, in the same loop (the product goes
-// through keep_or_zero's bit mask, so it cannot be contracted with the sum into a fused
-// multiply-add: the bits of dropout, then add).
-TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, const float* residual, int64_t first,
-                                     int64_t last, uint64_t seed, uint64_t offset, uint32_t threshold, float scale,
-                                     bool relu) {
-  uint32_t bits[kChunk];
-  const int64_t count = last - first;
-  philox_words(bits, (count + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords, seed,
-               offset + static_cast<uint64_t>(first / 4));
+// count elements of a float32 dropout (element e's draw draw_at(e)): keep, out (= writes); with
+// relu, of relu_dropout; with a residual (not null, no relu), of dropout_add: out = residual + the
+// dropped value, in the same loop (the product goes through keep_or_zero's bit mask, so it cannot
+// be contracted with the sum into a fused multiply-add: the bits of dropout, then add).
+template <class DrawAt>
+[[gnu::always_inline]] inline void dropout_elements(float* out, uint8_t* keep, const float* x, const float* residual,
+                                                    int64_t count, DrawAt draw_at, uint32_t threshold, float scale,
+                                                    bool relu) {
   if (relu) {
 #pragma omp simd
     for (int64_t e = 0; e < count; ++e) {
-      const float v = x[first + e];
-      const uint8_t k = bits[e] >= threshold;
-      keep[first + e] = k & (v > 0);  // a byte: 0 or 1, i.e. false or true
-      out[first + e] = keep_or_zero(k, relu_value(v) * scale);
+      const float v = x[e];
+      const uint8_t k = draw_at(e) >= threshold;
+      keep[e] = k & (v > 0);  // a byte: 0 or 1, i.e. false or true
+      out[e] = keep_or_zero(k, relu_value(v) * scale);
     }
     return;
   }
   if (residual) {
 #pragma omp simd
     for (int64_t e = 0; e < count; ++e) {
-      const uint8_t k = bits[e] >= threshold;
-      keep[first + e] = k;
-      out[first + e] = residual[first + e] + keep_or_zero(k, x[first + e] * scale);
+      const uint8_t k = draw_at(e) >= threshold;
+      keep[e] = k;
+      out[e] = residual[e] + keep_or_zero(k, x[e] * scale);
     }
     return;
   }
 #pragma omp simd
   for (int64_t e = 0; e < count; ++e) {
-    const uint8_t k = bits[e] >= threshold;
-    keep[first + e] = k;  // a byte: 0 or 1, i.e. false or true
-    out[first + e] = keep_or_zero(k, x[first + e] * scale);
+    const uint8_t k = draw_at(e) >= threshold;
+    keep[e] = k;  // a byte: 0 or 1, i.e. false or true
+    out[e] = keep_or_zero(k, x[e] * scale);
+  }
+}
+
+// Elements [first, last) of a float32 dropout, at most kChunk of them, first a multiple of
+// kChunk, p < 1 (!draw.keeps_nothing()): dropout_elements with the draw's words.
+TG_VEC_CLONES void dropout_range_f32(float* out, uint8_t* keep, const float* x, const float* residual, int64_t first,
+                                     int64_t last, const DropoutDraw& draw, float scale, bool relu) {
+  uint32_t words[kChunk];
+  const int64_t count = last - first, per_word = 32 / draw.bits;
+  const int64_t word_count = (count + per_word - 1) / per_word;
+  philox_words(words, (word_count + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords, draw.seed,
+               draw.counter(static_cast<uint64_t>(first)));
+  const auto threshold = static_cast<uint32_t>(draw.threshold);
+  out += first, keep += first, x += first;
+  if (residual) residual += first;
+  if (draw.bits == 16) {
+    const auto* halves = reinterpret_cast<const HalfWord*>(words);
+    dropout_elements(out, keep, x, residual, count, [&](int64_t e) { return uint32_t{halves[e]}; }, threshold,
+                     scale, relu);
+  } else {
+    dropout_elements(out, keep, x, residual, count, [&](int64_t e) { return words[e]; }, threshold, scale, relu);
   }
 }
 
@@ -70,11 +87,10 @@ template <class T>
 }  // namespace
 
 void dropout_forward_f32_team(float* out, uint8_t* keep, const float* x, const float* residual, int64_t n,
-                              uint64_t seed, uint64_t offset, uint32_t threshold, float scale, bool relu) {
+                              const DropoutDraw& draw, float scale, bool relu) {
 #pragma omp for
   for (int64_t first = 0; first < n; first += kChunk)
-    dropout_range_f32(out, keep, x, residual, first, std::min(n, first + kChunk), seed, offset, threshold, scale,
-                      relu);
+    dropout_range_f32(out, keep, x, residual, first, std::min(n, first + kChunk), draw, scale, relu);
 }
 
 TG_VEC_CLONES void masked_scaled_f32(float* out, const uint8_t* keep, const float* x, const float* residual,
@@ -90,23 +106,22 @@ TG_VEC_CLONES void masked_scaled_f32(float* out, const uint8_t* keep, const floa
   for (int64_t i = 0; i < count; ++i) out[i] = residual[i] + keep_or_zero(keep[i], x[i] * scale);
 }
 
-void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                         double p, double scale, bool relu, const Tensor& residual) {
-  // out, keep, x (n), residual (n) or undefined, contiguous. One Philox call gives the four words
-  // of elements 4c..4c+3, i.e. word j of counter offset + c is uniform_at(seed, offset, 4c + j).
+void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x, const DropoutDraw& draw, double scale,
+                         bool relu, const Tensor& residual) {
+  // out, keep, x (n), residual (n) or undefined, contiguous. One Philox call decides the
+  // draw.per_counter() elements from per * c on, those of counter draw.offset + c.
   const int64_t n = x.numel();
-  const uint64_t threshold = keep_threshold(p);
-  if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1 (p == 1 takes the loop below)
+  if (x.dtype() == kF32 && !draw.keeps_nothing()) {  // p < 1 (p == 1 takes the loop below)
     float* o = out.data<float>();
     auto* k = reinterpret_cast<uint8_t*>(keep.data<bool>());  // bytes: see mask_bytes
     const float* in = x.data<float>();
     const float* res = residual.defined() ? residual.data<float>() : nullptr;
 #pragma omp parallel if (n > kParallelGrain)
-    dropout_forward_f32_team(o, k, in, res, n, seed, offset, static_cast<uint32_t>(threshold),
-                             static_cast<float>(scale), relu);
+    dropout_forward_f32_team(o, k, in, res, n, draw, static_cast<float>(scale), relu);
     return;
   }
-  const int64_t counters = (n + 3) / 4;
+  const auto per = static_cast<int64_t>(draw.per_counter());
+  const int64_t counters = (n + per - 1) / per;
   dispatch_floating(x.dtype(), residual.defined() ? "dropout_add" : "dropout", [&](auto zero) {
     using T = decltype(zero);
     const T* in = x.data<T>();
@@ -116,14 +131,14 @@ void dropout_forward_cpu(const Tensor& out, const Tensor& keep, const Tensor& x,
     const T s = static_cast<T>(scale);
 #pragma omp parallel for if (n > kParallelGrain)
     for (int64_t c = 0; c < counters; ++c) {
-      const PhiloxBlock words = philox(seed, offset + static_cast<uint64_t>(c));
-      for (int64_t j = 0, i = 4 * c; j < 4 && i < n; ++j, ++i) {
-        const bool kept = words[j] >= threshold;
+      const PhiloxBlock words = philox(draw.seed, draw.offset + static_cast<uint64_t>(c));
+      for (int64_t j = 0, i = per * c; j < per && i < n; ++j, ++i) {
+        const bool kept = draw.keeps(words, static_cast<uint64_t>(i));
         const T v = relu ? relu_value(in[i]) : in[i];
         k[i] = kept && (!relu || in[i] > 0);
         o[i] = kept ? v * s : T(0);
       }
-      if (res) add_residual(o, res, 4 * c, std::min(n, 4 * c + 4));
+      if (res) add_residual(o, res, per * c, std::min(n, per * c + per));
     }
   });
 }

@@ -9,18 +9,19 @@ namespace tg {
 
 namespace {
 
-// kept = uniform_at(seed, offset, i) > p; keep = kept, out = kept ? x * scale : 0, or with
-// relu keep = kept && x > 0, out = kept ? relu(x) * scale : 0 (= writes both); with a residual
-// (not null), out = residual + that.
-// One thread per Philox counter c: its four words decide elements 4c..4c+3.
+// kept = draw.keeps(i); keep = kept, out = kept ? x * scale : 0, or with relu keep = kept &&
+// x > 0, out = kept ? relu(x) * scale : 0 (= writes both); with a residual (not null), out =
+// residual + that.
+// One thread per Philox counter c: its words decide the draw.per_counter() elements from per * c on.
 template <class T>
-__global__ void dropout_forward_kernel(T* out, bool* keep, const T* x, const T* residual, uint64_t seed,
-                                       uint64_t offset, double p, T scale, bool relu, int64_t n) {
-  const int64_t counters = (n + 3) / 4;
+__global__ void dropout_forward_kernel(T* out, bool* keep, const T* x, const T* residual, DropoutDraw draw, T scale,
+                                       bool relu, int64_t n) {
+  const auto per = static_cast<int64_t>(draw.per_counter());
+  const int64_t counters = (n + per - 1) / per;
   TG_GRID_STRIDE_LOOP(c, counters) {
-    const PhiloxBlock words = philox(seed, offset + static_cast<uint64_t>(c));
-    for (int64_t j = 0, i = 4 * c; j < 4 && i < n; ++j, ++i) {
-      const bool kept = uniform_from_bits(words[j]) > p;
+    const PhiloxBlock words = philox(draw.seed, draw.offset + static_cast<uint64_t>(c));
+    for (int64_t j = 0, i = per * c; j < per && i < n; ++j, ++i) {
+      const bool kept = draw.keeps(words, static_cast<uint64_t>(i));
       const T v = relu && x[i] <= T(0) ? T(0) : x[i];  // relu: NaN stays NaN
       keep[i] = kept && (!relu || x[i] > T(0));
       const T dropped = kept ? v * scale : T(0);
@@ -37,17 +38,18 @@ __global__ void dropout_backward_kernel(T* dx, const bool* keep, const T* dout, 
 
 }  // namespace
 
-void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x, uint64_t seed, uint64_t offset,
-                          double p, double scale, bool relu, const Tensor& residual) {
+void dropout_forward_cuda(const Tensor& out, const Tensor& keep, const Tensor& x, const DropoutDraw& draw,
+                          double scale, bool relu, const Tensor& residual) {
   // out, keep, x (n), residual (n) or undefined, contiguous
   const int64_t n = x.numel();
   if (n == 0) return;
   const char* op = relu ? "relu_dropout" : residual.defined() ? "dropout_add" : "dropout";
   dispatch_floating(x.dtype(), op, [&](auto zero) {
     using T = decltype(zero);
-    dropout_forward_kernel<<<blocks_for((n + 3) / 4), kThreads>>>(
-        out.data<T>(), keep.data<bool>(), x.data<T>(), residual.defined() ? residual.data<T>() : nullptr, seed, offset,
-        p, static_cast<T>(scale), relu, n);
+    const auto per = static_cast<int64_t>(draw.per_counter());
+    dropout_forward_kernel<<<blocks_for((n + per - 1) / per), kThreads>>>(
+        out.data<T>(), keep.data<bool>(), x.data<T>(), residual.defined() ? residual.data<T>() : nullptr, draw,
+        static_cast<T>(scale), relu, n);
   });
   TG_CUDA_CHECK_LAUNCH(op);
 }

@@ -3,6 +3,7 @@
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "elementwise_test_util.h"
 #include "fused_pair_test_util.h"
 #include "ops/fused/dropout_add/dropout_add.h"
@@ -12,21 +13,21 @@
 using namespace tg;
 using namespace tg::test;
 
-TEST_CASE("dropout_add_layer_norm: hand-worked forward and backward, mask from uniform_at") {
+TEST_CASE("dropout_add_layer_norm: hand-worked forward and backward, mask from the draw rule") {
   // Two rows of 3, p = 0.5: sum = residual + (kept ? 2x : 0), then each row normalised (biased
-  // variance, eps 1e-5), times weight plus bias. Element i is kept when uniform_at(42, 0, i) > 0.5.
+  // variance, eps 1e-5), times weight plus bias. Element i is kept when dropout_uniform_at(42, 0, i, 0.5) > 0.5.
   const std::vector<double> rv{1, 2, 3, -1, 0, 4}, xv{0.5, -1, 2, 3, 1, -2}, wv{1, 2, -1}, bv{0, 0.5, 1};
   Tensor residual = tensor(rv, {2, 3}, kF64).requires_grad_(), x = tensor(xv, {2, 3}, kF64).requires_grad_();
   Tensor weight = tensor(wv, {3}, kF64).requires_grad_(), bias = tensor(bv, {3}, kF64).requires_grad_();
   Generator gen(42);
   Tensor y = dropout_add_layer_norm(residual, x, 0.5, true, {3}, weight, bias, 1e-5, gen);
-  CHECK(gen.offset() == 2);  // as dropout: ceil(6 / 4) counters
+  CHECK(gen.offset() == dropout_counters(6, 0.5));  // as dropout
   CHECK(y.producer()->op == "dropout_add_layer_norm");
   std::vector<double> s(6), out(6), dres(6), dx(6), dw(3, 0), db(3, 0);
   std::vector<bool> kept(6);
   int kept_count = 0;
   for (uint64_t i = 0; i < 6; ++i) {
-    kept[i] = uniform_at(42, 0, i) > 0.5;
+    kept[i] = dropout_uniform_at(42, 0, i, 0.5) > 0.5;
     kept_count += kept[i];
     s[i] = rv[i] + (kept[i] ? 2 * xv[i] : 0);
   }

@@ -3,6 +3,7 @@
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "elementwise_test_util.h"
 #include "ops/add/add.h"
 #include "ops/dropout/dropout.h"
@@ -28,21 +29,21 @@ Tensor dropout_add_from(const Tensor& residual, const Tensor& x, double p, uint6
 
 }  // namespace
 
-TEST_CASE("dropout_add: hand-worked forward and backward, mask from uniform_at") {
+TEST_CASE("dropout_add: hand-worked forward and backward, mask from the draw rule") {
   // p = 0.5: a kept element of x is scaled by 2 and added to the residual; a dropped one leaves
-  // the residual alone. Element i is kept when uniform_at(42, 0, i) > 0.5.
+  // the residual alone. Element i is kept when dropout_uniform_at(42, 0, i, 0.5) > 0.5.
   Tensor residual = tensor({10, 20, 30, 40, 50, 60, 70, 80, 90}, {3, 3}, kF64).requires_grad_();
   Tensor x = tensor({1, -2, 3, 0.5, 10, -7, 2, 8, -6}, {3, 3}, kF64).requires_grad_();
   Generator gen(42);
   Tensor y = dropout_add(residual, x, 0.5, true, gen);
-  CHECK(gen.offset() == 3);  // as dropout: ceil(9 / 4) counters
+  CHECK(gen.offset() == dropout_counters(9, 0.5));  // as dropout
   CHECK(y.producer()->op == "dropout_add");
   CHECK(y.producer()->str().find("saved: keep") != std::string::npos);
   const std::vector<double> xv = x.to_vector<double>(), rv = residual.to_vector<double>();
   std::vector<double> expected(9), expected_dx(9);
   int kept = 0;
   for (uint64_t i = 0; i < 9; ++i) {
-    const bool k = uniform_at(42, 0, i) > 0.5;
+    const bool k = dropout_uniform_at(42, 0, i, 0.5) > 0.5;
     kept += k;
     expected[i] = rv[i] + (k ? 2 * xv[i] : 0);
     expected_dx[i] = k ? 2 * 0.25 : 0;  // grad 0.25 everywhere

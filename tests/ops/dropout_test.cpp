@@ -7,6 +7,7 @@
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "ops/common/philox_lanes.h"
 #include "ops/dropout/dropout.h"
 #include "higher_order_test_util.h"
@@ -26,18 +27,18 @@ int64_t count_kept(const Tensor& out) {
 
 }  // namespace
 
-TEST_CASE("dropout: hand-worked forward and backward, mask from uniform_at") {
+TEST_CASE("dropout: hand-worked forward and backward, mask from the draw rule") {
   // p = 0.75: a kept element is scaled by 1 / (1 - 0.75) = 4; element i is kept exactly when
-  // uniform_at(seed, 0, i) > 0.75 (the generator starts at offset 0).
+  // dropout_uniform_at(seed, 0, i, 0.75) > 0.75 (the generator starts at offset 0).
   Tensor x = tensor({1, -2, 3, 0.5, 10, -7, 2, 8, 6}, {3, 3}, kF64);
   x.requires_grad_();
   Generator gen(42);
   Tensor y = dropout(x, 0.75, true, gen);
-  CHECK(gen.offset() == 3);  // 9 elements, 4 per Philox counter: ceil(9 / 4) counters
+  CHECK(gen.offset() == 2);  // 9 elements, 8 per Philox counter: ceil(9 / 8) counters
   std::vector<double> xv = x.to_vector<double>(), expected(9), expected_dx(9);
   int kept = 0;
   for (uint64_t i = 0; i < 9; ++i) {
-    bool keep = uniform_at(42, 0, i) > 0.75;
+    bool keep = dropout_uniform_at(42, 0, i, 0.75) > 0.75;
     kept += keep;
     expected[i] = keep ? 4 * xv[i] : 0;
     expected_dx[i] = keep ? 4 * 0.5 : 0;  // grad 0.5 everywhere
@@ -65,6 +66,36 @@ TEST_CASE("dropout: philox_words on every path this CPU runs equals philox(), ac
   }
 }
 
+TEST_CASE("dropout: numerics version 3 draws 16 bits for p in [2^-8, 1 - 2^-8], 32 elsewhere and before") {
+  Tensor x = ones({1001}, kF64);  // the general loop (float32's is in fast_paths_test.cpp); 1001 % 8 != 0
+  for (int64_t version = kFirstNumerics; version <= kLatestNumerics; ++version)
+    for (double p : {std::ldexp(1.0, -9), std::ldexp(1.0, -8), 0.3, 1 - std::ldexp(1.0, -8), 1 - std::ldexp(1.0, -9)}) {
+      CAPTURE(version);
+      CAPTURE(p);
+      const NumericsGuard numerics(version);
+      Generator gen(9);
+      gen.reserve(3, 1);
+      const DropoutDraw draw = reserve_dropout(gen, 1001, p);
+      CHECK(draw.bits == (draws_16_bits(p, version) ? 16u : 32u));
+      CHECK(draw.threshold == static_cast<uint64_t>(std::floor(std::ldexp(p, static_cast<int>(draw.bits)))));
+      CHECK(draw.offset == 3);
+      CHECK(gen.offset() == 3 + dropout_counters(1001, p, version));
+      gen.set_state(9, 3);
+      const std::vector<double> y = dropout(x, p, true, gen).to_vector<double>();
+      int wrong = 0, kept = 0;
+      for (uint64_t i = 0; i < y.size(); ++i) {
+        kept += y[i] != 0;
+        wrong += (y[i] != 0) != (dropout_uniform_at(9, 3, i, p, version) > p);
+      }
+      CHECK(wrong == 0);
+      if (p == 0.3) CHECK(std::abs(kept / 1001.0 - 0.7) < 0.1);
+    }
+  // The 16-bit draw of element i is half i % 2 of word i % 8 / 2 of its counter, the low half first.
+  const PhiloxBlock words = philox(9, 3);
+  CHECK(dropout_uniform_at(9, 3, 5, 0.3) == ((words[2] >> 16) + 1.0) / 65536);
+  CHECK(dropout_uniform_at(9, 3, 6, 0.3) == ((words[3] & 0xffff) + 1.0) / 65536);
+}
+
 TEST_CASE("dropout: keeps about 1-p of 100k elements, scaled by 1/(1-p)") {
   Generator gen(3);
   Tensor x = ones({100000});
@@ -85,7 +116,7 @@ TEST_CASE("dropout: the mask depends on the seed and offset only, not on the thr
   Generator a(5), b(5);
   std::vector<float> first = dropout(x, 0.3, true, a).to_vector<float>();
   CHECK(dropout(x, 0.3, true, b).to_vector<float>() == first);  // same seed, same mask
-  CHECK(a.offset() == 25001);
+  CHECK(a.offset() == 12501);  // ceil(100001 / 8) counters
   CHECK(dropout(x, 0.3, true, a).to_vector<float>() != first);  // the next draw differs
 
   const int threads = omp_get_max_threads();
@@ -138,7 +169,7 @@ TEST_CASE("dropout: float32 matches float64, non-contiguous input uses the row-m
   Generator g64(11), g32(11);
   Tensor y64 = dropout(x64, 0.5, true, g64), y32 = dropout(x32, 0.5, true, g32);
   require_close(y32, y64, 1e-6, 1e-6);
-  // The mask is that of a contiguous copy: element i of the row-major order uses uniform_at(.., i).
+  // The mask is that of a contiguous copy: element i of the row-major order uses draw i.
   Generator gc(11);
   require_close(dropout(to_dtype_copy(x64, kF64), 0.5, true, gc), y64, 0, 0);
   Tensor g = rand64({6, 5}, 10).detach();
@@ -187,9 +218,10 @@ TEST_CASE("dropout: a seed gives the same mask on the CPU and the GPU") {
       CHECK(on_gpu.offset() == on_cpu.offset());
       REQUIRE(y_gpu.is_cuda());
       require_close(to_device_copy(y_gpu, kCPU), y_cpu, 0, 0);  // bit for bit
-      // The mask itself is uniform_at(seed, offset, i) > p.
+      // The mask itself is dropout_uniform_at(seed, offset, i, p) > p.
       const std::vector<double> yv = to_dtype_copy(y_cpu, kF64).to_vector<double>();
-      for (int64_t i = 0; i < std::min<int64_t>(n, 64); ++i) CHECK((yv[i] != 0) == (uniform_at(123, 17, i) > 0.3));
+      for (uint64_t i = 0; i < std::min<uint64_t>(n, 64); ++i)
+        CHECK((yv[i] != 0) == (dropout_uniform_at(123, 17, i, 0.3) > 0.3));
     }
   }
   Tensor x = to_device_copy(ones({2, 3}), gpu);

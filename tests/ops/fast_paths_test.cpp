@@ -4,6 +4,7 @@
 // materialised broadcast, float64).
 #include <cmath>
 
+#include "dropout_draw_rule.h"
 #include "ops/common/vec_math.h"
 #include "test_util.h"
 
@@ -102,17 +103,22 @@ TEST_CASE("fast paths: float32 cross_entropy and layer_norm match float64 at Tra
   require_f32_matches_f64([](const std::vector<Tensor>& in) { return layer_norm(in[0], {130}); }, {x});
 }
 
-TEST_CASE("fast paths: float32 dropout (Philox 8 counters at a time) keeps element i iff uniform_at(.., i) > p") {
-  for (double p : {0.1, 0.5, 0.9}) {
-    Generator gen(77);
-    gen.reserve(5, 4);                          // start at an offset that is not a multiple of 8 counters
-    const uint64_t offset = gen.offset();
-    Tensor x = full({3, 1001}, 2.0, kF32);      // 3003 elements: a partial block of 32 and of 2048 at the end
-    std::vector<float> y = dropout(x, p, true, gen).to_vector<float>();
-    const float scale = 2.0f * static_cast<float>(1 / (1 - p));  // as the kernel: x * float(1 / (1-p))
-    int wrong = 0;
-    for (uint64_t i = 0; i < y.size(); ++i) wrong += y[i] != (uniform_at(77, offset, i) > p ? scale : 0.0f);
-    CAPTURE(p);
-    CHECK(wrong == 0);
-  }
+TEST_CASE("fast paths: float32 dropout (Philox 8 counters at a time) keeps element i by the draw rule") {
+  for (int64_t version = kFirstNumerics; version <= kLatestNumerics; ++version)
+    for (double p : {0.001, 0.1, 0.5, 0.9, 1 - 1.0 / 256}) {
+      const NumericsGuard numerics(version);
+      Generator gen(77);
+      gen.reserve(5, 4);                          // start at an offset that is not a multiple of 8 counters
+      const uint64_t offset = gen.offset();
+      Tensor x = full({3, 1001}, 2.0, kF32);      // 3003 elements: a partial block of 32 and of 2048 at the end
+      std::vector<float> y = dropout(x, p, true, gen).to_vector<float>();
+      const float scale = 2.0f * static_cast<float>(1 / (1 - p));  // as the kernel: x * float(1 / (1-p))
+      int wrong = 0;
+      for (uint64_t i = 0; i < y.size(); ++i)
+        wrong += y[i] != (dropout_uniform_at(77, offset, i, p, version) > p ? scale : 0.0f);
+      CAPTURE(version);
+      CAPTURE(p);
+      CHECK(wrong == 0);
+      CHECK(gen.offset() == offset + dropout_counters(y.size(), p, version));
+    }
 }

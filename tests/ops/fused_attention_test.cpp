@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "ops/fused/fused_attention/fused_attention.h"
 #include "ops/fused/fused_attention/fused_attention_tiles.h"
 #include "test_util.h"
@@ -277,9 +278,10 @@ TEST_CASE("fused_attention: boolean masks give the bits of the same masks writte
   }
 }
 
-TEST_CASE("fused_attention: dropout over several key tiles, with rows starting at any word of a Philox block") {
+TEST_CASE("fused_attention: dropout over several key tiles, with rows starting at any draw of a Philox block") {
   // (B,H,T,S) = (1,2,70,133), hv = 3: S is odd, so the rows' first elements (n*T + i)*S fall on
-  // each of the four words of a counter; keys in tiles of 64, 64 and 5, queries in blocks of 32.
+  // each of the draws of a counter (eight of 16 bits, or four of 32 in numerics version 2); keys
+  // in tiles of 64, 64 and 5, queries in blocks of 32.
   const std::vector<Tensor> qkv = {plain64({1, 2, 70, 4}, 1), plain64({1, 2, 133, 4}, 2), plain64({1, 2, 133, 3}, 3)};
   AttentionOptions o;
   o.dropout_p = 0.4;
@@ -288,7 +290,11 @@ TEST_CASE("fused_attention: dropout over several key tiles, with rows starting a
   SUBCASE("is_causal") { o.is_causal = true; }
   SUBCASE("key_padding_mask") { o.key_padding_mask = padding_mask({100}, 133); }
   SUBCASE("p = 1 drops every weight") { o.dropout_p = 1; }
-  require_fused_matches_composed(qkv, o);
+  for (int64_t version : {kLatestNumerics, int64_t{2}}) {
+    const NumericsGuard numerics(version);
+    CAPTURE(version);
+    require_fused_matches_composed(qkv, o);
+  }
 }
 
 TEST_CASE("fused_attention: dk, dv summed over threads match with any thread count") {
@@ -374,7 +380,7 @@ TEST_CASE("fused_attention: dropout draws the keep-mask of ops/dropout from the 
   Tensor composed = scaled_dot_product_attention(q, k, v, o).output;
   require_close(fused, composed, 1e-12, 1e-12);
   CHECK(fused_gen.offset() == composed_gen.offset());
-  CHECK(fused_gen.offset() == (2 * 5 * 7 + 3) / 4);
+  CHECK(fused_gen.offset() == dropout_counters(2 * 5 * 7, 0.5));
   // The mask really drops something, and evaluation mode draws nothing.
   CHECK(std::abs(sum(fused).item() - sum(fused_attention(q, k, v)).item()) > 1e-6);
   o.training = false;

@@ -3,6 +3,7 @@
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "elementwise_test_util.h"
 #include "fused_pair_test_util.h"
 #include "ops/add/add.h"
@@ -16,10 +17,10 @@
 using namespace tg;
 using namespace tg::test;
 
-TEST_CASE("linear_dropout_add_layer_norm: hand-worked forward and backward, mask from uniform_at") {
+TEST_CASE("linear_dropout_add_layer_norm: hand-worked forward and backward, mask from the draw rule") {
   // x (2,2), weight (3,2), bias (3), residual (2,3), p = 0.5: y = x W^T + b, sum = residual +
   // (kept ? 2y : 0), each row of the sum normalised (biased variance, eps 1e-5), times gamma plus
-  // beta; element i of y (row-major) kept when uniform_at(42, 0, i) > 0.5. Backward from g = 1:
+  // beta; element i of y (row-major) kept when dropout_uniform_at(42, 0, i, 0.5) > 0.5. Backward from g = 1:
   // dsum = rstd * (gamma - mean(gamma) - norm * mean(gamma * norm)) = dresidual, gy = kept ? 2 dsum
   // : 0, dx = gy W, dW = gy^T x, db = the column sums of gy, dgamma = the column sums of norm,
   // dbeta = 2 (the rows).
@@ -30,7 +31,7 @@ TEST_CASE("linear_dropout_add_layer_norm: hand-worked forward and backward, mask
   Tensor gamma = tensor(gv, {3}, kF64).requires_grad_(), beta = tensor(betav, {3}, kF64).requires_grad_();
   Generator gen(42);
   Tensor out = linear_dropout_add_layer_norm(x, w, b, residual, 0.5, true, {3}, gamma, beta, 1e-5, gen);
-  CHECK(gen.offset() == 2);  // as dropout: ceil(6 / 4) counters
+  CHECK(gen.offset() == dropout_counters(6, 0.5));  // as dropout
   CHECK(out.producer()->op == "linear_dropout_add_layer_norm");
   std::vector<double> s(6), expected(6), dres(6), gy(6), dx(4, 0), dw(6, 0), db(3, 0), dgamma(3, 0);
   int kept_count = 0;
@@ -39,7 +40,7 @@ TEST_CASE("linear_dropout_add_layer_norm: hand-worked forward and backward, mask
       const int i = 3 * r + o;
       double y = bv[o];
       for (int k = 0; k < 2; ++k) y += xv[2 * r + k] * wv[2 * o + k];
-      const bool kept = uniform_at(42, 0, uint64_t(i)) > 0.5;
+      const bool kept = dropout_uniform_at(42, 0, uint64_t(i), 0.5) > 0.5;
       kept_count += kept;
       s[i] = rv[i] + (kept ? 2 * y : 0);
       gy[i] = kept ? 2 : 0;  // times dsum, below

@@ -2,6 +2,7 @@
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "elementwise_test_util.h"
 #include "fused_pair_test_util.h"
 #include "ops/add/add.h"
@@ -12,16 +13,16 @@
 using namespace tg;
 using namespace tg::test;
 
-TEST_CASE("linear_dropout_add: hand-worked forward and backward, mask from uniform_at") {
+TEST_CASE("linear_dropout_add: hand-worked forward and backward, mask from the draw rule") {
   // x (2,2), weight (2,2), bias (2), residual (2,2), p = 0.5: y = x W^T + b, out = residual +
-  // (kept ? 2y : 0), element i of y (row-major) kept when uniform_at(3, 0, i) > 0.5. Backward from
+  // (kept ? 2y : 0), element i of y (row-major) kept when dropout_uniform_at(3, 0, i, 0.5) > 0.5. Backward from
   // g = 1: dresidual = 1, gy = kept ? 2 : 0, dx = gy W, dW = gy^T x, db = the column sums of gy.
   const std::vector<double> xv{1, -2, 0.5, 3}, wv{0.5, 1, -1, -2}, bv{0.1, 7}, rv{1, 2, 3, 4};
   Tensor x = tensor(xv, {2, 2}, kF64).requires_grad_(), w = tensor(wv, {2, 2}, kF64).requires_grad_();
   Tensor b = tensor(bv, {2}, kF64).requires_grad_(), residual = tensor(rv, {2, 2}, kF64).requires_grad_();
   Generator gen(3);
   Tensor out = linear_dropout_add(x, w, b, residual, 0.5, true, gen);
-  CHECK(gen.offset() == 1);  // as dropout: ceil(4 / 4) counters
+  CHECK(gen.offset() == dropout_counters(4, 0.5));  // as dropout
   CHECK(out.producer()->op == "linear_dropout_add");
   std::vector<double> expected(4), gy(4), dx(4, 0), dw(4, 0), db(2, 0);
   int kept_count = 0;
@@ -29,7 +30,7 @@ TEST_CASE("linear_dropout_add: hand-worked forward and backward, mask from unifo
     for (int o = 0; o < 2; ++o) {
       const int i = 2 * r + o;
       const double y = bv[o] + xv[2 * r] * wv[2 * o] + xv[2 * r + 1] * wv[2 * o + 1];
-      const bool kept = uniform_at(3, 0, uint64_t(i)) > 0.5;
+      const bool kept = dropout_uniform_at(3, 0, uint64_t(i), 0.5) > 0.5;
       kept_count += kept;
       expected[i] = rv[i] + (kept ? 2 * y : 0);
       gy[i] = kept ? 2 : 0;

@@ -2,6 +2,7 @@
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "elementwise_test_util.h"
 #include "fused_pair_test_util.h"
 #include "ops/fused/linear/linear.h"
@@ -14,18 +15,18 @@
 using namespace tg;
 using namespace tg::test;
 
-TEST_CASE("linear_relu_dropout: hand-worked forward and backward, mask from uniform_at") {
+TEST_CASE("linear_relu_dropout: hand-worked forward and backward, mask from the draw rule") {
   // x (2,3), weight (2,3), bias (2), p = 0.5: y = x W^T + b, out = kept && y > 0 ? 2y : 0, element i
-  // of y (row-major) kept when uniform_at(7, 0, i) > 0.5. Backward from g = 1: gy = 2 where kept
+  // of y (row-major) kept when dropout_uniform_at(18, 0, i, 0.5) > 0.5. Backward from g = 1: gy = 2 where kept
   // and y > 0, else 0; dx = gy W, dW = gy^T x, db = the column sums of gy.
   // y = (-1.9, 7, 3.6, 2.25) and the draw keeps elements 0 and 1: one zeroed by the relu, one
   // through, two dropped.
   const std::vector<double> xv{1, -2, 0.5, 3, 1, -1}, wv{0.5, 1, -1, -2, 0.25, 1}, bv{0.1, 7};
   Tensor x = tensor(xv, {2, 3}, kF64).requires_grad_(), w = tensor(wv, {2, 3}, kF64).requires_grad_();
   Tensor b = tensor(bv, {2}, kF64).requires_grad_();
-  Generator gen(7);
+  Generator gen(18);
   Tensor out = linear_relu_dropout(x, w, b, 0.5, true, gen);
-  CHECK(gen.offset() == 1);  // as dropout: ceil(4 / 4) counters
+  CHECK(gen.offset() == dropout_counters(4, 0.5));  // as dropout
   CHECK(out.producer()->op == "linear_relu_dropout");
   std::vector<double> y(4), expected(4), gy(4), dx(6, 0), dw(6, 0), db(2, 0);
   int through = 0;
@@ -34,7 +35,7 @@ TEST_CASE("linear_relu_dropout: hand-worked forward and backward, mask from unif
       const int i = 2 * r + o;
       y[i] = bv[o];
       for (int k = 0; k < 3; ++k) y[i] += xv[3 * r + k] * wv[3 * o + k];
-      const bool keep = uniform_at(7, 0, uint64_t(i)) > 0.5 && y[i] > 0;
+      const bool keep = dropout_uniform_at(18, 0, uint64_t(i), 0.5) > 0.5 && y[i] > 0;
       through += keep;
       expected[i] = keep ? 2 * y[i] : 0;
       gy[i] = keep ? 2 : 0;

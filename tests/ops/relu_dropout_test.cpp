@@ -4,6 +4,7 @@
 
 #include "core/rng.h"
 #include "cuda_parity_test_util.h"
+#include "dropout_draw_rule.h"
 #include "elementwise_test_util.h"
 #include "ops/dropout/dropout.h"
 #include "ops/fused/relu_dropout/relu_dropout.h"
@@ -29,20 +30,20 @@ Tensor fused(const Tensor& x, double p, uint64_t seed, uint64_t offset) {
 
 }  // namespace
 
-TEST_CASE("relu_dropout: hand-worked forward and backward, mask from uniform_at and x > 0") {
-  // p = 0.5: a kept element is scaled by 2; element i is kept when uniform_at(42, 0, i) > 0.5,
+TEST_CASE("relu_dropout: hand-worked forward and backward, mask from the draw rule and x > 0") {
+  // p = 0.5: a kept element is scaled by 2; element i is kept when dropout_uniform_at(42, 0, i, 0.5) > 0.5,
   // and has a gradient when it is also positive (relu's gradient at 0 is 0).
   Tensor x = tensor({1, -2, 3, 0, 10, -7, 2, 8, -6}, {3, 3}, kF64).requires_grad_();
   Generator gen(42);
   Tensor y = relu_dropout(x, 0.5, true, gen);
-  CHECK(gen.offset() == 3);  // as dropout: ceil(9 / 4) counters
+  CHECK(gen.offset() == dropout_counters(9, 0.5));  // as dropout
   CHECK(y.producer()->op == "relu_dropout");
   CHECK(y.producer()->str().find("saved: keep") != std::string::npos);
   const std::vector<double> xv = x.to_vector<double>();
   std::vector<double> expected(9), expected_dx(9);
   int kept_positive = 0, kept_negative = 0;
   for (uint64_t i = 0; i < 9; ++i) {
-    const bool kept = uniform_at(42, 0, i) > 0.5;
+    const bool kept = dropout_uniform_at(42, 0, i, 0.5) > 0.5;
     kept_positive += kept && xv[i] > 0;
     kept_negative += kept && xv[i] < 0;
     expected[i] = kept ? 2 * std::max(xv[i], 0.0) : 0;

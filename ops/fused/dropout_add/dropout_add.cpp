@@ -38,14 +38,14 @@ Tensor dropout_add(const Tensor& residual, const Tensor& x, double p, bool train
   check_dropout_add_args(residual, x, p, "dropout_add");
   if (!training || p == 0) return add(residual, x);
   const double scale = p < 1 ? 1 / (1 - p) : 0;
-  const uint64_t offset = gen.reserve(static_cast<uint64_t>(x.numel()), 4);
+  const DropoutDraw draw = reserve_dropout(gen, static_cast<uint64_t>(x.numel()), p);
   Tensor out = empty(x.shape(), x.dtype(), x.device());
   Tensor keep = empty(x.shape(), kBool, x.device());
   const Tensor xc = contiguous_or_copy(x), rc = contiguous_or_copy(residual);
   if (x.is_cuda())
-    TG_CUDA_ONLY(dropout_forward_cuda(out, keep, xc, gen.seed(), offset, p, scale, false, rc));
+    TG_CUDA_ONLY(dropout_forward_cuda(out, keep, xc, draw, scale, false, rc));
   else
-    dropout_forward_cpu(out, keep, xc, gen.seed(), offset, p, scale, false, rc);
+    dropout_forward_cpu(out, keep, xc, draw, scale, false, rc);
 
   if (Recorder rec("dropout_add", {residual, x}, {out}); rec) {
     rec.save("keep", keep).attr("p", p);

@@ -4,7 +4,7 @@
 // values and the generator's advance are those of dropout (ops/dropout) followed by add with
 // the same generator state, bit for bit on the CPU.
 //   residual (...), x (...) of one shape, dtype and device -> out (...) contiguous
-//   kept[i] = uniform_at(seed, offset, i) > p     (offset = gen.reserve(n, 4), as dropout)
+//   kept[i] = draw.keeps(i)     (draw = reserve_dropout(gen, n, p), as dropout)
 //   out[i]  = residual[i] + (kept[i] ? x[i] / (1-p) : 0)
 // training == false or p == 0: add(residual, x) (an "add" tape entry, no draw).
 // Forward formula and backward rule per input: TG_OP_DOC in ops/fused/dropout_add/dropout_add.cpp

@@ -99,24 +99,24 @@ Tensor dropout_add_layer_norm(const Tensor& residual, const Tensor& x, double p,
   const Shape rows_shape(x.shape().begin(), x.shape().end() - k);
   const int64_t n = x.numel(), N = numel(rows_shape), C = numel(normalized_shape);
   const double scale = p < 1 ? 1 / (1 - p) : 0;
-  const uint64_t threshold = keep_threshold(p), offset = gen.reserve(static_cast<uint64_t>(n), 4);
+  const DropoutDraw draw = reserve_dropout(gen, static_cast<uint64_t>(n), p);
   const Tensor xc = contiguous_or_copy(x), rc = contiguous_or_copy(residual);
   const Tensor wc = contiguous_or_copy(weight), bc = contiguous_or_copy(bias);
   const Tensor sum = empty(x.shape(), x.dtype(), x.device()), keep = empty(x.shape(), kBool, x.device());
   Tensor out = empty(x.shape(), x.dtype(), x.device());
   const Tensor mean = empty(rows_shape, x.dtype(), x.device()), rstd = empty(rows_shape, x.dtype(), x.device());
   if (x.is_cuda()) {
-    TG_CUDA_ONLY(dropout_forward_cuda(sum, keep, xc, gen.seed(), offset, p, scale, false, rc));
+    TG_CUDA_ONLY(dropout_forward_cuda(sum, keep, xc, draw, scale, false, rc));
     TG_CUDA_ONLY(layer_norm_forward_cuda(out, mean, rstd, sum, wc, bc, N, C, eps));
-  } else if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1: the draw in layer_norm's region
+  } else if (x.dtype() == kF32 && !draw.keeps_nothing()) {  // p < 1: the draw in layer_norm's region
     auto* kept = reinterpret_cast<uint8_t*>(keep.data<bool>());
-    const LayerNormFusion draw{.before = [&] {
-      dropout_forward_f32_team(sum.data<float>(), kept, xc.data<float>(), rc.data<float>(), n, gen.seed(), offset,
-                               static_cast<uint32_t>(threshold), static_cast<float>(scale), false);
+    const LayerNormFusion drawing{.before = [&] {
+      dropout_forward_f32_team(sum.data<float>(), kept, xc.data<float>(), rc.data<float>(), n, draw,
+                               static_cast<float>(scale), false);
     }};
-    layer_norm_forward_cpu(out, mean, rstd, sum, wc, bc, N, C, eps, draw);
+    layer_norm_forward_cpu(out, mean, rstd, sum, wc, bc, N, C, eps, drawing);
   } else {
-    dropout_forward_cpu(sum, keep, xc, gen.seed(), offset, p, scale, false, rc);
+    dropout_forward_cpu(sum, keep, xc, draw, scale, false, rc);
     layer_norm_forward_cpu(out, mean, rstd, sum, wc, bc, N, C, eps);
   }
 

@@ -6,7 +6,7 @@
 // by layer_norm (ops/layer_norm), bit for bit on the CPU.
 //   residual (..., normalized_shape), x like residual (one dtype and device, no broadcasting),
 //   weight/bias (normalized_shape) optional -> out like x, contiguous
-//   sum  = residual + (keep ? x / (1-p) : 0)    keep as dropout draws it (offset = gen.reserve(n, 4))
+//   sum  = residual + (keep ? x / (1-p) : 0)    keep as dropout draws it (reserve_dropout(gen, n, p))
 //   out  = layer_norm(sum, normalized_shape, weight, bias, eps)
 // training == false or p == 0: layer_norm(add(residual, x)) ("add" and "layer_norm" tape entries,
 // no draw).

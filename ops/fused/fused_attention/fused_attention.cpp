@@ -6,6 +6,7 @@
 #include "core/factories.h"
 #include "core/tape.h"
 #include "ops/common/op_doc.h"
+#include "ops/dropout/dropout.h"
 #include "ops/fused/fused_attention/fused_attention_rules.h"
 
 namespace tg {
@@ -109,8 +110,7 @@ FusedAttentionRun::FusedAttentionRun(const AttentionSpec& spec) {
     Generator& gen = o.generator ? *o.generator : default_generator();
     p.dropout_p = o.dropout_p;
     p.dropout_scale = o.dropout_p < 1 ? 1 / (1 - o.dropout_p) : 0;
-    p.offset = gen.reserve(static_cast<uint64_t>(p.B * p.H * p.T * p.S), 4);
-    p.seed = gen.seed();
+    p.dropout = reserve_dropout(gen, static_cast<uint64_t>(p.B * p.H * p.T * p.S), o.dropout_p);
   }
   q_ = unit_last_stride(q), k_ = unit_last_stride(k), v_ = unit_last_stride(v);
   out_ = fresh({p.B, p.H, p.T, p.hv}, q_);

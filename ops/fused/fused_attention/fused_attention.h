@@ -7,7 +7,8 @@
 //   s_ij   = scale * q_i . k_j + additive_mask_ij        (scale = 1/sqrt(hs) by default)
 //   s_ij   = -inf where attn_mask, key_padding_mask or is_causal (j > i) masks key j for query i
 //   p_ij   = exp(s_ij - lse_i),  lse_i = log sum_j exp(s_ij)          (softmax over the keys)
-//   z_ij   = keep_ij / (1 - dropout_p), keep_ij = uniform_at(seed, offset, ((b*H + h)*T + i)*S + j) > p
+//   z_ij   = keep_ij / (1 - dropout_p), keep_ij = draw.keeps(((b*H + h)*T + i)*S + j)
+//            (draw = reserve_dropout(generator, B*H*T*S, dropout_p), as ops/dropout draws)
 //            (1 without dropout: only when options.training and dropout_p > 0)
 //   out_i  = sum_j p_ij z_ij v_j
 // The masks, dropout (with its generator), scale and training flag are AttentionOptions, read

@@ -170,17 +170,28 @@ void weight_grads(double* s, double* dp, const double* z, int64_t cols, double l
   weight_grads_body(s, dp, z, cols, lse, D, scale);
 }
 
-// z[c] = scale where bits[c] >= threshold (kept), else 0 (= writes), c < cols.
+// z[c] = scale where element first + c of the draws in words (`bits` bits each: DropoutDraw) is
+// kept, i.e. at least threshold, else 0 (= writes), c < cols.
 template <class T>
-TG_INLINE_BODY void multipliers_body(T* z, const uint32_t* bits, int64_t cols, uint32_t threshold, T scale) {
+TG_INLINE_BODY void multipliers_body(T* z, const uint32_t* words, int64_t first, uint32_t bits, int64_t cols,
+                                     uint32_t threshold, T scale) {
+  if (bits == 16) {
+    const HalfWord* halves = reinterpret_cast<const HalfWord*>(words) + first;
 #pragma omp simd
-  for (int64_t c = 0; c < cols; ++c) z[c] = bits[c] >= threshold ? scale : T(0);
+    for (int64_t c = 0; c < cols; ++c) z[c] = halves[c] >= threshold ? scale : T(0);
+    return;
+  }
+  words += first;
+#pragma omp simd
+  for (int64_t c = 0; c < cols; ++c) z[c] = words[c] >= threshold ? scale : T(0);
 }
-TG_VEC_CLONES void multipliers(float* z, const uint32_t* bits, int64_t cols, uint32_t threshold, float scale) {
-  multipliers_body(z, bits, cols, threshold, scale);
+TG_VEC_CLONES void multipliers(float* z, const uint32_t* words, int64_t first, uint32_t bits, int64_t cols,
+                               uint32_t threshold, float scale) {
+  multipliers_body(z, words, first, bits, cols, threshold, scale);
 }
-void multipliers(double* z, const uint32_t* bits, int64_t cols, uint32_t threshold, double scale) {
-  multipliers_body(z, bits, cols, threshold, scale);
+void multipliers(double* z, const uint32_t* words, int64_t first, uint32_t bits, int64_t cols, uint32_t threshold,
+                 double scale) {
+  multipliers_body(z, words, first, bits, cols, threshold, scale);
 }
 
 // The dropout multipliers z_ij of query row i of head n against keys j0..j0+cols-1, for the
@@ -189,40 +200,43 @@ void multipliers(double* z, const uint32_t* bits, int64_t cols, uint32_t thresho
 // draw (when one key tile spans all S keys, the rows of a block are consecutive elements).
 class DropoutTile {
  public:
-  explicit DropoutTile(const FusedAttentionParams& p) : p_(p), threshold_(keep_threshold(p.dropout_p)) {}
+  explicit DropoutTile(const FusedAttentionParams& p) : p_(p), draw_(p.dropout) {}
 
   // z[0..cols) = dropout_scale where kept, 0 where dropped (= writes), returned; without
   // dropout nullptr, i.e. z = 1.
   template <class T>
   const T* row(T* z, int64_t n, int64_t i, int64_t j0, int64_t cols) {
     if (p_.dropout_p == 0) return nullptr;
-    if (threshold_ > UINT32_MAX) {  // p = 1 keeps nothing
+    if (draw_.keeps_nothing()) {  // p = 1
       std::fill_n(z, cols, T(0));
       return z;
     }
     const uint64_t first = static_cast<uint64_t>((n * p_.T + i) * p_.S + j0), end = first + cols;
     if (first < start_ || end > start_ + filled_) draw(first, end);
     last_end_ = end;
-    const auto threshold = static_cast<uint32_t>(threshold_);
-    multipliers(z, words_ + (first - start_), cols, threshold, static_cast<T>(p_.dropout_scale));
+    multipliers(z, words_, static_cast<int64_t>(first - start_), draw_.bits, cols,
+                static_cast<uint32_t>(draw_.threshold), static_cast<T>(p_.dropout_scale));
     return z;
   }
 
  private:
   static constexpr int64_t kWords = 8 * kPhiloxWords;
-  static_assert(kWords >= kBlockK + 3);  // one tile row and the words before it in its counter
+  static_assert(kWords >= kBlockK + 3);  // one tile row and the draws before it in its counter, 32 bits each
 
-  // words_[0..filled_) = the words of elements start_.. (a multiple of 4): from first's
-  // counter to end, or, when first continues the previous request, a whole buffer ahead.
+  // words_ = the draws of elements start_.. (a multiple of the draw's per_counter()), filled_ of
+  // them: from first's counter to end, or, when first continues the previous request, a whole
+  // buffer ahead.
   void draw(uint64_t first, uint64_t end) {
-    start_ = first / 4 * 4;
-    const auto need = static_cast<int64_t>(end - start_);
-    filled_ = first == last_end_ ? kWords : (need + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords;
-    philox_words(words_, filled_, p_.seed, p_.offset + start_ / 4);
+    const uint64_t per_counter = draw_.per_counter(), per_word = 32 / draw_.bits;
+    start_ = first / per_counter * per_counter;
+    const auto need = static_cast<int64_t>((end - start_ + per_word - 1) / per_word);
+    const int64_t words = first == last_end_ ? kWords : (need + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords;
+    filled_ = words * static_cast<int64_t>(per_word);
+    philox_words(words_, words, draw_.seed, draw_.counter(start_));
   }
 
   const FusedAttentionParams& p_;
-  uint64_t threshold_;
+  DropoutDraw draw_;
   uint64_t start_ = 0, last_end_ = UINT64_MAX;
   int64_t filled_ = 0;
   uint32_t words_[kWords];

@@ -30,11 +30,11 @@ struct FusedAttentionParams {
   AttentionMaskView attn_mask;         // bool, true = masked out
   AttentionMaskView key_padding_mask;  // bool (B,S) seen as (B,1,1,S), true = padding key
   AttentionMaskView additive_mask;     // added to the scaled scores
-  // Dropout on the weights: keep_ij = uniform_at(seed, offset, ((b*H + h)*T + i)*S + j) > p,
+  // Dropout on the weights: keep_ij = dropout.keeps(((b*H + h)*T + i)*S + j),
   // z_ij = keep_ij * dropout_scale. dropout_p == 0: no dropout (z = 1).
   double dropout_p = 0;
   double dropout_scale = 1;  // 1/(1-p); 0 when p == 1
-  uint64_t seed = 0, offset = 0;
+  DropoutDraw dropout;
 };
 
 // A (B,H,L,d) tensor whose last stride is 1, as rows: row(n, i) points at element (b, h, i, 0) of
@@ -65,26 +65,26 @@ TG_HOST_DEVICE inline T attention_score(const FusedAttentionParams& p, T dot, in
   return s;
 }
 
-// z_ij along one query row i of head n = b*H + h, for increasing j: one Philox call serves four
-// consecutive elements (the same words ops/dropout reads for them). The CUDA kernel's; the CPU
-// kernel makes the same decisions for a row of a tile at once (DropoutTile, philox_lanes.h).
+// z_ij along one query row i of head n = b*H + h, for increasing j: one Philox call serves
+// dropout.per_counter() consecutive elements (the draws ops/dropout reads for them). The CUDA
+// kernel's; the CPU kernel makes the same decisions for a row of a tile at once (DropoutTile).
 class DropoutRow {
  public:
   TG_HOST_DEVICE DropoutRow(const FusedAttentionParams& p, int64_t n, int64_t i)
-      : p_(p.dropout_p), scale_(p.dropout_scale), seed_(p.seed), offset_(p.offset),
-        base_(static_cast<uint64_t>((n * p.T + i) * p.S)) {}
+      : p_(p.dropout_p), scale_(p.dropout_scale), draw_(p.dropout), base_(static_cast<uint64_t>((n * p.T + i) * p.S)) {}
 
   template <class T>
   TG_HOST_DEVICE T at(int64_t j) {
     if (p_ == 0) return T(1);
-    const uint64_t index = base_ + static_cast<uint64_t>(j), counter = index / 4;
-    if (counter != counter_) words_ = philox(seed_, offset_ + counter), counter_ = counter;
-    return uniform_from_bits(words_[index % 4]) > p_ ? static_cast<T>(scale_) : T(0);
+    const uint64_t index = base_ + static_cast<uint64_t>(j), counter = draw_.counter(index);
+    if (counter != counter_) words_ = philox(draw_.seed, counter), counter_ = counter;
+    return draw_.keeps(words_, index) ? static_cast<T>(scale_) : T(0);
   }
 
  private:
   double p_, scale_;
-  uint64_t seed_, offset_, base_;
+  DropoutDraw draw_;
+  uint64_t base_;
   uint64_t counter_ = ~uint64_t{0};
   PhiloxBlock words_{};
 };

@@ -35,17 +35,17 @@ Tensor attention_probabilities(const Tensor& q, const Tensor& k, const FusedAtte
   return softmax(scores, -1);
 }
 
-// z (B,H,T,S) = keep / (1 - p) in q's dtype: the draw the forward made, whose words are those
-// ops/dropout reads at the same seed and offset (fused_attention.h). Undefined without dropout.
+// z (B,H,T,S) = keep / (1 - p) in q's dtype: the draw the forward made, as ops/dropout makes it
+// (fused_attention.h). Undefined without dropout.
 Tensor dropout_factor(const FusedAttentionParams& p, const Tensor& like) {
   if (p.dropout_p == 0) return {};
   const Shape shape{p.B, p.H, p.T, p.S};
   const Tensor all_ones = ones(shape, like.dtype(), like.device());
   Tensor z = empty(shape, like.dtype(), like.device()), keep = empty(shape, kBool, like.device());
   if (like.is_cuda())
-    TG_CUDA_ONLY(dropout_forward_cuda(z, keep, all_ones, p.seed, p.offset, p.dropout_p, p.dropout_scale, false));
+    TG_CUDA_ONLY(dropout_forward_cuda(z, keep, all_ones, p.dropout, p.dropout_scale, false));
   else
-    dropout_forward_cpu(z, keep, all_ones, p.seed, p.offset, p.dropout_p, p.dropout_scale, false);
+    dropout_forward_cpu(z, keep, all_ones, p.dropout, p.dropout_scale, false);
   return z;
 }
 

@@ -28,15 +28,14 @@ struct ResidualWork {
   uint8_t* keep;  // null: no draw
   const float* residual;
   int64_t n;
-  uint64_t seed, offset;
-  uint32_t threshold;
+  DropoutDraw draw;
   float scale;
 };
 
 void add_residual_part(const void* context, int thread, int threads) {
   const auto& w = *static_cast<const ResidualWork*>(context);
   if (w.keep) {
-    dropout_forward_f32_team(w.out, w.keep, w.out, w.residual, w.n, w.seed, w.offset, w.threshold, w.scale, false);
+    dropout_forward_f32_team(w.out, w.keep, w.out, w.residual, w.n, w.draw, w.scale, false);
     return;
   }
   const int64_t first = w.n * thread / threads, last = w.n * (thread + 1) / threads;
@@ -69,14 +68,13 @@ Tensor linear_dropout_add(const Tensor& x, const Tensor& weight, const Tensor& b
   const bool draws = training && p > 0;
   const int64_t n = numel(shape);
   const double scale = p < 1 ? 1 / (1 - p) : 0;
-  const uint64_t threshold = draws ? keep_threshold(p) : 0, offset = draws ? gen.reserve(uint64_t(n), 4) : 0;
+  const DropoutDraw draw = draws ? reserve_dropout(gen, static_cast<uint64_t>(n), p) : DropoutDraw{};
   const Tensor rc = contiguous_or_copy(residual);
   Tensor out = empty(shape, x.dtype(), x.device());
   const Tensor keep = draws ? empty(shape, kBool, x.device()) : Tensor();
-  if (!x.is_cuda() && x.dtype() == kF32 && threshold <= UINT32_MAX) {  // the epilogue in the product's region
+  if (!x.is_cuda() && x.dtype() == kF32 && !draw.keeps_nothing()) {  // the epilogue in the product's region
     const ResidualWork work{out.data<float>(), draws ? reinterpret_cast<uint8_t*>(keep.data<bool>()) : nullptr,
-                            rc.data<float>(), n, gen.seed(), offset, static_cast<uint32_t>(threshold),
-                            static_cast<float>(scale)};
+                            rc.data<float>(), n, draw, static_cast<float>(scale)};
     const GemmSideWork epilogue{add_residual_part, &work, GemmPhase::after};
     linear_forward_into(out, x, weight, bias, {&epilogue, 1});
   } else if (!draws) {
@@ -86,9 +84,9 @@ Tensor linear_dropout_add(const Tensor& x, const Tensor& weight, const Tensor& b
     const Tensor y = empty(shape, x.dtype(), x.device());
     linear_forward_into(y, x, weight, bias);
     if (x.is_cuda())
-      TG_CUDA_ONLY(dropout_forward_cuda(out, keep, y, gen.seed(), offset, p, scale, false, rc));
+      TG_CUDA_ONLY(dropout_forward_cuda(out, keep, y, draw, scale, false, rc));
     else
-      dropout_forward_cpu(out, keep, y, gen.seed(), offset, p, scale, false, rc);
+      dropout_forward_cpu(out, keep, y, draw, scale, false, rc);
   }
 
   if (Recorder rec(kLinearAddOp, {x, weight, bias, residual}, {out}); rec) {

@@ -7,7 +7,7 @@
 //   x (..., in), weight (out, in), bias (out) or undefined, residual (..., out) (y's shape)
 //   -> out like residual, contiguous
 //   y        = x @ weight^T + bias                                     (linear)
-//   out      = residual + (keep ? y / (1-p) : 0)   keep as dropout draws it (offset = gen.reserve(n, 4))
+//   out      = residual + (keep ? y / (1-p) : 0)   keep as dropout draws it (reserve_dropout(gen, n, p))
 // training == false or p == 0: out = residual + y, no draw (still one entry).
 // Forward formula and backward rule per input: TG_OP_DOC in
 // ops/fused/linear_dropout_add/linear_dropout_add.cpp (docs/ops.md).

@@ -29,14 +29,13 @@ struct NormWork {
   uint8_t* keep;
   const float *y, *residual, *w, *b;
   int64_t N, C;
-  uint64_t seed, offset;
-  uint32_t threshold;
+  DropoutDraw draw;
   float scale, eps;
 };
 
 void draw_and_normalize(const void* context, int thread, int threads) {
   const auto& n = *static_cast<const NormWork*>(context);
-  dropout_forward_f32_team(n.sum, n.keep, n.y, n.residual, n.N * n.C, n.seed, n.offset, n.threshold, n.scale, false);
+  dropout_forward_f32_team(n.sum, n.keep, n.y, n.residual, n.N * n.C, n.draw, n.scale, false);
   layer_norm_forward_part_f32(n.out, n.mean, n.rstd, n.sum, n.w, n.b, n.N, n.C, n.eps, thread, threads);
 }
 
@@ -118,7 +117,7 @@ Tensor linear_dropout_add_layer_norm(const Tensor& x, const Tensor& weight, cons
   const Shape rows_shape(shape.begin(), shape.end() - k);
   const int64_t n = numel(shape), N = numel(rows_shape), C = numel(normalized_shape);
   const double scale = p < 1 ? 1 / (1 - p) : 0;
-  const uint64_t threshold = keep_threshold(p), offset = gen.reserve(static_cast<uint64_t>(n), 4);
+  const DropoutDraw draw = reserve_dropout(gen, static_cast<uint64_t>(n), p);
   const Tensor rc = contiguous_or_copy(residual), wc = contiguous_or_copy(norm_weight);
   const Tensor bc = contiguous_or_copy(norm_bias);
   const Tensor y = empty(shape, x.dtype(), x.device()), sum = empty(shape, x.dtype(), x.device());
@@ -127,19 +126,19 @@ Tensor linear_dropout_add_layer_norm(const Tensor& x, const Tensor& weight, cons
   const Tensor mean = empty(rows_shape, x.dtype(), x.device()), rstd = empty(rows_shape, x.dtype(), x.device());
   if (x.is_cuda()) {
     linear_forward_into(y, x, weight, bias);
-    TG_CUDA_ONLY(dropout_forward_cuda(sum, keep, y, gen.seed(), offset, p, scale, false, rc));
+    TG_CUDA_ONLY(dropout_forward_cuda(sum, keep, y, draw, scale, false, rc));
     TG_CUDA_ONLY(layer_norm_forward_cuda(out, mean, rstd, sum, wc, bc, N, C, eps));
-  } else if (x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1: the norm in the product's region
+  } else if (x.dtype() == kF32 && !draw.keeps_nothing()) {  // p < 1: the norm in the product's region
     const NormWork work{sum.data<float>(), out.data<float>(), mean.data<float>(), rstd.data<float>(),
                         reinterpret_cast<uint8_t*>(keep.data<bool>()), y.data<float>(), rc.data<float>(),
                         wc.defined() ? wc.data<float>() : nullptr, bc.defined() ? bc.data<float>() : nullptr, N, C,
-                        gen.seed(), offset, static_cast<uint32_t>(threshold), static_cast<float>(scale),
+                        draw, static_cast<float>(scale),
                         static_cast<float>(eps)};
     const GemmSideWork norm{draw_and_normalize, &work, GemmPhase::after};
     linear_forward_into(y, x, weight, bias, {&norm, 1});
   } else {
     linear_forward_into(y, x, weight, bias);
-    dropout_forward_cpu(sum, keep, y, gen.seed(), offset, p, scale, false, rc);
+    dropout_forward_cpu(sum, keep, y, draw, scale, false, rc);
     layer_norm_forward_cpu(out, mean, rstd, sum, wc, bc, N, C, eps);
   }
 

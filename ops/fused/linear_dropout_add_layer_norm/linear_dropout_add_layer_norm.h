@@ -8,7 +8,7 @@
 //   x (..., in), weight (out, in), bias (out) or undefined, residual (..., out) (y's shape),
 //   norm_weight/norm_bias (normalized_shape) optional -> out like residual, contiguous
 //   y    = x @ weight^T + bias                                        (linear)
-//   sum  = residual + (keep ? y / (1-p) : 0)    keep as dropout draws it (offset = gen.reserve(n, 4))
+//   sum  = residual + (keep ? y / (1-p) : 0)    keep as dropout draws it (reserve_dropout(gen, n, p))
 //   out  = layer_norm(sum, normalized_shape, norm_weight, norm_bias, eps)
 // training == false or p == 0: dropout_add_layer_norm(residual, linear(x, weight, bias), ...)
 // ("linear", "add" and "layer_norm" tape entries, no draw).

@@ -24,14 +24,13 @@ struct DrawWork {
   float* out;
   uint8_t* keep;
   int64_t n;
-  uint64_t seed, offset;
-  uint32_t threshold;
+  DropoutDraw draw;
   float scale;
 };
 
 void draw_part(const void* context, int, int) {
   const auto& w = *static_cast<const DrawWork*>(context);
-  dropout_forward_f32_team(w.out, w.keep, w.out, nullptr, w.n, w.seed, w.offset, w.threshold, w.scale, true);
+  dropout_forward_f32_team(w.out, w.keep, w.out, nullptr, w.n, w.draw, w.scale, true);
 }
 
 }  // namespace
@@ -61,21 +60,21 @@ Tensor linear_relu_dropout(const Tensor& x, const Tensor& weight, const Tensor& 
   const Shape shape = linear_output_shape(x, weight);
   const int64_t n = numel(shape);
   const double scale = p < 1 ? 1 / (1 - p) : 0;
-  const uint64_t threshold = keep_threshold(p), offset = gen.reserve(static_cast<uint64_t>(n), 4);
+  const DropoutDraw draw = reserve_dropout(gen, static_cast<uint64_t>(n), p);
   Tensor out = empty(shape, x.dtype(), x.device());
   const Tensor keep = empty(shape, kBool, x.device());
-  if (!x.is_cuda() && x.dtype() == kF32 && threshold <= UINT32_MAX) {  // p < 1: the draw in the product's region
-    const DrawWork work{out.data<float>(), reinterpret_cast<uint8_t*>(keep.data<bool>()), n, gen.seed(), offset,
-                        static_cast<uint32_t>(threshold), static_cast<float>(scale)};
-    const GemmSideWork draw{draw_part, &work, GemmPhase::after};
-    linear_forward_into(out, x, weight, bias, {&draw, 1});
+  if (!x.is_cuda() && x.dtype() == kF32 && !draw.keeps_nothing()) {  // p < 1: the draw in the product's region
+    const DrawWork work{out.data<float>(), reinterpret_cast<uint8_t*>(keep.data<bool>()), n, draw,
+                        static_cast<float>(scale)};
+    const GemmSideWork drawing{draw_part, &work, GemmPhase::after};
+    linear_forward_into(out, x, weight, bias, {&drawing, 1});
   } else {
     const Tensor y = empty(shape, x.dtype(), x.device());
     linear_forward_into(y, x, weight, bias);
     if (x.is_cuda())
-      TG_CUDA_ONLY(dropout_forward_cuda(out, keep, y, gen.seed(), offset, p, scale, true));
+      TG_CUDA_ONLY(dropout_forward_cuda(out, keep, y, draw, scale, true));
     else
-      dropout_forward_cpu(out, keep, y, gen.seed(), offset, p, scale, true);
+      dropout_forward_cpu(out, keep, y, draw, scale, true);
   }
 
   if (Recorder rec("linear_relu_dropout", {x, weight, bias}, {out}); rec) {

@@ -6,7 +6,7 @@
 // (ops/fused/relu_dropout), bit for bit on the CPU.
 //   x (..., in), weight (out, in), bias (out) or undefined -> out (..., out) contiguous
 //   y        = x @ weight^T + bias                                  (linear)
-//   kept[i]  = uniform_at(seed, offset, i) > p                      (offset = gen.reserve(n, 4))
+//   kept[i]  = draw.keeps(i)                                        (draw = reserve_dropout(gen, n, p))
 //   out[i]   = kept[i] ? relu(y[i]) / (1-p) : 0                     (relu_dropout)
 // training == false or p == 0: relu(linear(x, weight, bias)) ("linear" and "relu" tape entries,
 // no draw).

@@ -3,7 +3,7 @@
 // the two ops take two each. The values, the mask and the generator's advance are those of
 // relu followed by dropout (ops/relu, ops/dropout) with the same generator state, bit for bit.
 //   x (...) -> out (...) contiguous, same dtype
-//   kept[i] = uniform_at(seed, offset, i) > p     (offset = gen.reserve(n, 4), as dropout)
+//   kept[i] = draw.keeps(i)     (draw = reserve_dropout(gen, n, p), as dropout)
 //   out[i]  = kept[i] ? relu(x[i]) / (1-p) : 0    (relu(NaN) is NaN, as relu)
 // training == false or p == 0: relu(x) (a "relu" tape entry, no draw).
 // Forward formula and backward rule per input: TG_OP_DOC in ops/fused/relu_dropout/relu_dropout.cpp
