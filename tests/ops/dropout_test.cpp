@@ -206,24 +206,26 @@ TEST_CASE("dropout: CUDA matches CPU (forward and backward)") {
 TEST_CASE("dropout: a seed gives the same mask on the CPU and the GPU") {
   if (!gpu_available_or_skip()) return;
   const Device gpu = Device::cuda();
-  for (int64_t n : {1, 4, 7, 100001}) {  // whole and partial Philox blocks, and more threads than one grid
-    CAPTURE(n);
-    for (DType dtype : {kF32, kF64}) {
-      CAPTURE(dtype_name(dtype));
-      Tensor x = to_dtype_copy(rand64({n}, 5, 0.5, 1.5).detach(), dtype);  // no zeros: kept = non-zero
-      Generator on_cpu(123), on_gpu(123);
-      on_cpu.set_state(123, 17), on_gpu.set_state(123, 17);  // not at offset 0
-      Tensor y_cpu = dropout(x, 0.3, true, on_cpu);
-      Tensor y_gpu = dropout(to_device_copy(x, gpu), 0.3, true, on_gpu);
-      CHECK(on_gpu.offset() == on_cpu.offset());
-      REQUIRE(y_gpu.is_cuda());
-      require_close(to_device_copy(y_gpu, kCPU), y_cpu, 0, 0);  // bit for bit
-      // The mask itself is dropout_uniform_at(seed, offset, i, p) > p.
-      const std::vector<double> yv = to_dtype_copy(y_cpu, kF64).to_vector<double>();
-      for (uint64_t i = 0; i < std::min<uint64_t>(n, 64); ++i)
-        CHECK((yv[i] != 0) == (dropout_uniform_at(123, 17, i, 0.3) > 0.3));
-    }
-  }
+  for (int64_t n : {1, 4, 7, 100001})  // whole and partial Philox blocks, and more threads than one grid
+    for (int64_t version : {kLatestNumerics, int64_t{2}})  // 16-bit draws, then 32-bit ones
+      for (DType dtype : {kF32, kF64}) {
+        CAPTURE(n);
+        CAPTURE(version);
+        CAPTURE(dtype_name(dtype));
+        const NumericsGuard numerics(version);
+        Tensor x = to_dtype_copy(rand64({n}, 5, 0.5, 1.5).detach(), dtype);  // no zeros: kept = non-zero
+        Generator on_cpu(123), on_gpu(123);
+        on_cpu.set_state(123, 17), on_gpu.set_state(123, 17);  // not at offset 0
+        Tensor y_cpu = dropout(x, 0.3, true, on_cpu);
+        Tensor y_gpu = dropout(to_device_copy(x, gpu), 0.3, true, on_gpu);
+        CHECK(on_gpu.offset() == on_cpu.offset());
+        REQUIRE(y_gpu.is_cuda());
+        require_close(to_device_copy(y_gpu, kCPU), y_cpu, 0, 0);  // bit for bit
+        // The mask itself is dropout_uniform_at(seed, offset, i, p) > p.
+        const std::vector<double> yv = to_dtype_copy(y_cpu, kF64).to_vector<double>();
+        for (uint64_t i = 0; i < std::min<uint64_t>(n, 64); ++i)
+          CHECK((yv[i] != 0) == (dropout_uniform_at(123, 17, i, 0.3) > 0.3));
+      }
   Tensor x = to_device_copy(ones({2, 3}), gpu);
   CHECK(dropout(x, 0.5, false).id() == x.id());  // eval mode: x itself, on any device
 }
