@@ -60,6 +60,18 @@ TEST_CASE("fast paths: masked_fill with a repeating mask equals the strided loop
   require_close(masked_fill(x, contiguous_copy(expand(mask, {2, 3, 4, 4})), 2.0),
                 masked_fill(x, expand(mask, {2, 3, 4, 4}), 2.0), 0, 0);
   CHECK(fast.to_vector<float>()[1] == -INFINITY);
+
+  // A mask of x's own shape over several chunks of the flat loop and a part of one, both dtypes.
+  std::vector<bool> scattered(3 * (16384 + 1));
+  for (size_t i = 0; i < scattered.size(); ++i) scattered[i] = (i * 7919) % 5 < 2;
+  const Tensor big_mask = tensor_bool(scattered, {3, 16384 + 1, 1}).detach();
+  for (DType dtype : {kF32, kF64}) {
+    CAPTURE(dtype_name(dtype));
+    const Tensor big = to_dtype_copy(rand64({3, 16384 + 1, 1}, 7), dtype);
+    const Tensor strided = make_view(contiguous_copy(expand(big_mask, {3, 16384 + 1, 2})), {3, 16384 + 1, 1},
+                                     {2 * (16384 + 1), 2, 1}, 0);  // the same mask, not contiguous
+    require_close(masked_fill(big, big_mask, -3.0), masked_fill(big, strided, -3.0), 0, 0);
+  }
 }
 
 TEST_CASE("fast paths: sum over leading dims (a bias gradient) equals the strided reduction") {
