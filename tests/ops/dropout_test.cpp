@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <omp.h>
@@ -90,10 +91,16 @@ TEST_CASE("dropout: numerics version 3 draws 16 bits for p in [2^-8, 1 - 2^-8], 
       CHECK(wrong == 0);
       if (p == 0.3) CHECK(std::abs(kept / 1001.0 - 0.7) < 0.1);
     }
-  // The 16-bit draw of element i is half i % 2 of word i % 8 / 2 of its counter, the low half first.
+  // DropoutDraw's 16-bit draw of element e is half e % 2 of word e % 8 / 2 of its counter, the low
+  // half first: kept at a threshold of exactly that half, dropped at one more.
   const PhiloxBlock words = philox(9, 3);
-  CHECK(dropout_uniform_at(9, 3, 5, 0.3) == ((words[2] >> 16) + 1.0) / 65536);
-  CHECK(dropout_uniform_at(9, 3, 6, 0.3) == ((words[3] & 0xffff) + 1.0) / 65536);
+  for (const std::pair<uint64_t, uint32_t>& element : {std::pair<uint64_t, uint32_t>{5, words[2] >> 16},
+                                                       std::pair<uint64_t, uint32_t>{6, words[3] & 0xffff}}) {
+    const uint64_t e = element.first, half = element.second;
+    CAPTURE(e);
+    CHECK(DropoutDraw{.seed = 9, .offset = 3, .threshold = half, .bits = 16}.keeps(words, e));
+    CHECK_FALSE(DropoutDraw{.seed = 9, .offset = 3, .threshold = half + 1, .bits = 16}.keeps(words, e));
+  }
 }
 
 TEST_CASE("dropout: keeps about 1-p of 100k elements, scaled by 1/(1-p)") {

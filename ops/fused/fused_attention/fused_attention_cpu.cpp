@@ -200,22 +200,22 @@ void multipliers(double* z, const uint32_t* words, int64_t first, uint32_t bits,
 // draw (when one key tile spans all S keys, the rows of a block are consecutive elements).
 class DropoutTile {
  public:
-  explicit DropoutTile(const FusedAttentionParams& p) : p_(p), draw_(p.dropout) {}
+  explicit DropoutTile(const FusedAttentionParams& p) : p_(p) {}
 
   // z[0..cols) = dropout_scale where kept, 0 where dropped (= writes), returned; without
   // dropout nullptr, i.e. z = 1.
   template <class T>
   const T* row(T* z, int64_t n, int64_t i, int64_t j0, int64_t cols) {
     if (p_.dropout_p == 0) return nullptr;
-    if (draw_.keeps_nothing()) {  // p = 1
+    if (p_.dropout.keeps_nothing()) {  // p = 1
       std::fill_n(z, cols, T(0));
       return z;
     }
     const uint64_t first = static_cast<uint64_t>((n * p_.T + i) * p_.S + j0), end = first + cols;
     if (first < start_ || end > start_ + filled_) draw(first, end);
     last_end_ = end;
-    multipliers(z, words_, static_cast<int64_t>(first - start_), draw_.bits, cols,
-                static_cast<uint32_t>(draw_.threshold), static_cast<T>(p_.dropout_scale));
+    multipliers(z, words_, static_cast<int64_t>(first - start_), p_.dropout.bits, cols,
+                static_cast<uint32_t>(p_.dropout.threshold), static_cast<T>(p_.dropout_scale));
     return z;
   }
 
@@ -227,16 +227,16 @@ class DropoutTile {
   // them: from first's counter to end, or, when first continues the previous request, a whole
   // buffer ahead.
   void draw(uint64_t first, uint64_t end) {
-    const uint64_t per_counter = draw_.per_counter(), per_word = 32 / draw_.bits;
+    const DropoutDraw& draw = p_.dropout;
+    const uint64_t per_counter = draw.per_counter(), per_word = 32 / draw.bits;
     start_ = first / per_counter * per_counter;
     const auto need = static_cast<int64_t>((end - start_ + per_word - 1) / per_word);
     const int64_t words = first == last_end_ ? kWords : (need + kPhiloxWords - 1) / kPhiloxWords * kPhiloxWords;
     filled_ = words * static_cast<int64_t>(per_word);
-    philox_words(words_, words, draw_.seed, draw_.counter(start_));
+    philox_words(words_, words, draw.seed, draw.counter(start_));
   }
 
   const FusedAttentionParams& p_;
-  DropoutDraw draw_;
   uint64_t start_ = 0, last_end_ = UINT64_MAX;
   int64_t filled_ = 0;
   uint32_t words_[kWords];
