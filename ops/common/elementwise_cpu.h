@@ -8,6 +8,7 @@
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
 #include "core/tensor.h"
+#include "ops/common/vec_math.h"
 
 namespace tg {
 
@@ -26,22 +27,50 @@ inline bool repeats_along(const Tensor& t, const Shape& out) {
 }
 
 namespace detail {
+constexpr int64_t kElementwiseChunk = 16384;  // elements per call of a flat loop below
+
+// The contiguous loops, each in the widest clone this CPU runs (TG_VEC_CLONES_EXACT: the bits of
+// the baseline loop). An OpenMP region's own body is baseline code, so the regions below call them.
+// o[i] = f(a[i], b[i]) for i < n (= writes).
+template <class T, class F>
+TG_VEC_CLONES_EXACT void map_pairs(T* o, const T* a, const T* b, int64_t n, F f) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+}
+// o[i] = f(a[i], r) for i < n (= writes).
+template <class T, class F>
+TG_VEC_CLONES_EXACT void map_with(T* o, const T* a, T r, int64_t n, F f) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], r);
+}
+// o[i] = f(a[i]) for i < n (= writes).
+template <class T, class F>
+TG_VEC_CLONES_EXACT void map_each(T* o, const T* a, int64_t n, F f) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+}
+// o[r * inner + c] = f(full[r * inner + c], rep[c]) for r < rows, c < inner (= writes).
+template <class T, class F>
+TG_VEC_CLONES_EXACT void map_rows(T* o, const T* full, const T* rep, int64_t rows, int64_t inner, F f) {
+  for (int64_t r = 0; r < rows; ++r) {
+#pragma omp simd
+    for (int64_t c = 0; c < inner; ++c) o[r * inner + c] = f(full[r * inner + c], rep[c]);
+  }
+}
+
 // o[i] = f(full[i], rep[i % inner]) for i < n (= writes); full and o contiguous, n a multiple of inner.
 template <class T, class F>
 void repeat_loop_cpu(T* o, const T* full, const T* rep, int64_t n, int64_t inner, F f) {
-  if (inner == 1) {
-    const T r = rep[0];
-#pragma omp parallel for simd if (n > kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(full[i], r);
-    return;
-  }
-#pragma omp parallel for if (n > kParallelGrain)
-  for (int64_t row = 0; row < n / inner; ++row) {
-    T* orow = o + row * inner;
-    const T* frow = full + row * inner;
-#pragma omp simd
-    for (int64_t c = 0; c < inner; ++c) orow[c] = f(frow[c], rep[c]);
-  }
+  if (inner == 1)
+    return for_chunks(n, kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+      map_with(o + first, full + first, rep[0], count, f);
+    });
+  // the n / inner rows in chunks of about kElementwiseChunk elements, over the threads where n
+  // exceeds kParallelGrain
+  const int64_t rows_per_chunk = std::max<int64_t>(1, kElementwiseChunk / inner);
+  for_chunks(n / inner, rows_per_chunk, kParallelGrain / inner, [&](int64_t first, int64_t rows) {
+    map_rows(o + first * inner, full + first * inner, rep, rows, inner, f);
+  });
 }
 }  // namespace detail
 
@@ -56,11 +85,10 @@ void binary_kernel_cpu(const Tensor& out, const Tensor& a, const Tensor& b, cons
     const int64_t n = out.numel();
     const bool a_full = a.shape() == out.shape() && a.is_contiguous();
     const bool b_full = b.shape() == out.shape() && b.is_contiguous();
-    if (a_full && b_full) {
-#pragma omp parallel for simd if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
-      return;
-    }
+    if (a_full && b_full)
+      return for_chunks(n, detail::kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+        detail::map_pairs(o + first, x + first, y + first, count, f);
+      });
     if (n > 0 && a_full && repeats_along(b, out.shape()))
       return detail::repeat_loop_cpu(o, x, y, n, b.numel(), f);
     if (n > 0 && b_full && repeats_along(a, out.shape()))
@@ -80,11 +108,10 @@ void unary_kernel_cpu(const Tensor& out, const Tensor& x, const char* op, F f) {
     T* o = out.data<T>();
     const T* in = x.data<T>();
     const int64_t n = out.numel();
-    if (x.is_contiguous()) {
-#pragma omp parallel for simd if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) o[i] = f(in[i]);
-      return;
-    }
+    if (x.is_contiguous())
+      return for_chunks(n, detail::kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+        detail::map_each(o + first, in + first, count, f);
+      });
     strided_for_each<2>(out.shape(), {&out.strides(), &x.strides()},
                         [&](const auto& off) { o[off[0]] = f(in[off[1]]); });
   });

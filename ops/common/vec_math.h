@@ -27,10 +27,18 @@
 #include <type_traits>
 #include <utility>
 
+//
+// TG_VEC_CLONES_EXACT is the same without contracting a * b + c into one fused multiply-add
+// (x86-64-v3 and v4 have FMA, the baseline has not), so that every clone computes the bits of the
+// baseline loop: for loops that were baseline code before and whose results a run's bits depend on
+// (the elementwise ops, elementwise_cpu.h).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
 #define TG_VEC_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define TG_VEC_CLONES_EXACT \
+  __attribute__((optimize("fp-contract=off"), target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define TG_VEC_CLONES
+#define TG_VEC_CLONES_EXACT
 #endif
 
 namespace tg {

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "dropout_draw_rule.h"
+#include "ops/gelu/gelu.h"
+#include "ops/tanh/tanh.h"
 #include "ops/common/vec_math.h"
 #include "test_util.h"
 
@@ -46,6 +48,32 @@ TEST_CASE("fast paths: binary ops with a repeated operand (bias, scalar, either 
   // A bias of a (B,T,C) tensor, and a (T,C) table against (B,T,C).
   Tensor x3 = f32(rand64({2, 3, 4}, 4)), table = f32(rand64({3, 4}, 5));
   require_close(add(x3, table), add(contiguous_copy(expand(table, {2, 3, 4})), x3), 0, 0);
+}
+
+TEST_CASE("fast paths: elementwise loops in the widest clone give the strided loop's bits (no fused multiply-add)") {
+  // tanh's backward g (1 - out^2) and gelu's tanh form hold a * b + c, which a fused multiply-add
+  // would round once instead of twice. n: three chunks of the flat loop and a part of a fourth.
+  const int64_t n = 3 * 16384 + 5;
+  for (DType dtype : {kF32, kF64}) {
+    CAPTURE(dtype_name(dtype));
+    const Tensor x = to_dtype_copy(rand64({n, 1}, 12, -3, 3), dtype), g = to_dtype_copy(rand64({n, 1}, 13), dtype);
+    // the same values, every other element of a (n, 2) tensor: not contiguous, so the strided loop
+    auto spread = [](const Tensor& t) { return make_view(contiguous_copy(expand(t, {n, 2})), {n, 1}, {2, 1}, 0); };
+    const Tensor xs = spread(x), gs = spread(g);
+    auto both = [&](auto op) {
+      const Tensor fast = empty({n, 1}, dtype), strided = empty({n, 1}, dtype);
+      op(fast, x, g);
+      op(strided, xs, gs);
+      require_close(fast, strided, 0, 0);
+    };
+    both([](const Tensor& out, const Tensor& v, const Tensor& d) { tanh_backward_cpu(out, d, v); });
+    both([](const Tensor& out, const Tensor& v, const Tensor&) {
+      gelu_forward_cpu(out, v, GeluApprox::tanh, kLatestNumerics);
+    });
+    both([](const Tensor& out, const Tensor& v, const Tensor& d) {
+      gelu_backward_cpu(out, d, v, GeluApprox::tanh, kLatestNumerics);
+    });
+  }
 }
 
 TEST_CASE("fast paths: masked_fill with a repeating mask equals the strided loop") {
