@@ -120,30 +120,41 @@ template <int Rows, class T, class... F>
   sum_rows_of<Rows>(std::index_sequence_for<F...>{}, n, sums, fs...);
 }
 
+// True where the loader picked TG_VEC_CLONES' AVX-512 clones (x86-64-v4): a clone can then choose
+// 64-byte vectors for a loop that names its vectors' width (add_rows_in_order).
+inline bool runs_avx512_clones() {
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__CUDACC__)
+  return __builtin_cpu_supports("x86-64-v4");
+#else
+  return false;
+#endif
+}
+
 // dst[0..width) += row(0)[0..width), then row(1)'s, ..., row(count - 1)'s, each element converted
-// to Sum first: each column adds the rows in order. Blocks of kColumns columns keep their sums in
-// registers while the rows stream past, so no sum waits on its own store (a bias's column sums,
-// the rows of one index that embedding's backward gathers, sums over leading dims). The sums are
-// GCC vectors of 32 bytes, which every clone holds in registers (AVX2's widest). A plain loop over
-// an array of sums did not do: with rows looked up by index, as embedding's are, GCC -O3 turned it
-// into a scalar loop that added two rows at a time through memory.
+// to Sum first: each column adds the rows in order, so the result does not depend on how the
+// columns are cut. Strips of Vecs vectors of VecBytes keep their sums in registers while the rows
+// stream past, so no sum waits on its own store (a bias's column sums, the rows of one index that
+// embedding's backward gathers, sums over leading dims). The sums are GCC vectors: a plain loop
+// over an array of sums did not do, as with rows looked up by index, as embedding's are, GCC -O3
+// turned it into a scalar loop that added two rows at a time through memory.
 template <class T, int Lanes>
 struct VecOf {  // a GCC vector of Lanes T (an alias with the attribute would lose it on a dependent T)
   typedef T type __attribute__((vector_size(sizeof(T) * Lanes)));
 };
-template <class Sum, class RowOf>
-[[gnu::always_inline]] inline void add_rows_in_order(Sum* dst, int64_t width, int64_t count, RowOf row) {
+// The strips of Vecs vectors from column j0 on while they fit; returns the column where they stop.
+template <int VecBytes, int Vecs, class Sum, class RowOf>
+[[gnu::always_inline]] inline int64_t add_column_strips(Sum* dst, int64_t j0, int64_t width, int64_t count,
+                                                        RowOf row) {
   using T = std::remove_cvref_t<decltype(*row(0))>;
-  constexpr int kLanesOfSum = 32 / sizeof(Sum), kVecs = 8, kColumns = kVecs * kLanesOfSum;
+  constexpr int kLanesOfSum = VecBytes / sizeof(Sum), kColumns = Vecs * kLanesOfSum;
   using V = typename VecOf<Sum, kLanesOfSum>::type;
   using Row = typename VecOf<T, kLanesOfSum>::type;
-  int64_t j0 = 0;
   for (; j0 + kColumns <= width; j0 += kColumns) {
-    V sum[kVecs];
+    V sum[Vecs];
     std::memcpy(sum, dst + j0, sizeof sum);
     for (int64_t k = 0; k < count; ++k) {
       const T* r = row(k) + j0;
-      for (int v = 0; v < kVecs; ++v) {
+      for (int v = 0; v < Vecs; ++v) {
         Row x;
         std::memcpy(&x, r + v * kLanesOfSum, sizeof x);
         sum[v] += __builtin_convertvector(x, V);
@@ -151,9 +162,25 @@ template <class Sum, class RowOf>
     }
     std::memcpy(dst + j0, sum, sizeof sum);
   }
+  return j0;
+}
+// Strips of 8 vectors of 32 bytes (AVX2's widest: 8 of AVX2's 16 registers), or, with
+// `avx512` (in a TG_VEC_CLONES function: runs_avx512_clones()), of 16 vectors of 64 bytes (16 of
+// AVX-512's 32): 4x the columns per pass over the rows. Then narrower strips and single columns
+// for what is left.
+template <class Sum, class RowOf>
+[[gnu::always_inline]] inline void add_rows_in_order(Sum* dst, int64_t width, int64_t count, RowOf row,
+                                                     bool avx512) {
+  int64_t j = 0;
+  if (avx512) {
+    j = add_column_strips<64, 16>(dst, j, width, count, row);
+    j = add_column_strips<64, 4>(dst, j, width, count, row);
+  }
+  j = add_column_strips<32, 8>(dst, j, width, count, row);
+  j = add_column_strips<32, 1>(dst, j, width, count, row);
   for (int64_t k = 0; k < count; ++k) {
-    const T* r = row(k);
-    for (int64_t j = j0; j < width; ++j) dst[j] += static_cast<Sum>(r[j]);
+    const auto* r = row(k);
+    for (int64_t c = j; c < width; ++c) dst[c] += static_cast<Sum>(r[c]);
   }
 }
 

@@ -43,14 +43,14 @@ namespace {
 // dw_row (C) += the rows at[0..count) of g (C each), in that order.
 template <class T>
 [[gnu::always_inline]] inline void add_index_rows_body(T* dw_row, const T* g, const int64_t* at, int64_t count,
-                                                       int64_t C) {
-  add_rows_in_order(dw_row, C, count, [&](int64_t k) { return g + at[k] * C; });
+                                                       int64_t C, bool avx512) {
+  add_rows_in_order(dw_row, C, count, [&](int64_t k) { return g + at[k] * C; }, avx512);
 }
 TG_VEC_CLONES void add_index_rows(float* dw_row, const float* g, const int64_t* at, int64_t count, int64_t C) {
-  add_index_rows_body(dw_row, g, at, count, C);
+  add_index_rows_body(dw_row, g, at, count, C, runs_avx512_clones());
 }
 void add_index_rows(double* dw_row, const double* g, const int64_t* at, int64_t count, int64_t C) {
-  add_index_rows_body(dw_row, g, at, count, C);
+  add_index_rows_body(dw_row, g, at, count, C, false);
 }
 
 }  // namespace

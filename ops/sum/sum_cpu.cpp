@@ -25,16 +25,17 @@ constexpr int64_t kMaxBlockWidth = 512;  // columns of a block summed at a time
 // out[0..w) = the sums over `rows` rows (width apart) of in[0..w), added in double (= writes);
 // w <= kMaxBlockWidth.
 template <class T>
-[[gnu::always_inline]] inline void column_block_sum_body(T* out, const T* in, int64_t rows, int64_t width, int64_t w) {
+[[gnu::always_inline]] inline void column_block_sum_body(T* out, const T* in, int64_t rows, int64_t width, int64_t w,
+                                                         bool avx512) {
   double acc[kMaxBlockWidth] = {};
-  add_rows_in_order(acc, w, rows, [&](int64_t r) { return in + r * width; });
+  add_rows_in_order(acc, w, rows, [&](int64_t r) { return in + r * width; }, avx512);
   for (int64_t c = 0; c < w; ++c) out[c] = static_cast<T>(acc[c]);
 }
 TG_VEC_CLONES void column_block_sum(float* out, const float* in, int64_t rows, int64_t width, int64_t w) {
-  column_block_sum_body(out, in, rows, width, w);
+  column_block_sum_body(out, in, rows, width, w, runs_avx512_clones());
 }
 void column_block_sum(double* out, const double* in, int64_t rows, int64_t width, int64_t w) {
-  column_block_sum_body(out, in, rows, width, w);
+  column_block_sum_body(out, in, rows, width, w, false);
 }
 
 // Column blocks, one per thread, each summed row after row (contiguous reads) into double

@@ -18,16 +18,16 @@ namespace {
 
 // sums[0..width) += the sums over rows of g[r*ld + 0..width), each column's in row order.
 template <class T>
-[[gnu::always_inline]] inline void add_column_sums_body(T* sums, const T* g, int64_t rows, int64_t ld,
-                                                        int64_t width) {
-  add_rows_in_order(sums, width, rows, [&](int64_t r) { return g + r * ld; });
+[[gnu::always_inline]] inline void add_column_sums_body(T* sums, const T* g, int64_t rows, int64_t ld, int64_t width,
+                                                        bool avx512) {
+  add_rows_in_order(sums, width, rows, [&](int64_t r) { return g + r * ld; }, avx512);
 }
 
 TG_VEC_CLONES void add_column_sums(float* sums, const float* g, int64_t rows, int64_t ld, int64_t width) {
-  add_column_sums_body(sums, g, rows, ld, width);
+  add_column_sums_body(sums, g, rows, ld, width, runs_avx512_clones());
 }
 void add_column_sums(double* sums, const double* g, int64_t rows, int64_t ld, int64_t width) {
-  add_column_sums_body(sums, g, rows, ld, width);
+  add_column_sums_body(sums, g, rows, ld, width, false);
 }
 
 // dbias (n) = the column sums of grad (rows, n), each over every row in row order: the result does
