@@ -134,8 +134,8 @@ inline bool runs_avx512_clones() {
 // to Sum first: each column adds the rows in order, so the result does not depend on how the
 // columns are cut. Strips of Vecs vectors of VecBytes keep their sums in registers while the rows
 // stream past, so no sum waits on its own store (a bias's column sums, the rows of one index that
-// embedding's backward gathers, sums over leading dims). The sums are GCC vectors: a plain loop
-// over an array of sums did not do, as with rows looked up by index, as embedding's are, GCC -O3
+// embedding's backward gathers, sums over leading dims). The sums are GCC vectors. A plain loop
+// over an array of sums did not do: with rows looked up by index, as embedding's are, GCC -O3
 // turned it into a scalar loop that added two rows at a time through memory.
 template <class T, int Lanes>
 struct VecOf {  // a GCC vector of Lanes T (an alias with the attribute would lose it on a dependent T)

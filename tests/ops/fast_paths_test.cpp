@@ -3,11 +3,12 @@
 // and once on the same values laid out so that they do not (a non-contiguous copy, a
 // materialised broadcast, float64).
 #include <cmath>
+#include <vector>
 
 #include "dropout_draw_rule.h"
+#include "ops/common/vec_math.h"
 #include "ops/gelu/gelu.h"
 #include "ops/tanh/tanh.h"
-#include "ops/common/vec_math.h"
 #include "test_util.h"
 
 using namespace tg;
@@ -109,6 +110,29 @@ TEST_CASE("fast paths: sum over leading dims (a bias gradient) equals the stride
   Tensor x = f32(rand64({70, 1103}, 7));
   require_close(sum(x, {0}), sum(strided(x), {0}), 0, 0);
   require_close(sum(x, {0}, true), sum(to_dtype_copy(x, kF64), {0}, true), 1e-5, 0);
+}
+
+TEST_CASE("fast paths: add_rows_in_order gives each column's in-order sum with either strip width") {
+  // Every width from 1 to 300 in float and in double sums: the AVX-512 strips (16 and 4 vectors
+  // of 64 bytes), the 32-byte ones (8 and 1) and the single columns, against a plain loop.
+  std::vector<float> rows(7 * 300);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>((i * 7919) % 1001) / 7.0f - 70.0f;
+  auto row = [&](int64_t k) { return rows.data() + k * 300; };
+  auto check = [&](auto zero) {
+    using Sum = decltype(zero);
+    for (int64_t width = 1; width <= 300; ++width) {
+      CAPTURE(width);
+      std::vector<Sum> plain(width, Sum(0.5)), wide(width, Sum(0.5)), narrow(width, Sum(0.5));
+      for (int64_t k = 0; k < 7; ++k)
+        for (int64_t c = 0; c < width; ++c) plain[c] += static_cast<Sum>(row(k)[c]);
+      add_rows_in_order(wide.data(), width, 7, row, true);
+      add_rows_in_order(narrow.data(), width, 7, row, false);
+      CHECK(wide == plain);
+      CHECK(narrow == plain);
+    }
+  };
+  check(0.0f);
+  check(0.0);
 }
 
 TEST_CASE("fast paths: float32 softmax of masked, NaN and large rows behaves as the float64 one") {
