@@ -26,9 +26,11 @@ inline bool repeats_along(const Tensor& t, const Shape& out) {
   return true;
 }
 
-namespace detail {
-constexpr int64_t kElementwiseChunk = 16384;  // elements per call of a flat loop below
+// Elements per call of a TG_VEC_CLONES loop in a flat elementwise loop's OpenMP region (below,
+// and masked_fill's).
+inline constexpr int64_t kElementwiseChunk = 16384;
 
+namespace detail {
 // The contiguous loops, each in the widest clone this CPU runs (TG_VEC_CLONES_EXACT: the bits of
 // the baseline loop). An OpenMP region's own body is baseline code, so the regions below call them.
 // o[i] = f(a[i], b[i]) for i < n (= writes).
@@ -86,7 +88,7 @@ void binary_kernel_cpu(const Tensor& out, const Tensor& a, const Tensor& b, cons
     const bool a_full = a.shape() == out.shape() && a.is_contiguous();
     const bool b_full = b.shape() == out.shape() && b.is_contiguous();
     if (a_full && b_full)
-      return for_chunks(n, detail::kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+      return for_chunks(n, kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
         detail::map_pairs(o + first, x + first, y + first, count, f);
       });
     if (n > 0 && a_full && repeats_along(b, out.shape()))
@@ -109,7 +111,7 @@ void unary_kernel_cpu(const Tensor& out, const Tensor& x, const char* op, F f) {
     const T* in = x.data<T>();
     const int64_t n = out.numel();
     if (x.is_contiguous())
-      return for_chunks(n, detail::kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+      return for_chunks(n, kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
         detail::map_each(o + first, in + first, count, f);
       });
     strided_for_each<2>(out.shape(), {&out.strides(), &x.strides()},

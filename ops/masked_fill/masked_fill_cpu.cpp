@@ -8,8 +8,6 @@ namespace tg {
 
 namespace {
 
-constexpr int64_t kFillChunk = 16384;  // elements per fill_where call of a flat loop
-
 // o[i] = m[i] ? fill : x[i] for i < n (= writes), in the widest clone this CPU runs.
 template <class T>
 [[gnu::always_inline]] inline void fill_where_body(T* o, const T* x, const uint8_t* m, int64_t n, T fill) {
@@ -41,7 +39,7 @@ void masked_fill_forward_cpu(const Tensor& out, const Tensor& x, const Tensor& m
       const uint8_t* mb = mask_bytes(m);
       const int64_t inner = mask.numel();
       if (inner == n)  // the mask has x's shape: one flat loop
-        return for_chunks(n, kFillChunk, kParallelGrain, [&](int64_t first, int64_t count) {
+        return for_chunks(n, kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
           fill_where(o + first, in + first, mb + first, count, fill);
         });
 #pragma omp parallel for if (n > kParallelGrain)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dropout_draw_rule.h"
+#include "ops/common/elementwise_cpu.h"
 #include "ops/common/vec_math.h"
 #include "ops/gelu/gelu.h"
 #include "ops/tanh/tanh.h"
@@ -54,7 +55,7 @@ TEST_CASE("fast paths: binary ops with a repeated operand (bias, scalar, either 
 TEST_CASE("fast paths: elementwise loops in the widest clone give the strided loop's bits (no fused multiply-add)") {
   // tanh's backward g (1 - out^2) and gelu's tanh form hold a * b + c, which a fused multiply-add
   // would round once instead of twice. n: three chunks of the flat loop and a part of a fourth.
-  const int64_t n = 3 * 16384 + 5;
+  const int64_t n = 3 * kElementwiseChunk + 5;
   for (DType dtype : {kF32, kF64}) {
     CAPTURE(dtype_name(dtype));
     const Tensor x = to_dtype_copy(rand64({n, 1}, 12, -3, 3), dtype), g = to_dtype_copy(rand64({n, 1}, 13), dtype);
@@ -91,22 +92,23 @@ TEST_CASE("fast paths: masked_fill with a repeating mask equals the strided loop
   CHECK(fast.to_vector<float>()[1] == -INFINITY);
 
   // A mask of x's own shape over several chunks of the flat loop and a part of one, both dtypes.
-  std::vector<bool> scattered(3 * (16384 + 1));
+  const int64_t rows = kElementwiseChunk + 1;
+  std::vector<bool> scattered(3 * rows);
   for (size_t i = 0; i < scattered.size(); ++i) scattered[i] = (i * 7919) % 5 < 2;
-  const Tensor big_mask = tensor_bool(scattered, {3, 16384 + 1, 1});
+  const Tensor big_mask = tensor_bool(scattered, {3, rows, 1});
   for (DType dtype : {kF32, kF64}) {
     CAPTURE(dtype_name(dtype));
-    const Tensor big = to_dtype_copy(rand64({3, 16384 + 1, 1}, 7), dtype);
-    const Tensor strided = make_view(contiguous_copy(expand(big_mask, {3, 16384 + 1, 2})), {3, 16384 + 1, 1},
-                                     {2 * (16384 + 1), 2, 1}, 0);  // the same mask, not contiguous
+    const Tensor big = to_dtype_copy(rand64({3, rows, 1}, 7), dtype);
+    const Tensor strided = make_view(contiguous_copy(expand(big_mask, {3, rows, 2})), {3, rows, 1}, {2 * rows, 2, 1},
+                                     0);  // the same mask, not contiguous
     require_close(masked_fill(big, big_mask, -3.0), masked_fill(big, strided, -3.0), 0, 0);
   }
 }
 
 TEST_CASE("fast paths: sum over leading dims (a bias gradient) equals the strided reduction") {
-  // 1103 columns: blocks of 512, 512 and 79; the last in two strips of 32 columns, three of 4
-  // and 3 single columns (add_rows_in_order, with AVX-512 or AVX2). Each column adds its rows in order in double, as
-  // the strided loop does: the same bits.
+  // 1103 columns: blocks of 512, 512 and 79; the last in two strips of 32 columns, three of 4 and
+  // 3 single columns (add_rows_in_order, with AVX-512 or AVX2). Each column adds its rows in order
+  // in double, as the strided loop does: the same bits.
   Tensor x = f32(rand64({70, 1103}, 7));
   require_close(sum(x, {0}), sum(strided(x), {0}), 0, 0);
   require_close(sum(x, {0}, true), sum(to_dtype_copy(x, kF64), {0}, true), 1e-5, 0);
