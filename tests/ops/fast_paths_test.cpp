@@ -191,3 +191,19 @@ TEST_CASE("fast paths: float32 dropout (Philox 8 counters at a time) keeps eleme
       CHECK(gen.offset() == offset + dropout_counters(y.size(), p, version));
     }
 }
+
+TEST_CASE("fast paths: float32 dropout backward in chunks of the widest clone is keep ? grad * scale : 0 exactly") {
+  // n: three chunks of the flat loop and a part of a fourth; the mask keeps 2 elements of every 3.
+  const int64_t n = 3 * kElementwiseChunk + 5;
+  const double p = 0.3;
+  std::vector<bool> kept(n);
+  for (int64_t i = 0; i < n; ++i) kept[i] = i % 3 != 1;
+  const Tensor keep = tensor_bool(kept, {n}), grad = f32(rand64({n}, 14, -3, 3));
+  const Tensor x = zeros({n}, kF32).requires_grad_();
+  dropout(x, keep, p).backward(grad);
+  const std::vector<float> g = grad.to_vector<float>(), dx = x.grad().to_vector<float>();
+  const auto scale = static_cast<float>(1 / (1 - p));  // as the kernel: grad * float(1 / (1-p))
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += dx[i] != (kept[i] ? g[i] * scale : 0.0f);
+  CHECK(wrong == 0);
+}
