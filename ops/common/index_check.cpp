@@ -14,8 +14,9 @@ int64_t check_indices(const Tensor& idx, int64_t limit, const char* op, const ch
     throw Error(op, fmt::format("{} must be int64, got {} {}", what, dtype_name(idx.dtype()), shape_str(idx.shape())));
   const Tensor c = idx.is_cuda() ? to_device_copy(idx, kCPU) : contiguous_or_copy(idx);
   const int64_t* p = c.data<int64_t>();
+  const int64_t n = c.numel();
   int64_t kept = 0;
-  for (int64_t i = 0; i < c.numel(); ++i) {  // serial: the error names the first bad element
+  for (int64_t i = 0; i < n; ++i) {  // serial: the error names the first bad element
     if (skip && p[i] == *skip) continue;
     if (p[i] < 0 || p[i] >= limit) {
       Shape position(c.dim());
