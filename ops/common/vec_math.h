@@ -154,10 +154,15 @@ template <int VecBytes, int Vecs, class Sum, class RowOf>
     std::memcpy(sum, dst + j0, sizeof sum);
     for (int64_t k = 0; k < count; ++k) {
       const T* r = row(k) + j0;
+#pragma GCC unroll 16
       for (int v = 0; v < Vecs; ++v) {
         Row x;
         std::memcpy(&x, r + v * kLanesOfSum, sizeof x);
-        sum[v] += __builtin_convertvector(x, V);
+        // Lane by lane: GCC 12 makes that one vcvtps2pd ymm -> zmm, but __builtin_convertvector's
+        // float x 8 -> double x 8 two halves and the moves between them.
+        V converted{};
+        for (int l = 0; l < kLanesOfSum; ++l) converted[l] = static_cast<Sum>(x[l]);
+        sum[v] += converted;
       }
     }
     std::memcpy(dst + j0, sum, sizeof sum);
