@@ -27,7 +27,10 @@ Tensor embedding_reference_dweight(const Tensor& indices, const Tensor& grad, co
 // Kernels (N = indices.numel(), all indices already checked to lie in [0, V)), all tensors on
 // the CPU or all on one GPU (_cuda):
 // out (N, C) contiguous = weight[indices[n]] (= writes); indices contiguous; weight any strides.
-void embedding_forward_cpu(const Tensor& out, const Tensor& indices, const Tensor& weight);
+// On the CPU, with positions (P, C) (any strides; N a multiple of T, T <= P): + positions[n % T]
+// in the same pass, embedding_add_positions' forward (add's order: x + table).
+void embedding_forward_cpu(const Tensor& out, const Tensor& indices, const Tensor& weight,
+                           const Tensor& positions = {}, int64_t T = 0);
 void embedding_forward_cuda(const Tensor& out, const Tensor& indices, const Tensor& weight);
 // dweight (V, C) contiguous += rows of dout (N, C) contiguous, skipping padding_idx
 // (+= accumulates). CPU: grouped by index, in a fixed order; GPU: atomicAdd, in any order.

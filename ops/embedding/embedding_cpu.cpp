@@ -5,25 +5,71 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
+#include "ops/common/elementwise_cpu.h"
 #include "ops/common/vec_math.h"
 #include "ops/embedding/embedding.h"
 
 namespace tg {
 
-void embedding_forward_cpu(const Tensor& out, const Tensor& indices, const Tensor& weight) {
-  // out (N, C), indices (N), weight (V, C) with strides (sv, sc)
-  const int64_t N = indices.numel(), C = weight.size(1);
-  const int64_t sv = weight.strides()[0], sc = weight.strides()[1];
-  const int64_t* ix = indices.data<int64_t>();
-  dispatch_floating(weight.dtype(), "embedding", [&](auto zero) {
-    using T = decltype(zero);
-    T* o = out.data<T>();
-    const T* w = weight.data<T>();
-#pragma omp parallel for if (N * C > kParallelGrain)
-    for (int64_t n = 0; n < N; ++n) {
-      const T* row = w + ix[n] * sv;
-      for (int64_t c = 0; c < C; ++c) o[n * C + c] = row[c * sc];
+namespace {
+
+// Where embedding_forward_cpu reads: weight (V, C) with strides (sv, sc), the index of each of the
+// N output rows, and with positions (P, C), strides (sp, spc), the sequence length T.
+template <class F>
+struct LookedUpRows {
+  const F* weight;
+  int64_t sv, sc;
+  const int64_t* ix;
+  int64_t C;
+  const F* positions;  // or null
+  int64_t sp, spc, T;
+};
+
+// out rows [first, first + count) = weight row ix[n] (+ positions row n % T), in the widest clone
+// this CPU runs, called per chunk of rows (an OpenMP region's own loop is baseline x86-64). GCC
+// versions the inner loops for unit column strides.
+template <class F, bool WithPositions>
+TG_VEC_CLONES void copy_looked_up_rows(F* out, const LookedUpRows<F>& in, int64_t first, int64_t count) {
+  for (int64_t n = first; n < first + count; ++n) {
+    const F* row = in.weight + in.ix[n] * in.sv;
+    F* o = out + n * in.C;
+    if constexpr (WithPositions) {
+      const F* position = in.positions + (n % in.T) * in.sp;
+      for (int64_t c = 0; c < in.C; ++c) o[c] = row[c * in.sc] + position[c * in.spc];  // add's order: x + table
+    } else {
+      for (int64_t c = 0; c < in.C; ++c) o[c] = row[c * in.sc];
     }
+  }
+}
+
+}  // namespace
+
+void embedding_forward_cpu(const Tensor& out, const Tensor& indices, const Tensor& weight, const Tensor& positions,
+                           int64_t T) {
+  // out (N, C), indices (N), weight (V, C), positions (P, C) or undefined
+  const int64_t N = indices.numel(), C = weight.size(1);
+  const char* op = positions.defined() ? "embedding_add_positions" : "embedding";
+  dispatch_floating(weight.dtype(), op, [&](auto zero) {
+    using F = decltype(zero);
+    const bool with_positions = positions.defined();
+    const LookedUpRows<F> in{weight.data<F>(),
+                             weight.strides()[0],
+                             weight.strides()[1],
+                             indices.data<int64_t>(),
+                             C,
+                             with_positions ? positions.data<F>() : nullptr,
+                             with_positions ? positions.strides()[0] : 0,
+                             with_positions ? positions.strides()[1] : 0,
+                             T};
+    F* o = out.data<F>();
+    const int64_t width = std::max<int64_t>(C, 1);  // no division by zero where C = 0
+    for_chunks(N, std::max<int64_t>(1, kElementwiseChunk / width), kParallelGrain / width,
+               [&](int64_t first, int64_t count) {
+                 if (with_positions)
+                   copy_looked_up_rows<F, true>(o, in, first, count);
+                 else
+                   copy_looked_up_rows<F, false>(o, in, first, count);
+               });
   });
 }
 

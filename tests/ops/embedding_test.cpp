@@ -63,6 +63,26 @@ TEST_CASE("embedding: large enough for the OpenMP path, repeated indices still a
   require_values(w.grad(), expected);
 }
 
+TEST_CASE("embedding: a forward over many chunks of rows gives each position its weight row, contiguous or strided") {
+  // 3000 positions of width 100: 18 of the forward's chunks of 163 rows and part of one more.
+  const int64_t N = 3000, V = 11, C = 100;
+  std::vector<int64_t> ids(N);
+  for (int64_t n = 0; n < N; ++n) ids[n] = n * 7 % V;
+  for (DType dtype : {kF32, kF64}) {
+    CAPTURE(dtype_name(dtype));
+    const Tensor w = to_dtype_copy(rand64({V, C}, 3), dtype);
+    const Tensor strided = transpose(contiguous_copy(transpose(w, 0, 1)), 0, 1);  // w's values, columns V apart
+    const std::vector<double> table = to_dtype_copy(w, kF64).to_vector<double>();
+    for (const Tensor& weight : {w, strided}) {
+      const std::vector<double> out = to_dtype_copy(embedding(tensor_i64(ids), weight), kF64).to_vector<double>();
+      int64_t wrong = 0;
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = 0; c < C; ++c) wrong += out[n * C + c] != table[ids[n] * C + c];
+      CHECK(wrong == 0);
+    }
+  }
+}
+
 TEST_CASE("embedding: each row of the gradient adds its positions' rows in order, bit for bit") {
   // C = 100: a block of columns summed in registers and a remainder, in float32 and float64;
   // 2048 positions over 5 rows (row 2 padding); backward twice, the second's gradient added to

@@ -86,7 +86,7 @@ Tensor embedding_add_positions(const Tensor& indices, const Tensor& weight, cons
     add_into_(out, make_view(first, out_shape, broadcast_strides(first.shape(), first.strides(), out_shape),
                              first.offset()));
   } else if (out.numel() > 0) {
-    embedding_add_positions_forward_cpu(out, idx, weight, positions, T);
+    embedding_forward_cpu(out, idx, weight, positions, T);
   }
   if (Recorder rec(kEmbeddingAddPositions, {indices, weight, positions}, {out}); rec) {
     rec.attr("padding_idx", padding_idx);

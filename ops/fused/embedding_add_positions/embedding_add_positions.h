@@ -22,11 +22,9 @@ namespace tg {
 Tensor embedding_add_positions(const Tensor& indices, const Tensor& weight, const Tensor& positions,
                                int64_t padding_idx = -1);
 
-// Kernels on the CPU: out (N, C) = writes (indices (N) contiguous, N a multiple of T; weight and
-// positions any strides); dweight (V, C) += embedding's backward and dpositions (P, C) = the sums
-// over positions t < T (rows T.. zero), in one parallel region (dweight, dpositions, dout contiguous).
-void embedding_add_positions_forward_cpu(const Tensor& out, const Tensor& indices, const Tensor& weight,
-                                         const Tensor& positions, int64_t T);
+// The backward kernel on the CPU (the forward is embedding_forward_cpu with the positions):
+// dweight (V, C) += embedding's backward and dpositions (P, C) = the sums over positions t < T
+// (rows T.. zero), in one parallel region (dweight, dpositions, dout contiguous).
 void embedding_add_positions_backward_cpu(const Tensor& dweight, const Tensor& dpositions, const Tensor& dout,
                                           const Tensor& indices, int64_t T, int64_t padding_idx);
 
