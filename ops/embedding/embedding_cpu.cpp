@@ -48,10 +48,9 @@ void embedding_forward_cpu(const Tensor& out, const Tensor& indices, const Tenso
                            int64_t T) {
   // out (N, C), indices (N), weight (V, C), positions (P, C) or undefined
   const int64_t N = indices.numel(), C = weight.size(1);
-  const char* op = positions.defined() ? "embedding_add_positions" : "embedding";
-  dispatch_floating(weight.dtype(), op, [&](auto zero) {
+  const bool with_positions = positions.defined();
+  dispatch_floating(weight.dtype(), with_positions ? "embedding_add_positions" : "embedding", [&](auto zero) {
     using F = decltype(zero);
-    const bool with_positions = positions.defined();
     const LookedUpRows<F> in{weight.data<F>(),
                              weight.strides()[0],
                              weight.strides()[1],
