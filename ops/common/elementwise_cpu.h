@@ -26,10 +26,6 @@ inline bool repeats_along(const Tensor& t, const Shape& out) {
   return true;
 }
 
-// Elements per call of a TG_VEC_CLONES loop from a flat loop's OpenMP region (for_chunks): below,
-// and in masked_fill, dropout's backward and embedding's forward (rows of about as many).
-inline constexpr int64_t kElementwiseChunk = 16384;
-
 namespace detail {
 // The contiguous loops, each in the widest clone this CPU runs (TG_VEC_CLONES_EXACT: the bits of
 // the baseline loop). An OpenMP region's own body is baseline code, so the regions below call them.
@@ -67,10 +63,7 @@ void repeat_loop_cpu(T* o, const T* full, const T* rep, int64_t n, int64_t inner
     return for_chunks(n, kElementwiseChunk, kParallelGrain, [&](int64_t first, int64_t count) {
       map_with(o + first, full + first, rep[0], count, f);
     });
-  // the n / inner rows in chunks of about kElementwiseChunk elements, over the threads where n
-  // exceeds kParallelGrain
-  const int64_t rows_per_chunk = std::max<int64_t>(1, kElementwiseChunk / inner);
-  for_chunks(n / inner, rows_per_chunk, kParallelGrain / inner, [&](int64_t first, int64_t rows) {
+  for_row_chunks(n / inner, inner, kParallelGrain, [&](int64_t first, int64_t rows) {
     map_rows(o + first * inner, full + first * inner, rep, rows, inner, f);
   });
 }

@@ -305,6 +305,18 @@ void for_chunks(int64_t n, int64_t chunk, int64_t grain, F f) {
   for (int64_t first = 0; first < n; first += chunk) f(first, std::min(chunk, n - first));
 }
 
+// Elements per call of a TG_VEC_CLONES loop from a flat loop's OpenMP region (for_chunks,
+// for_row_chunks): the elementwise ops, masked_fill, dropout's backward, embedding's forward.
+inline constexpr int64_t kElementwiseChunk = 16384;
+
+// for_chunks over `rows` rows of `width` elements, in chunks of whole rows of about
+// kElementwiseChunk elements, spread over the threads when rows * width exceeds `grain`.
+template <class F>
+void for_row_chunks(int64_t rows, int64_t width, int64_t grain, F f) {
+  const int64_t w = std::max<int64_t>(width, 1);  // no division by zero where width = 0
+  for_chunks(rows, std::max<int64_t>(1, kElementwiseChunk / w), grain / w, f);
+}
+
 // k ? v : 0 for k in {0, 1}, as a bit mask (no branch, so the loop vectorises).
 template <class T>
 T keep_or_zero(uint8_t k, T v) {

@@ -3,7 +3,6 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
-#include "ops/common/elementwise_cpu.h"
 #include "ops/common/philox_lanes.h"
 #include "ops/common/vec_math.h"
 #include "ops/dropout/dropout.h"

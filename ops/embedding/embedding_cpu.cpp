@@ -5,7 +5,6 @@
 
 #include "core/dispatch.h"
 #include "core/strided_loop.h"
-#include "ops/common/elementwise_cpu.h"
 #include "ops/common/vec_math.h"
 #include "ops/embedding/embedding.h"
 
@@ -61,14 +60,12 @@ void embedding_forward_cpu(const Tensor& out, const Tensor& indices, const Tenso
                              with_positions ? positions.strides()[1] : 0,
                              T};
     F* o = out.data<F>();
-    const int64_t width = std::max<int64_t>(C, 1);  // no division by zero where C = 0
-    for_chunks(N, std::max<int64_t>(1, kElementwiseChunk / width), kParallelGrain / width,
-               [&](int64_t first, int64_t count) {
-                 if (with_positions)
-                   copy_looked_up_rows<F, true>(o, in, first, count);
-                 else
-                   copy_looked_up_rows<F, false>(o, in, first, count);
-               });
+    for_row_chunks(N, C, kParallelGrain, [&](int64_t first, int64_t count) {
+      if (with_positions)
+        copy_looked_up_rows<F, true>(o, in, first, count);
+      else
+        copy_looked_up_rows<F, false>(o, in, first, count);
+    });
   });
 }
 
