@@ -5,8 +5,8 @@
 // SIMD code. Range reduction x = n ln2 + r (|r| <= ln2/2, ln2 split in two for accuracy), then
 // Cephes' degree-6 polynomial for exp(r), times 2^n built in the exponent bits. Relative error
 // below 1e-7 for x in [-87.3, 88.37]. Below -87.3 (float's smallest normal) it gives 0, as for
-// -inf (a masked score); above 88.37 +inf (exp overflows float from 88.72); NaN gives NaN. exp_vec(double) is std::exp (the f64 path stays the
-// reference the gradchecks use).
+// -inf (a masked score); above 88.37 +inf (exp overflows float from 88.72); NaN gives NaN.
+// exp_vec(double) is std::exp (the f64 path stays the reference the gradchecks use).
 //
 // Mark each such loop `#pragma omp simd`: at -O2 (the ci preset, RelWithDebInfo) GCC's cost model
 // keeps some of them scalar otherwise (gelu's ran 14x slower that way). A sum along a row goes
@@ -85,13 +85,74 @@ inline constexpr int64_t kLanes = 64 / sizeof(T);
 // the sum's last bits.
 [[gnu::always_inline]] inline void keep_scalar(int64_t& k) { asm("" : "+r"(k)); }
 
+// Bytes / sizeof(T) lanes of T as one value (GCC's and Clang's vector extension), which the
+// compiler keeps in a register where the target has one that wide.
+template <class T, int Bytes>
+struct VecN {
+  typedef T type __attribute__((vector_size(Bytes)));
+};
+
+// For the lanes' last steps below, half of kLanes<T> lanes (32 bytes), and four lanes: shuffles in
+// registers, where GCC takes an array's lanes through memory one by one. 32 bytes, not 64: where
+// AVX-512 is not there (the x86-64-v3 clone), GCC splits a 64-byte vector's shuffles into single
+// lanes through memory.
+template <class T>
+using HalfLanes = typename VecN<T, 32>::type;
+template <class T>
+using FourLanes = typename VecN<T, 4 * sizeof(T)>::type;
+
+// Lane i of the result is lane Pick(i) of a and b side by side (a's lanes, then b's).
+// (References, not values: a vector argument wider than 16 bytes would change the ABI of a
+// clone without AVX.)
+template <auto Pick, class V, size_t... I>
+[[gnu::always_inline]] inline void shuffle_lanes(V& out, const V& a, const V& b, std::index_sequence<I...>) {
+  out = __builtin_shufflevector(a, b, Pick(I)...);
+}
+
+// sums[r] = lanes acc[r][0..kLanes) added in order to +0 for four rows at once, in four-lane
+// vectors: lane l of the four rows gathered by a 4 x 4 transposition in each group of four lanes.
+template <class T>
+[[gnu::always_inline]] inline void add_lanes_in_order(const T (&acc)[4][kLanes<T>], T (&sums)[4]) {
+  constexpr int64_t lanes = kLanes<T>, half = lanes / 2;
+  using H = HalfLanes<T>;
+  constexpr auto all = std::make_index_sequence<half>{};
+  // Per group of four lanes (4g .. 4g + 3), a 4 x 4 transposition. pairs_low takes two rows' x and
+  // y lanes 4g, 4g + 1 as (x[4g], y[4g], x[4g + 1], y[4g + 1]), pairs_high lanes 4g + 2, 4g + 3.
+  constexpr auto pairs_low = [](size_t i) { return int(i / 4 * 4 + i % 4 / 2 + i % 2 * half); };
+  constexpr auto pairs_high = [](size_t i) { return int(i / 4 * 4 + 2 + i % 4 / 2 + i % 2 * half); };
+  // From the pairs of rows 0, 1 and of rows 2, 3: the four rows' first lane of the pair, or second.
+  constexpr auto first = [](size_t i) { return int(i / 4 * 4 + i % 2 + i % 4 / 2 * half); };
+  constexpr auto second = [](size_t i) { return int(i / 4 * 4 + 2 + i % 2 + i % 4 / 2 * half); };
+  FourLanes<T> s = {};  // the four rows' sums, from +0
+  for (int64_t h = 0; h < lanes; h += half) {  // the lanes in two halves
+    H a[4];
+    for (int r = 0; r < 4; ++r) std::memcpy(&a[r], acc[r] + h, sizeof(H));
+    H low01, high01, low23, high23, lane[4];  // lane[k]: lane h + 4g + k of rows 0..3 in group g
+    shuffle_lanes<pairs_low>(low01, a[0], a[1], all), shuffle_lanes<pairs_high>(high01, a[0], a[1], all);
+    shuffle_lanes<pairs_low>(low23, a[2], a[3], all), shuffle_lanes<pairs_high>(high23, a[2], a[3], all);
+    shuffle_lanes<first>(lane[0], low01, low23, all), shuffle_lanes<second>(lane[1], low01, low23, all);
+    shuffle_lanes<first>(lane[2], high01, high23, all), shuffle_lanes<second>(lane[3], high01, high23, all);
+#pragma GCC unroll 4
+    for (int64_t group = 0; group < half / 4; ++group) {
+#pragma GCC unroll 4
+      for (int k = 0; k < 4; ++k) {
+        decltype(s) next;  // lane h + 4 group + k of the four rows
+        std::memcpy(&next, reinterpret_cast<const T*>(&lane[k]) + 4 * group, sizeof next);
+        s += next;
+      }
+    }
+  }
+  for (int r = 0; r < 4; ++r) sums[r] = s[r];
+}
+
 // The sums over j < n of each f(r, j) of fs for Rows rows r at once (sums[k][r] = writes, for the
 // k-th f): each row's each sum exactly as `#pragma omp simd reduction(+ : s...)` adds it with GCC
 // on AVX-512: in the lanes, the remainder added to lane 0 in order, then the lanes added in order
 // to +0. Written out, the sums are the same whatever the vector width (AVX2 too), and the serial
-// additions of the lanes of several rows overlap: on rows of 128 those chains, not memory, set
-// layer_norm's speed. All fs run in one loop body, as in that loop, so that the compiler shares
-// their common parts and contracts products into the additions exactly as it does there.
+// additions of the lanes of four rows run side by side in four-lane vectors (add_lanes_in_order);
+// other row counts add lane by lane. All fs run in one loop body, as in that loop, so that the
+// compiler shares their common parts and contracts products into the additions exactly as it
+// does there.
 template <int Rows, class T, class... F, size_t... K>
 [[gnu::always_inline]] inline void sum_rows_of(std::index_sequence<K...>, int64_t n, T (&sums)[sizeof...(F)][Rows],
                                                F... fs) {
@@ -107,11 +168,15 @@ template <int Rows, class T, class... F, size_t... K>
   }
   for (int r = 0; r < Rows; ++r)  // one row at a time, as alone; in scalar code (keep_scalar)
     for (int64_t k = j; k < n; keep_scalar(++k)) ((acc[K][r][0] += fs(r, k)), ...);
-  for (T(&s)[Rows] : sums) std::fill(s, s + Rows, T(0));
+  if constexpr (Rows == 4) {
+    ((add_lanes_in_order(acc[K], sums[K])), ...);
+  } else {
+    for (T(&s)[Rows] : sums) std::fill(s, s + Rows, T(0));
 #pragma GCC unroll 16
-  for (int64_t l = 0; l < lanes; ++l) {
+    for (int64_t l = 0; l < lanes; ++l) {
 #pragma GCC unroll 4
-    for (int r = 0; r < Rows; ++r) ((sums[K][r] += acc[K][r][l]), ...);
+      for (int r = 0; r < Rows; ++r) ((sums[K][r] += acc[K][r][l]), ...);
+    }
   }
 }
 
@@ -193,25 +258,38 @@ template <class Sum, class RowOf>
 // arithmetic is the same as alone, so the grouping never changes a result.
 inline constexpr int kRowGroup = 4;
 
+// acc[l] = max(acc[l], acc[l + width]) for l < width, then the same with width / 2, ... 1.
+template <int64_t Width, class V, size_t... I>
+[[gnu::always_inline]] inline void max_with_lanes(V& acc, std::index_sequence<I...> all) {
+  if constexpr (Width > 0) {
+    const V other = __builtin_shufflevector(acc, acc, int(I ^ Width)...);
+    acc = other > acc ? other : acc;
+    max_with_lanes<Width / 2>(acc, all);
+  }
+}
+
 // The largest of m and x[0..n), NaN skipped; max_vec(x, n, -INFINITY) of a row of -inf (fully
 // masked) is -inf.
 template <class T>
 [[gnu::always_inline]] inline T max_vec(const T* x, int64_t n, T m) {
-  constexpr int64_t lanes = kLanes<T>;
-  T acc[lanes];
-  std::fill(acc, acc + lanes, m);
+  constexpr int64_t lanes = kLanes<T>, half = lanes / 2;
+  using H = HalfLanes<T>;
+  H low, high;  // lanes 0 .. half - 1 and half .. lanes - 1
+  for (int64_t l = 0; l < half; ++l) low[l] = m, high[l] = m;
   int64_t j = 0;
   for (; j + lanes <= n; j += lanes) {
-#pragma omp simd
-    for (int64_t l = 0; l < lanes; ++l) acc[l] = x[j + l] > acc[l] ? x[j + l] : acc[l];
+    H v;
+    std::memcpy(&v, x + j, sizeof v);
+    low = v > low ? v : low;
+    std::memcpy(&v, x + j + half, sizeof v);
+    high = v > high ? v : high;
   }
-  for (int64_t l = 0; j + l < n; ++l) acc[l] = x[j + l] > acc[l] ? x[j + l] : acc[l];
-#pragma GCC unroll 4
-  for (int64_t width = lanes / 2; width > 0; width /= 2) {  // a tree: the max is the same in any order
-#pragma GCC unroll 8
-    for (int64_t l = 0; l < width; ++l) acc[l] = acc[l + width] > acc[l] ? acc[l + width] : acc[l];
-  }
-  return acc[0];
+  for (int64_t l = 0; l < half && j + l < n; ++l) low[l] = x[j + l] > low[l] ? x[j + l] : low[l];
+  for (int64_t l = half; j + l < n; ++l) high[l - half] = x[j + l] > high[l - half] ? x[j + l] : high[l - half];
+  // a tree, lane l against lane l + width from width = half down: the max is the same in any order
+  low = high > low ? high : low;
+  max_with_lanes<half / 2>(low, std::make_index_sequence<half>{});
+  return low[0];
 }
 
 // erf_vec(float): erf without a libm call or a branch, for loops that must vectorise. For

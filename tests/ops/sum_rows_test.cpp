@@ -1,7 +1,11 @@
 // sum_rows (ops/common/vec_math.h) gives the same sums whatever the vector width: the same calls
 // compiled for AVX2 + FMA and for AVX-512 agree bit for bit, where `#pragma omp simd reduction`
-// (the loop sum_rows replaces) would take 8 lanes on one and 16 on the other.
+// (the loop sum_rows replaces) would take 8 lanes on one and 16 on the other. Four rows at once
+// (whose lanes are added as four-lane vectors) give each row's sum in the lanes' order, written
+// out below; max_vec gives the row's largest value.
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -53,3 +57,77 @@ TEST_CASE("sum_rows: AVX2 and AVX-512 give the same sums, bit for bit" * doctest
   }
 }
 #endif
+
+namespace {
+
+// sum_rows' order written out in scalar code: lane l takes the j < n / 16 * 16 with j % 16 == l in
+// order, the rest goes to lane 0 in order, then the lanes are added in order to +0.
+float lanes_in_order(const float* x, int64_t n) {
+  float lanes[16] = {};
+  const int64_t whole = n / 16 * 16;
+  for (int64_t j = 0; j < whole; ++j) lanes[j % 16] += x[j];
+  for (int64_t j = whole; j < n; ++j) lanes[0] += x[j];
+  float sum = 0;
+  for (const float lane : lanes) sum += lane;
+  return sum;
+}
+
+// The same bits, or both NaN (which NaN an addition of two passes on is the compiler's choice).
+bool same_sum(float a, float b) {
+  return std::bit_cast<uint32_t>(a) == std::bit_cast<uint32_t>(b) || (std::isnan(a) && std::isnan(b));
+}
+
+}  // namespace
+
+TEST_CASE("sum_rows: four rows at once add each row's lanes in order, as one row alone does") {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal;
+  const float specials[] = {-0.0f, INFINITY, -INFINITY, NAN, 1e30f, -1e30f};
+  for (int64_t n : {1, 15, 16, 17, 64, 100, 128}) {
+    for (int special = -1; special < 6; ++special) {
+      CAPTURE(n);
+      CAPTURE(special);
+      // 4 rows; with a special value, row 1 holds it at one place and row 2 is all of it
+      std::vector<float> x(4 * n);
+      for (float& v : x) v = normal(rng) * 1e3f;
+      if (special >= 0) {
+        x[n + n / 2] = specials[special];
+        std::fill(x.begin() + 2 * n, x.begin() + 3 * n, specials[special]);
+      }
+      float four[1][4], one[1][1];
+      sum_rows<4>(n, four, [&](int r, int64_t j) { return x[r * n + j]; });
+      for (int r = 0; r < 4; ++r) {
+        sum_rows<1>(n, one, [&](int, int64_t j) { return x[r * n + j]; });
+        const float expected = lanes_in_order(x.data() + r * n, n);
+        CHECK(same_sum(four[0][r], expected));
+        CHECK(same_sum(one[0][0], expected));
+      }
+    }
+  }
+}
+
+TEST_CASE("max_vec: the largest of the start and the row, NaN skipped, in lanes or the remainder") {
+  std::mt19937 rng(12);
+  std::normal_distribution<float> normal;
+  for (int64_t n : {0, 1, 15, 16, 17, 64, 100}) {
+    for (int place = 0; place < 3; ++place) {
+      CAPTURE(n);
+      CAPTURE(place);
+      std::vector<float> x(n);
+      for (float& v : x) v = normal(rng);
+      if (n > 0) x[(n - 1) * place / 2] = 50.0f;  // first, middle or last: a lane or the remainder
+      if (n > 1) x[n / 3] = NAN;
+      float expected = -INFINITY;
+      for (const float v : x)
+        if (v > expected) expected = v;
+      CHECK(max_vec(x.data(), n, -INFINITY) == expected);
+      CHECK(max_vec(x.data(), n, 100.0f) == 100.0f);
+      std::vector<double> wide(x.begin(), x.end());
+      CHECK(max_vec(wide.data(), n, -static_cast<double>(INFINITY)) == static_cast<double>(expected));
+    }
+  }
+  const std::vector<float> masked(40, -INFINITY);
+  CHECK(max_vec(masked.data(), 40, -INFINITY) == -INFINITY);
+  const std::vector<float> nans(40, NAN);
+  CHECK(max_vec(nans.data(), 40, -INFINITY) == -INFINITY);
+}

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/common/vec_math.h"
 #include "ops/matmul/gemm_kernels.h"
 
 namespace tg::fused_attention_tiles {
@@ -32,11 +33,6 @@ constexpr int64_t kBlockK = 128;  // keys per tile
 #define TG_INLINE_BODY inline
 #define TG_HAS_AVX_PATHS 0
 #endif
-
-template <class T, int Bytes>
-struct VecN {
-  typedef T type __attribute__((vector_size(Bytes)));
-};
 
 // One register block of tile_gemm: Rows rows (a(i, k) at a[row_off[i] + k*a_ks]) x Vecs vectors
 // of columns. One pointer walks along k; the rows are fixed offsets from it, so a step of k
